@@ -1,0 +1,66 @@
+#pragma once
+// Geometry helpers of the cycle model (NPU_MODEL.md §3): integer rounding, kernels, IFM block size
+// and depth, padding and output sizes. Shared by the cycle model and the block-config enumeration.
+
+#include <cstdint>
+
+#include "arch/arch.hpp"
+
+namespace npumap::model {
+
+/// ceil_div(a, b) = (a + b - 1) // b for non-negative a and positive b.
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+/// round_up(a, b) = ceil_div(a, b) * b.
+constexpr std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
+
+/// A kernel as Vela's Kernel(w, h, stride_x, stride_y, dilation_x, dilation_y) (§3.1).
+struct Kernel {
+  int w = 1;
+  int h = 1;
+  int stride_x = 1;
+  int stride_y = 1;
+  int dilation_x = 1;
+  int dilation_y = 1;
+  int dilated_w() const { return (w - 1) * dilation_x + 1; }
+  int dilated_h() const { return (h - 1) * dilation_y + 1; }
+  friend bool operator==(const Kernel&, const Kernel&) = default;
+};
+
+/// Resampling mode of the IFM: upscaling ops (transpose conv, resize) read the IFM at half rate.
+enum class Resampling : std::uint8_t { None, Nearest, Transpose };
+
+/// get_ifm_block_size (§3.2), newer-Vela form (real ceil, rounding with ifm_ublock).
+arch::Block get_ifm_block_size(const arch::Arch& arch, int ifm_block_depth, const arch::Block& ofm_block,
+                               const Kernel& kernel, const arch::Block& sub_kernel, Resampling resampling);
+
+/// calc_ifm_block_depth (§3.3): the SHRAM allocator's IFM block depth.
+int calc_ifm_block_depth(const arch::Arch& arch, int ifm_depth, int ifm_bits);
+
+/// Block traversal of a convolution's weights (§7.2, §6.4).
+enum class BlockTraversal : std::uint8_t { Default, DepthFirst, PartKernelFirst, DepthWise };
+
+/// get_ifm_block_depth (§3.4): the performance model's IFM block depth (ignores block_config[2]).
+int get_ifm_block_depth(arch::NpuBlockType block_type, int ifm_depth, int ifm_bits, BlockTraversal traversal,
+                        int ofm_block_depth);
+
+/// Padding mode of a convolution or pooling layer (§3.5).
+enum class PaddingMode : std::uint8_t { Same, Valid, Explicit };
+
+/// Explicit padding (top, left, bottom, right).
+struct Padding {
+  int top = 0;
+  int left = 0;
+  int bottom = 0;
+  int right = 0;
+  friend bool operator==(const Padding&, const Padding&) = default;
+};
+
+/// needed_total_padding(in, stride, dilated kernel) of §3.5.
+int needed_total_padding(int in, int stride, int dilated_kernel);
+/// SAME padding as Vela's calc_padding_and_skirt (§3.5).
+Padding same_padding(int in_h, int in_w, const Kernel& kernel);
+/// Output size along one axis: SAME gives ceil(in/s); VALID gives (in - dil_k)//s + 1;
+/// explicit padding gives (in + before + after - dil_k)//s + 1. Returns <= 0 when the kernel does not fit.
+int output_size(PaddingMode mode, int in, int stride, int dilated_kernel, int pad_before = 0, int pad_after = 0);
+
+}  // namespace npumap::model
