@@ -99,7 +99,9 @@ struct Arch {
   MemArea fast_storage = MemArea::Sram;               ///< the cache (always SRAM)
   bool spilling_enabled = false;
   std::int64_t vela_sram_size = 0;    ///< Vela's `sram_size` (cache size with spilling, else 9999 MiB)
-  std::int64_t sram_capacity_bytes = 0;  ///< physical on-chip SRAM the mapper may reserve
+  /// Physical on-chip SRAM the mapper may reserve: Vela's cache size when spilling is enabled,
+  /// otherwise 1 MiB unless an arch file overrides it.
+  std::int64_t sram_capacity_bytes = 0;
   Block ofm_block_max{64, 32, 128};
   int ofm_split_depth = 16;
   Block default_sub_kernel_max{8, 8, 65536};
@@ -128,6 +130,9 @@ std::vector<std::string> accelerator_names();
 /// Names of the built-in system configs and memory modes (§2.3-2.4), "internal-default" first.
 std::vector<std::string> system_config_names();
 std::vector<std::string> memory_mode_names();
+
+/// The default energy table (illustrative figures, documented in docs/arch-format.md), by accelerator.
+EnergyTable default_energy_table(const AcceleratorConfig& accel);
 
 /// Build an arch from names: accelerator, system config, memory mode (§2). Unknown names throw UserError.
 Arch make_arch(std::string_view accelerator, std::string_view system_config = "internal-default",
