@@ -5,7 +5,9 @@
 // Reasoning behind the orders of magnitude (per byte, read / write):
 // * SHRAM: a few tens of KiB of banked SRAM next to the MAC array, so the cheapest storage. 1.0 pJ/B
 //   for the 48-bank (48 KiB) SHRAM; SRAM access energy grows roughly with the square root of the
-//   array size (longer bit- and word-lines), so 16- and 24-bank SHRAMs get sqrt(banks/48) of that.
+//   array size (longer bit- and word-lines), so 16- and 24-bank SHRAMs get sqrt(banks/48) of that,
+//   and writes cost 10% more. SHRAM figures are rounded to 0.01 pJ: more digits would claim a
+//   precision these numbers do not have, and the preset files can then state them exactly.
 // * Sram: the ~0.5-2 MiB system SRAM on the AXI bus. Published 45 nm figures put a 64-bit read of a
 //   1 MiB array near 100 pJ (~12 pJ/B); a 16-28 nm embedded process is roughly 3x lower, so 4 pJ/B
 //   read and 4.5 pJ/B write (writes drive full bit-line swings).
@@ -32,6 +34,8 @@ constexpr double kShramPjPerByteAt48Banks = 1.0;
 constexpr double kShramReferenceBanks = 48.0;
 constexpr double kShramWriteOverRead = 1.1;
 
+double round_to_hundredths(double pj) { return std::round(pj * 100.0) / 100.0; }
+
 }  // namespace
 
 EnergyTable default_energy_table(const AcceleratorConfig& accel) {
@@ -41,13 +45,13 @@ EnergyTable default_energy_table(const AcceleratorConfig& accel) {
     t.write_pj_per_byte[static_cast<int>(a)] = write;
   };
   const double banks = accel.shram_banks > 0 ? static_cast<double>(accel.shram_banks) : kShramReferenceBanks;
-  const double shram_read = kShramPjPerByteAt48Banks * std::sqrt(banks / kShramReferenceBanks);
+  const double shram_read = round_to_hundredths(kShramPjPerByteAt48Banks * std::sqrt(banks / kShramReferenceBanks));
   set(MemArea::Unknown, 0.0, 0.0);
   set(MemArea::Sram, 4.0, 4.5);
   set(MemArea::Dram, 80.0, 90.0);
   set(MemArea::OnChipFlash, 15.0, 500.0);
   set(MemArea::OffChipFlash, 50.0, 2000.0);
-  set(MemArea::Shram, shram_read, shram_read * kShramWriteOverRead);
+  set(MemArea::Shram, shram_read, round_to_hundredths(shram_read * kShramWriteOverRead));
   t.pj_per_mac = 0.25;
   return t;
 }
