@@ -1,0 +1,463 @@
+// The arch loader: turns `--arch <preset|file>` into an Arch (format: docs/arch-format.md).
+//
+// Flow. A spec that names a preset loads arch/presets/<name>.yaml; otherwise it is a file path. A
+// file may start from a preset (`preset:`), which may itself start from another; the chain is
+// collected into layers, base first. The three identity keys (accelerator, system_config,
+// memory_mode) are taken from the last layer that states them and handed to make_arch(), which
+// supplies every constant of NPU_MODEL.md §1-§2 and §8.1 plus the default energy table. Then each
+// layer's overrides are applied in order, so a file always wins over the preset it names. Last,
+// the quantities that depend on several keys are recomputed (bandwidth per cycle from the clock
+// scale and the AXI width) and cross-key rules are checked (the cache fits in the SRAM).
+//
+// Every read goes through YamlNode, so each error names file:line:col and the key path; unknown
+// keys and unknown names get a closest-match hint. Nothing here falls back to a silent default:
+// a key that is absent keeps make_arch()'s value, which docs/arch-format.md lists.
+
+#include "arch/arch_loader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "arch/user_error.hpp"
+#include "arch/yaml_reader.hpp"
+
+namespace npumap::arch {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kTopKeys = {"preset", "name", "accelerator", "system_config", "memory_mode",
+                                           "core_clock", "axi_port_width", "sram_capacity", "cache_size",
+                                           "memory", "npu", "shram", "scheduler", "energy"};
+const std::vector<std::string> kMemoryKeys = {"clock_scale", "burst_length", "read_latency", "write_latency"};
+const std::vector<std::string> kNpuKeys = {"macs",          "cores",
+                                           "ofm_ublock",    "ifm_ublock",
+                                           "shram_banks",   "shram_granules",
+                                           "elementwise_units", "output_cycles_per_elem",
+                                           "activation_cycles_per_elem", "ofm_block_max",
+                                           "ofm_split_depth", "sub_kernel_max",
+                                           "sub_kernel_limits"};
+const std::vector<std::string> kShramKeys = {"bank_size",  "reserved_output_banks", "reserved_weight_banks",
+                                             "byte_sizes", "pre_align",             "post_align",
+                                             "block_config_depths"};
+const std::vector<std::string> kSchedulerKeys = {"bandwidth_weights", "cycles_weight", "max_sram_used_weight"};
+const std::vector<std::string> kEnergyKeys = {"read_pj_per_byte", "write_pj_per_byte", "pj_per_mac"};
+const std::vector<std::string> kBlockKeys = {"w", "h", "d"};
+const std::vector<std::string> kKernelLimitKeys = {"h", "w"};
+/// Areas behind the AXI ports; Shram timing is not part of the memory system model.
+const std::vector<std::string> kAxiAreas = {"Sram", "Dram", "OnChipFlash", "OffChipFlash"};
+/// Areas that have an energy figure or a scheduler weight.
+const std::vector<std::string> kEnergyAreas = {"Sram", "Dram", "OnChipFlash", "OffChipFlash", "Shram"};
+const std::vector<std::string> kBlockTypes = {"Default",     "VectorProduct", "ConvolutionMxN", "Pooling",
+                                              "ConvolutionDepthWise", "ElementWise", "ReduceSum"};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+std::string choice_hint(const std::string& value, const std::vector<std::string>& valid) {
+  const std::string near = closest_match(value, valid);
+  return near.empty() ? "one of: " + join(valid) : fmt::format("did you mean `{}`? one of: {}", near, join(valid));
+}
+
+/// A string naming one of `valid`; `what` words the error ("accelerator", "preset", ...).
+std::string read_name(const YamlNode& n, const char* what, const std::vector<std::string>& valid) {
+  const std::string s = n.as_string();
+  if (std::find(valid.begin(), valid.end(), s) != valid.end()) return s;
+  throw n.error(fmt::format("unknown {} `{}`", what, s), choice_hint(s, valid));
+}
+
+int to_int(const YamlNode& n, std::int64_t v) {
+  if (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min())
+    throw n.error(fmt::format("value {} is too large", v), "use a value below 2147483648");
+  return static_cast<int>(v);
+}
+
+int read_positive_int(const YamlNode& n) {
+  const std::int64_t v = n.as_int();
+  if (v <= 0) throw n.error(fmt::format("must be positive, got {}", v), "write a whole number of at least 1");
+  return to_int(n, v);
+}
+
+int read_non_negative_int(const YamlNode& n) {
+  const std::int64_t v = n.as_int();
+  if (v < 0) throw n.error(fmt::format("must not be negative, got {}", v), "write 0 or more");
+  return to_int(n, v);
+}
+
+double read_positive_double(const YamlNode& n) {
+  const double v = n.as_double();
+  if (!(v > 0.0)) throw n.error(fmt::format("must be positive, got {}", n.as_string()), "write a number above 0");
+  return v;
+}
+
+double read_non_negative_double(const YamlNode& n) {
+  const double v = n.as_double();
+  if (v < 0.0) throw n.error(fmt::format("must not be negative, got {}", n.as_string()), "write 0 or more");
+  return v;
+}
+
+std::int64_t read_byte_size(const YamlNode& n) {
+  const std::string s = n.as_string();
+  std::int64_t bytes = 0;
+  if (!parse_byte_size(s, bytes))
+    throw n.error(fmt::format("expected a byte size, got `{}`", s),
+                  "write a whole number of bytes or a size with a unit: 512KiB, 1MiB");
+  if (bytes <= 0) throw n.error(fmt::format("must be positive, got {}", s), "write a size of at least 1 byte");
+  return bytes;
+}
+
+Block read_block(const YamlNode& n) {
+  n.check_keys(kBlockKeys);
+  return Block{read_positive_int(n.at("w")), read_positive_int(n.at("h")), read_positive_int(n.at("d"))};
+}
+
+template <std::size_t N, typename T, typename Read>
+std::array<T, N> read_fixed_list(const YamlNode& n, Read read) {
+  const auto items = n.items();
+  if (items.size() != N)
+    throw n.error(fmt::format("expected {} values, got {}", N, items.size()),
+                  "the list has one value per entry of the table in docs/arch-format.md");
+  std::array<T, N> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = read(items[i]);
+  return out;
+}
+
+MemArea area_of(const std::string& name) {
+  MemArea a = MemArea::Unknown;
+  const bool ok = parse_mem_area(name, a);
+  NPUMAP_ASSERT(ok);
+  return a;
+}
+
+/// Applies `read` to each `Area: value` entry of a map whose keys must be in `areas`.
+template <typename Apply>
+void for_each_area(const YamlNode& n, const std::vector<std::string>& areas, Apply apply) {
+  n.check_keys(areas);
+  for (const auto& [key, value] : n.entries()) apply(area_of(key), value);
+}
+
+/// yaml-cpp keeps the first of two equal keys and drops the second silently; an arch file with a
+/// repeated key is almost always an editing mistake, so it is an error here.
+void check_no_duplicate_keys(const YAML::Node& node, const std::string& file) {
+  if (node.IsMap()) {
+    std::set<std::string> seen;
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      if (!seen.insert(key).second) {
+        const YAML::Mark m = kv.first.Mark();
+        throw UserError({file, m.line + 1, m.column + 1}, key, "duplicate key", "keep one of the two entries");
+      }
+      check_no_duplicate_keys(kv.second, file);
+    }
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) check_no_duplicate_keys(item, file);
+  }
+}
+
+/// What the layers say about the keys that need all layers at once.
+struct Derived {
+  std::optional<YamlNode> sram_capacity;
+  std::optional<YamlNode> cache_size;
+  std::optional<YamlNode> axi_port_width;
+  std::array<bool, kNumMemAreas> clock_scale_set{};
+};
+
+void apply_memory(const YamlNode& n, Arch& arch, Derived& derived) {
+  for_each_area(n, kAxiAreas, [&](MemArea area, const YamlNode& m) {
+    m.check_keys(kMemoryKeys);
+    MemoryParams& p = arch.memory[static_cast<int>(area)];
+    if (auto v = m.find("clock_scale")) {
+      p.clock_scale = read_positive_double(*v);
+      derived.clock_scale_set[static_cast<int>(area)] = true;
+    }
+    if (auto v = m.find("burst_length")) p.burst_length = read_positive_int(*v);
+    if (auto v = m.find("read_latency")) p.latency_read = read_non_negative_int(*v);
+    if (auto v = m.find("write_latency")) p.latency_write = read_non_negative_int(*v);
+  });
+}
+
+void apply_npu(const YamlNode& n, Arch& arch) {
+  n.check_keys(kNpuKeys);
+  AcceleratorConfig& a = arch.accel;
+  if (auto v = n.find("macs")) a.macs = read_positive_int(*v);
+  if (auto v = n.find("cores")) a.cores = read_positive_int(*v);
+  if (auto v = n.find("ofm_ublock")) a.ofm_ublock = read_block(*v);
+  if (auto v = n.find("ifm_ublock")) a.ifm_ublock = read_block(*v);
+  if (auto v = n.find("shram_banks")) a.shram_banks = read_positive_int(*v);
+  if (auto v = n.find("shram_granules"))
+    a.shram_granules = read_fixed_list<kNumShramElements, int>(*v, read_positive_int);
+  if (auto v = n.find("elementwise_units")) a.elementwise_units = read_positive_int(*v);
+  if (auto v = n.find("output_cycles_per_elem"))
+    a.output_cycles_per_elem = read_fixed_list<8, double>(*v, read_non_negative_double);
+  if (auto v = n.find("activation_cycles_per_elem"))
+    a.activation_cycles_per_elem = read_fixed_list<3, double>(*v, read_non_negative_double);
+  if (auto v = n.find("ofm_block_max")) arch.ofm_block_max = read_block(*v);
+  if (auto v = n.find("ofm_split_depth")) arch.ofm_split_depth = read_positive_int(*v);
+  if (auto v = n.find("sub_kernel_max")) arch.default_sub_kernel_max = read_block(*v);
+  if (auto v = n.find("sub_kernel_limits")) {
+    v->check_keys(kBlockTypes);
+    for (const auto& [key, limit] : v->entries()) {
+      const auto index = std::find(kBlockTypes.begin(), kBlockTypes.end(), key) - kBlockTypes.begin();
+      limit.check_keys(kKernelLimitKeys);
+      arch.sub_kernel_limits[static_cast<std::size_t>(index)] = {read_positive_int(limit.at("h")),
+                                                                  read_positive_int(limit.at("w"))};
+    }
+  }
+}
+
+void apply_shram(const YamlNode& n, Arch& arch) {
+  n.check_keys(kShramKeys);
+  ShramConstants& s = arch.shram;
+  if (auto v = n.find("bank_size")) s.bank_size_bytes = to_int(*v, read_byte_size(*v));
+  if (auto v = n.find("reserved_output_banks")) s.reserved_output_banks = read_non_negative_int(*v);
+  if (auto v = n.find("reserved_weight_banks")) s.reserved_weight_banks = read_non_negative_int(*v);
+  if (auto v = n.find("byte_sizes")) s.byte_sizes = read_fixed_list<kNumShramElements, int>(*v, read_positive_int);
+  if (auto v = n.find("pre_align")) s.pre_align = read_fixed_list<kNumShramElements, int>(*v, read_positive_int);
+  if (auto v = n.find("post_align")) s.post_align = read_fixed_list<kNumShramElements, int>(*v, read_positive_int);
+  if (auto v = n.find("block_config_depths")) {
+    const auto items = v->items();
+    if (items.empty()) throw v->error("must list at least one depth", "for example [8, 16, 32]");
+    std::vector<int> depths;
+    for (const auto& item : items) {
+      const int d = read_positive_int(item);
+      if (!depths.empty() && d <= depths.back())
+        throw item.error(fmt::format("depths must increase, got {} after {}", d, depths.back()),
+                         "list the depths in increasing order without repeats");
+      depths.push_back(d);
+    }
+    s.block_config_depths = std::move(depths);
+  }
+}
+
+void apply_scheduler(const YamlNode& n, Arch& arch) {
+  n.check_keys(kSchedulerKeys);
+  if (auto v = n.find("bandwidth_weights")) {
+    for_each_area(*v, kEnergyAreas, [&](MemArea area, const YamlNode& w) {
+      arch.bandwidth_weights[static_cast<int>(area)] = read_non_negative_double(w);
+    });
+  }
+  if (auto v = n.find("cycles_weight")) arch.cycles_weight = read_non_negative_double(*v);
+  if (auto v = n.find("max_sram_used_weight")) arch.max_sram_used_weight = read_non_negative_double(*v);
+}
+
+void apply_energy(const YamlNode& n, Arch& arch) {
+  n.check_keys(kEnergyKeys);
+  if (auto v = n.find("read_pj_per_byte")) {
+    for_each_area(*v, kEnergyAreas, [&](MemArea area, const YamlNode& e) {
+      arch.energy.read_pj_per_byte[static_cast<int>(area)] = read_non_negative_double(e);
+    });
+  }
+  if (auto v = n.find("write_pj_per_byte")) {
+    for_each_area(*v, kEnergyAreas, [&](MemArea area, const YamlNode& e) {
+      arch.energy.write_pj_per_byte[static_cast<int>(area)] = read_non_negative_double(e);
+    });
+  }
+  if (auto v = n.find("pj_per_mac")) arch.energy.pj_per_mac = read_non_negative_double(*v);
+}
+
+/// The overrides of one layer (everything except the identity keys and `preset`).
+void apply_layer(const YamlNode& root, Arch& arch, Derived& derived) {
+  if (auto v = root.find("name")) arch.name = v->as_string();
+  if (auto v = root.find("core_clock")) arch.core_clock = read_positive_double(*v);
+  if (auto v = root.find("axi_port_width")) {
+    const int bits = read_positive_int(*v);
+    if (bits % 8 != 0) throw v->error(fmt::format("must be a multiple of 8 bits, got {}", bits), "AXI ports are 64 or 128 bits wide");
+    arch.axi_port_width_bits = bits;
+    derived.axi_port_width = *v;
+  }
+  if (auto v = root.find("sram_capacity")) {
+    const std::string s = v->as_string();
+    std::int64_t bytes = 0;
+    if (parse_byte_size(s, bytes) && bytes <= 0)
+      throw v->error(fmt::format("must be positive, got {}", s), "an arch needs on-chip SRAM; write its size, e.g. 1MiB");
+    arch.sram_capacity_bytes = read_byte_size(*v);
+    derived.sram_capacity = *v;
+  }
+  if (auto v = root.find("cache_size")) {
+    arch.vela_sram_size = read_byte_size(*v);
+    derived.cache_size = *v;
+  }
+  if (auto v = root.find("memory")) apply_memory(*v, arch, derived);
+  if (auto v = root.find("npu")) apply_npu(*v, arch);
+  if (auto v = root.find("shram")) apply_shram(*v, arch);
+  if (auto v = root.find("scheduler")) apply_scheduler(*v, arch);
+  if (auto v = root.find("energy")) apply_energy(*v, arch);
+}
+
+struct Loader {
+  std::string presets_dir;
+  std::vector<std::string> presets;
+  std::vector<YamlNode> layers;      ///< base preset first, the file asked for last
+  std::vector<std::string> chain;    ///< presets being read, to catch a preset that names itself
+
+  std::string preset_path(const std::string& name) const { return (fs::path(presets_dir) / (name + ".yaml")).string(); }
+
+  void collect(const YamlNode& root) {
+    if (root.is_null())
+      throw UserError({root.file(), 1, 1}, "", "empty arch file", "write at least `preset:` or `accelerator:`");
+    root.expect_map();
+    check_no_duplicate_keys(root.raw(), root.file());
+    root.check_keys(kTopKeys);
+    if (auto p = root.find("preset")) {
+      const std::string name = read_name(*p, "preset", presets);
+      if (std::find(chain.begin(), chain.end(), name) != chain.end())
+        throw p->error(fmt::format("preset `{}` starts from itself", name), "remove the `preset:` loop");
+      chain.push_back(name);
+      collect(YamlNode::load_file(preset_path(name)));
+      chain.pop_back();
+    }
+    layers.push_back(root);
+  }
+
+  /// The last layer's value of an identity key, if any layer states it.
+  std::optional<YamlNode> last(std::string_view key) const {
+    for (auto it = layers.rbegin(); it != layers.rend(); ++it)
+      if (auto v = it->find(key)) return v;
+    return std::nullopt;
+  }
+
+  Arch build(const std::string& default_name) const {
+    const YamlNode& top = layers.back();
+    const auto acc_node = last("accelerator");
+    if (!acc_node)
+      throw UserError(top.location(), "accelerator", "missing required key",
+                      "add `accelerator:` (one of: " + join(accelerator_names()) + ") or start from a `preset:`");
+    const std::string acc = read_name(*acc_node, "accelerator", accelerator_names());
+    std::string sys = "internal-default";
+    std::string mode = "internal-default";
+    if (auto v = last("system_config")) sys = read_name(*v, "system config", system_config_names());
+    if (auto v = last("memory_mode")) mode = read_name(*v, "memory mode", memory_mode_names());
+
+    const Arch base = make_arch(acc, sys, mode);
+    Arch arch = base;
+    arch.name = default_name;
+    Derived derived;
+    for (const auto& layer : layers) apply_layer(layer, arch, derived);
+
+    for (int i = 0; i < kNumMemAreas; ++i) {
+      if (derived.axi_port_width || derived.clock_scale_set[i])
+        arch.memory[i].bandwidth_per_cycle = arch.axi_port_width_bits * arch.memory[i].clock_scale / 8.0;
+    }
+
+    if (derived.cache_size && !arch.spilling_enabled)
+      throw derived.cache_size->error(
+          fmt::format("memory mode `{}` does not spill, so it has no cache", mode),
+          "remove `cache_size`, or pick memory_mode Dedicated_Sram or Dedicated_Sram_512KB");
+    // Without a stated capacity the SRAM is what make_arch() says: the cache when spilling.
+    if (arch.spilling_enabled && !derived.sram_capacity) arch.sram_capacity_bytes = arch.vela_sram_size;
+    if (arch.spilling_enabled && arch.vela_sram_size > arch.sram_capacity_bytes) {
+      const YamlNode& at = derived.cache_size ? *derived.cache_size : *derived.sram_capacity;
+      throw at.error(fmt::format("the cache ({} bytes) does not fit in sram_capacity ({} bytes)", arch.vela_sram_size,
+                                 arch.sram_capacity_bytes),
+                     "raise `sram_capacity` or lower `cache_size`");
+    }
+    const int usable = arch.total_shram_banks() - arch.shram.reserved_output_banks - arch.shram.reserved_weight_banks;
+    if (usable <= 0) {
+      std::optional<YamlNode> at;
+      if (auto npu = last("npu")) at = npu->find("shram_banks");
+      if (!at) at = last("shram");
+      if (!at) at = top;
+      throw UserError(at->location(), "npu.shram_banks",
+                      fmt::format("{} SHRAM banks leave no bank for the IFM and accumulators", arch.accel.shram_banks),
+                      "raise npu.shram_banks or lower the reserved banks");
+    }
+    return arch;
+  }
+};
+
+Arch load_root(const YamlNode& root, const std::string& default_name, const std::string& presets_dir,
+               const std::string& preset_name) {
+  Loader loader{presets_dir, preset_names(presets_dir), {}, {}};
+  if (!preset_name.empty()) loader.chain.push_back(preset_name);
+  loader.collect(root);
+  return loader.build(default_name);
+}
+
+bool looks_like_path(const std::string& spec) {
+  const auto ends_with = [&](const char* suffix) {
+    const std::string s(suffix);
+    return spec.size() >= s.size() && spec.compare(spec.size() - s.size(), s.size(), s) == 0;
+  };
+  return spec.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
+}
+
+}  // namespace
+
+bool parse_byte_size(const std::string& text, std::int64_t& bytes) {
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
+                             (i == 0 && (text[i] == '-' || text[i] == '+'))))
+    ++i;
+  const std::string number = text.substr(0, i);
+  std::string unit = text.substr(i);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
+  if (number.empty() || number == "-" || number == "+") return false;
+
+  double scale = 0;
+  if (unit.empty() || unit == "B") scale = 1;
+  else if (unit == "KiB") scale = 1024.0;
+  else if (unit == "MiB") scale = 1024.0 * 1024.0;
+  else if (unit == "GiB") scale = 1024.0 * 1024.0 * 1024.0;
+  else return false;
+
+  const bool integral = number.find('.') == std::string::npos;
+  if (unit.empty() && !integral) return false;  // a plain count of bytes is whole
+  double value = 0;
+  try {
+    std::size_t used = 0;
+    value = std::stod(number, &used);
+    if (used != number.size()) return false;
+  } catch (const std::exception&) {
+    return false;
+  }
+  const double total = value * scale;
+  if (!std::isfinite(total) || std::fabs(total) > 9.0e18 || total != std::floor(total)) return false;
+  bytes = static_cast<std::int64_t>(total);
+  return true;
+}
+
+std::string default_presets_dir() { return (fs::path(NPUMAP_SOURCE_DIR) / "arch" / "presets").string(); }
+
+std::vector<std::string> preset_names(const std::string& presets_dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(presets_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> preset_names() { return preset_names(default_presets_dir()); }
+
+Arch load_arch(const std::string& spec) { return load_arch(spec, default_presets_dir()); }
+
+Arch load_arch(const std::string& spec, const std::string& presets_dir) {
+  const auto presets = preset_names(presets_dir);
+  if (std::find(presets.begin(), presets.end(), spec) != presets.end()) {
+    const std::string file = (fs::path(presets_dir) / (spec + ".yaml")).string();
+    return load_root(YamlNode::load_file(file), spec, presets_dir, spec);
+  }
+  std::error_code ec;
+  if (fs::is_regular_file(spec, ec)) return load_root(YamlNode::load_file(spec), spec, presets_dir, "");
+  if (looks_like_path(spec))
+    throw UserError({spec, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(presets));
+  throw UserError({}, "arch", fmt::format("unknown preset `{}`", spec), choice_hint(spec, presets));
+}
+
+Arch load_arch_string(const std::string& text, const std::string& file, const std::string& presets_dir) {
+  return load_root(YamlNode::load_string(text, file), file, presets_dir, "");
+}
+
+}  // namespace npumap::arch

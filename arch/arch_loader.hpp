@@ -1,0 +1,32 @@
+#pragma once
+// Reading an arch: a preset name (arch/presets/<name>.yaml) or a YAML file in the format of
+// docs/arch-format.md. Every problem with the input is a UserError located at file:line:col.
+
+#include <string>
+#include <vector>
+
+#include "arch/arch.hpp"
+
+namespace npumap::arch {
+
+/// The presets directory of the source tree (NPUMAP_SOURCE_DIR/arch/presets).
+std::string default_presets_dir();
+
+/// Names of the presets in `presets_dir` (file stems of its *.yaml files), sorted.
+std::vector<std::string> preset_names(const std::string& presets_dir);
+/// Names of the presets in the default presets directory, sorted.
+std::vector<std::string> preset_names();
+
+/// Load a preset by name, or else an arch YAML file by path, using the default presets directory.
+Arch load_arch(const std::string& spec);
+/// As load_arch(spec), resolving preset names (and `preset:` keys) in `presets_dir`.
+Arch load_arch(const std::string& spec, const std::string& presets_dir);
+
+/// Parse arch YAML held in memory; `file` names it in error messages.
+Arch load_arch_string(const std::string& text, const std::string& file, const std::string& presets_dir);
+
+/// Parse a byte size: an integer, or a number with a unit B, KiB, MiB or GiB ("512KiB", "1.5MiB").
+/// Returns false when `text` is not such a size (the value may still be zero or negative).
+bool parse_byte_size(const std::string& text, std::int64_t& bytes);
+
+}  // namespace npumap::arch
