@@ -332,7 +332,7 @@ struct Loader {
     const auto acc_node = last("accelerator");
     if (!acc_node)
       throw UserError(top.location(), "accelerator", "missing required key",
-                      "add `accelerator:` (one of: " + join(accelerator_names()) + ") or start from a `preset:`");
+                      "add `accelerator:` or `preset:`; accelerators: " + join(accelerator_names()));
     const std::string acc = read_name(*acc_node, "accelerator", accelerator_names());
     std::string sys = "internal-default";
     std::string mode = "internal-default";
@@ -357,10 +357,13 @@ struct Loader {
     // Without a stated capacity the SRAM is what make_arch() says: the cache when spilling.
     if (arch.spilling_enabled && !derived.sram_capacity) arch.sram_capacity_bytes = arch.vela_sram_size;
     if (arch.spilling_enabled && arch.vela_sram_size > arch.sram_capacity_bytes) {
-      const YamlNode& at = derived.cache_size ? *derived.cache_size : *derived.sram_capacity;
-      throw at.error(fmt::format("the cache ({} bytes) does not fit in sram_capacity ({} bytes)", arch.vela_sram_size,
+      // Point at whatever set the cache size: `cache_size`, else the memory mode, which may sit in a
+      // later file than the preset's `sram_capacity`.
+      const std::optional<YamlNode> mode_node = last("memory_mode");
+      const YamlNode& at = derived.cache_size ? *derived.cache_size : mode_node ? *mode_node : *derived.sram_capacity;
+      throw at.error(fmt::format("the {} byte cache does not fit in sram_capacity ({} bytes)", arch.vela_sram_size,
                                  arch.sram_capacity_bytes),
-                     "raise `sram_capacity` or lower `cache_size`");
+                     "raise `sram_capacity` or use a smaller cache");
     }
     const int usable = arch.total_shram_banks() - arch.shram.reserved_output_banks - arch.shram.reserved_weight_banks;
     if (usable <= 0) {
@@ -382,6 +385,32 @@ Arch load_root(const YamlNode& root, const std::string& default_name, const std:
   if (!preset_name.empty()) loader.chain.push_back(preset_name);
   loader.collect(root);
   return loader.build(default_name);
+}
+
+/// Compares digit runs by value and everything else character by character.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0;
+  std::size_t j = 0;
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t ie = i;
+      std::size_t je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      const std::string da = a.substr(i, ie - i);
+      const std::string db = b.substr(j, je - j);
+      if (da.size() != db.size()) return da.size() < db.size();
+      if (da != db) return da < db;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return (a.size() - i) < (b.size() - j);
 }
 
 bool looks_like_path(const std::string& spec) {
@@ -435,7 +464,8 @@ std::vector<std::string> preset_names(const std::string& presets_dir) {
   for (fs::directory_iterator it(presets_dir, ec), end; !ec && it != end; it.increment(ec)) {
     if (it->is_regular_file(ec) && it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
   }
-  std::sort(names.begin(), names.end());
+  // Natural order, so ethos-u55-32 comes before ethos-u55-128 in listings and hints.
+  std::sort(names.begin(), names.end(), natural_less);
   return names;
 }
 

@@ -36,13 +36,13 @@ std::string describe_arch(const Arch& arch) {
   // Only the areas something is stored in matter to a run; the rest keep the §2.2 defaults.
   std::set<int> used = {static_cast<int>(arch.fast_storage), static_cast<int>(arch.feature_map_storage),
                         static_cast<int>(arch.permanent_storage)};
-  out += fmt::format("  {:<13} {:>11} {:>8} {:>6} {:>12} {:>13} {:>12}\n", "memory", "clock scale", "B/cycle", "burst",
+  out += fmt::format("  {:<13} {:>11} {:>8} {:>6} {:>12} {:>13} {:>16}\n", "memory", "clock scale", "B/cycle", "burst",
                      "read latency", "write latency", "read/write pJ/B");
   for (int i : used) {
     const MemoryParams& m = arch.memory[i];
-    out += fmt::format("  {:<13} {:>11g} {:>8g} {:>6} {:>12} {:>13} {:>8g}/{:g}\n", mem_area_name(static_cast<MemArea>(i)),
-                       m.clock_scale, m.bandwidth_per_cycle, m.burst_length, m.latency_read, m.latency_write,
-                       arch.energy.read_pj_per_byte[i], arch.energy.write_pj_per_byte[i]);
+    const std::string energy = fmt::format("{:g}/{:g}", arch.energy.read_pj_per_byte[i], arch.energy.write_pj_per_byte[i]);
+    out += fmt::format("  {:<13} {:>11g} {:>8g} {:>6} {:>12} {:>13} {:>16}\n", mem_area_name(static_cast<MemArea>(i)),
+                       m.clock_scale, m.bandwidth_per_cycle, m.burst_length, m.latency_read, m.latency_write, energy);
   }
   out += fmt::format("  storage: weights in {}, feature maps in {}, fast storage {}, spilling {}\n",
                      mem_area_name(arch.permanent_storage), mem_area_name(arch.feature_map_storage),
