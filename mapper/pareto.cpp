@@ -2,7 +2,7 @@
 //
 // Flow of pareto_front: 0 or 1 rows and 0 or 1 objectives are answered directly. With 2 or more
 // objectives, eliminate() makes one pass in index order that (a) rejects NaN, (b) drops every row
-// weakly dominated by a running pivot, and (c) moves the rest, with their sort keys, into the
+// weakly dominated by one of a few running pivots, and (c) moves the rest, with their sort keys, into the
 // workspace. Then sweep_2d() or skyline() orders the remaining rows by a linear extension of
 // dominance and keeps the undominated ones, and the indices are sorted ascending.
 //
@@ -16,9 +16,9 @@
 //     index orders exact duplicates. Hence no row is dominated by a later row in this order, and a
 //     row is in the front iff no row kept before it weakly dominates it (a dropped row's dominator
 //     chain ends at a kept row, by transitivity).
-//   * The pivot is the row with the smallest sum seen so far: on most data it dominates a large
-//     fraction of the table, so the O(n log n) sort runs on few rows. Which row is the pivot never
-//     changes the result, only the speed.
+//   * The pivots are the surviving rows with the smallest sums seen so far: on most data they
+//     dominate a large fraction of the table, so the O(n log n) sort runs on few rows. Which rows
+//     are pivots never changes the result, only the speed.
 
 #include "mapper/pareto.hpp"
 
@@ -66,30 +66,65 @@ inline double row_sum(const double* r, std::size_t k) {
   return s;
 }
 
-// One pass in index order: NaN check, elimination against the running pivot, and the sort keys of
-// the survivors ((obj0, obj1) for the 2-D sweep, (sum, obj0) for the skyline).
+// The skyline window holds survivors in blocks of kBlock rows stored objective-major (objective j
+// of slot s at block[j * kBlock + s]); unused slots hold NaN, which compares false and so never
+// dominates.
+constexpr std::size_t kBlock = 8;
+
+// Some row of the block is <= r in every objective.
+template <std::size_t K>
+inline bool block_weakly_dominates(const double* block, const double* r, std::size_t k) {
+  bool any = false;
+  for (std::size_t s = 0; s < kBlock; ++s) {
+    bool all = true;
+    for (std::size_t j = 0; j < dims<K>(k); ++j) all &= block[j * kBlock + s] <= r[j];
+    any |= all;
+  }
+  return any;
+}
+
+// Number of pivots in the elimination filter: enough to cover the corner of the table where the
+// front lives, few enough that a row surviving them all costs little.
+constexpr std::size_t kPivots = 8;
+
+// One pass in index order: NaN check, elimination against the pivots, and the sort keys of the
+// survivors ((obj0, obj1) for the 2-D sweep, (sum, obj0) for the skyline). The pivots are the
+// kPivots surviving rows with the smallest sums seen so far, tested smallest sum first, since a
+// small sum dominates the most on typical data.
 template <std::size_t K>
 void eliminate(const double* rows, std::size_t n, std::size_t k, std::vector<Entry>& entries) {
   entries.clear();
   const std::size_t d = dims<K>(k);
-  const double* pivot = rows;
-  double pivot_sum = std::numeric_limits<double>::infinity();
-  bool first = true;
+  const double* pivot[kPivots];
+  double pivot_sum[kPivots];
+  std::size_t pivots = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double* r = rows + i * d;
     const double s = row_sum<K>(r, k);
     // NaN anywhere in the row, or +inf and -inf together, makes the sum NaN.
     NPUMAP_ASSERT(!std::isnan(s));
-    if (!first && weakly_dominates<K>(pivot, r, k)) continue;
+    bool dropped = false;
+    for (std::size_t p = 0; p < pivots; ++p) {
+      if (weakly_dominates<K>(pivot[p], r, k)) {
+        dropped = true;
+        break;
+      }
+    }
+    if (dropped) continue;
     if (d == 2) {
       entries.push_back(Entry{r[0], r[1], static_cast<std::uint32_t>(i)});
     } else {
       entries.push_back(Entry{s, r[0], static_cast<std::uint32_t>(i)});
     }
-    if (first || s < pivot_sum) {
-      pivot = r;
-      pivot_sum = s;
-      first = false;
+    if (pivots < kPivots || s < pivot_sum[kPivots - 1]) {
+      // Insert in ascending sum order, dropping the largest when full.
+      std::size_t p = pivots < kPivots ? pivots++ : kPivots - 1;
+      for (; p > 0 && s < pivot_sum[p - 1]; --p) {
+        pivot[p] = pivot[p - 1];
+        pivot_sum[p] = pivot_sum[p - 1];
+      }
+      pivot[p] = r;
+      pivot_sum[p] = s;
     }
   }
 }
@@ -137,18 +172,19 @@ void skyline(const double* rows, std::size_t k, ParetoWorkspace& ws, std::vector
   ws.window_rows.clear();
   for (const Entry& e : ws.entries) {
     const double* r = rows + static_cast<std::size_t>(e.index) * d;
-    const double* w = ws.window.data();
-    const double* w_end = w + ws.window.size();
+    const double* block = ws.window.data();
+    const double* end = block + ws.window.size();
     bool dropped = false;
-    // Oldest survivors first: they have the smallest sums and dominate the most.
-    for (; w != w_end; w += d) {
-      if (weakly_dominates<K>(w, r, k)) {
-        dropped = true;
-        break;
-      }
+    // Oldest survivors first: they have the smallest sums and dominate the most. A whole block is
+    // tested without early exit so the compiler can vectorise the comparisons.
+    for (; block != end && !dropped; block += d * kBlock) {
+      dropped = block_weakly_dominates<K>(block, r, k);
     }
     if (!dropped) {
-      ws.window.insert(ws.window.end(), r, r + d);
+      const std::size_t slot = ws.window_rows.size() % kBlock;
+      if (slot == 0) ws.window.resize(ws.window.size() + d * kBlock, std::numeric_limits<double>::quiet_NaN());
+      double* last = ws.window.data() + ws.window.size() - d * kBlock;
+      for (std::size_t j = 0; j < d; ++j) last[j * kBlock + slot] = r[j];
       ws.window_rows.push_back(e.index);
     }
   }

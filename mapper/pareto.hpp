@@ -34,7 +34,7 @@ struct ParetoWorkspace {
     std::uint32_t index;
   };
   std::vector<Entry> entries;             ///< Rows that survived the elimination filter.
-  std::vector<double> window;             ///< SFS survivors' objectives, row-major, contiguous.
+  std::vector<double> window;             ///< SFS survivors' objectives, in blocks of 8 rows.
   std::vector<std::uint32_t> window_rows; ///< Index of each SFS survivor, in window order.
 };
 

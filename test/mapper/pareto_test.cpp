@@ -191,6 +191,25 @@ TEST(Pareto, AbsorbedSumsStillOrderByDominance) {
   EXPECT_EQ(pareto_front(t.data(), 2, 3), std::vector<Index>{1});
   const Table t4 = {1e20, 2, 0, 5,  1e20, 1, 0, 5};
   EXPECT_EQ(pareto_front(t4.data(), 2, 4), std::vector<Index>{1});
+  // The same with the difference in objective 0: (2, 1e20, 0) is dominated by (1, 1e20, 0).
+  const Table t0 = {2, 1e20, 0,  1, 1e20, 0};
+  EXPECT_EQ(pareto_front(t0.data(), 2, 3), std::vector<Index>{1});
+}
+
+TEST(Pareto, MatchesBruteForceWhenSumsAbsorbSmallValues) {
+  // Values from {0, 1, 2, 3, 1e17, 1e20}: 1e20 absorbs the small values (and 1e17 + small), so
+  // many rows with different objectives have equal sums, and dominance must come from the
+  // lexicographic tie-break.
+  const std::uint64_t seed = test_seed();
+  const double values[] = {0, 1, 2, 3, 1e17, 1e20};
+  for (std::size_t k : {3, 4, 6}) {
+    std::mt19937_64 rng(seed ^ (0xab5 + k));
+    const std::size_t n = 600;
+    Table t(n * k);
+    for (double& v : t) v = values[rng() % 6];
+    SCOPED_TRACE(describe(n, k, 6, seed));
+    EXPECT_EQ(pareto_front(t.data(), n, k), brute_force(t, n, k));
+  }
 }
 
 TEST(Pareto, InfinitiesAreOrdinaryValues) {
