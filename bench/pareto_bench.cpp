@@ -121,8 +121,13 @@ const Case& get_case(Shape shape, std::size_t n, std::size_t k) {
   return cache.emplace(key, std::move(c)).first->second;
 }
 
+// Set on any mismatch so the process exits non-zero and the ctest smoke run fails too (Google
+// Benchmark itself exits 0 after SkipWithError).
+bool g_mismatch = false;
+
 bool check(benchmark::State& state, const Case& c, const std::vector<std::uint32_t>& front) {
   if (front.size() != c.front_size || fnv1a(front) != c.front_hash) {
+    g_mismatch = true;
     state.SkipWithError("Pareto front differs from the reference filter");
     return false;
   }
@@ -204,5 +209,5 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  return 0;
+  return g_mismatch ? 1 : 0;
 }
