@@ -1,0 +1,73 @@
+#pragma once
+// The NPU cycle model: evaluate(arch, pass) reproduces Vela's performance_metrics_for_pass
+// (NPU_MODEL.md §5-§6) for one pass, returning cycles, MACs, read multiples, unscaled and
+// burst-scaled bandwidths, energy and a trace of the conv/pooling estimate. Pure: no I/O, no heap.
+
+#include <array>
+#include <cstdint>
+
+#include "arch/arch.hpp"
+#include "model/pass.hpp"
+
+namespace npumap::model {
+
+/// Tensor purposes; the numeric values are Vela's and index the bandwidth arrays (§2.1).
+enum class TensorPurpose : std::uint8_t { Unknown, Weights, FeatureMap, Scratch, ScratchFast, Lut, FSBias };
+inline constexpr int kNumPurposes = 7;
+
+/// Bandwidth direction (§2.1).
+enum class Direction : std::uint8_t { Read, Write };
+inline constexpr int kNumDirections = 2;
+
+/// Index of PassMetrics::cycles (§2.1).
+enum class PassCycles : std::uint8_t { Npu, SramAccess, DramAccess, OnChipFlashAccess, OffChipFlashAccess, Total };
+inline constexpr int kNumPassCycles = 6;
+
+/// Bytes by [MemArea][TensorPurpose][Direction].
+using BandwidthArray =
+    std::array<std::array<std::array<double, kNumDirections>, kNumPurposes>, arch::kNumMemAreas>;
+
+/// What estimate_conv_pooling_cycles saw and returned (PASS_FORMAT.md `expected.trace`).
+struct PassTrace {
+  bool has_conv_pooling = false;  ///< false for elementwise passes (only output_cycles is set)
+  arch::Block ofm_block;          ///< after the in-place 1-D ublock tweak (§6.3)
+  arch::Block ifm_block;
+  std::array<int, 2> kernel_dims{};  ///< Conv/DW: (kh, kw); pooling: (kw, kh)
+  BlockTraversal block_traversal = BlockTraversal::Default;
+  double conv_pooling_cycles = 0.0;
+  double output_cycles = 0.0;  ///< the single estimate_output_cycles return value
+};
+
+/// Everything evaluate() returns.
+struct PassMetrics {
+  std::array<double, kNumPassCycles> cycles{};
+  std::int64_t macs = 0;
+  std::int64_t ifm_read_multiple = 1;
+  std::int64_t weight_read_multiple = 0;
+  BandwidthArray bandwidth{};         ///< unscaled bytes (what Vela returns)
+  BandwidthArray scaled_bandwidth{};  ///< burst-efficiency-scaled bytes (what access cycles use)
+  double energy_pj = 0.0;             ///< unscaled bytes x pJ/byte per area and direction + MACs x pJ/MAC
+  PassTrace trace;
+
+  double cycle(PassCycles c) const { return cycles[static_cast<int>(c)]; }
+  double total_cycles() const { return cycle(PassCycles::Total); }
+};
+
+/// The cycle model for one pass.
+PassMetrics evaluate(const arch::Arch& arch, const Pass& pass);
+
+/// Unscaled bytes read and written in one memory area (all purposes).
+double area_bytes(const PassMetrics& m, arch::MemArea area);
+/// Unscaled off-chip traffic: Dram + OffChipFlash, reads and writes.
+double off_chip_bytes(const PassMetrics& m);
+/// Energy in pJ from unscaled bytes and MACs with the arch's energy table.
+double energy_pj(const arch::Arch& arch, const BandwidthArray& bandwidth, std::int64_t macs);
+/// The total energy of a set of metrics (its energy_pj field), for symmetry with off_chip_bytes.
+inline double total_energy_pj(const PassMetrics& m) { return m.energy_pj; }
+
+/// Names used in the pass JSON.
+std::string_view purpose_name(TensorPurpose p);
+std::string_view direction_name(Direction d);
+std::string_view pass_cycles_name(PassCycles c);
+
+}  // namespace npumap::model
