@@ -2,8 +2,8 @@
 //
 // Flow of pareto_front: 0 or 1 rows and 0 or 1 objectives are answered directly. With 2 or more
 // objectives, eliminate() makes one pass in index order that (a) rejects NaN, (b) drops every row
-// weakly dominated by one of a few running pivots, and (c) moves the rest, with their sort keys, into the
-// workspace. Then sweep_2d() or skyline() orders the remaining rows by a linear extension of
+// weakly dominated by one of a few running pivots, and (c) moves the rest, with their sort keys,
+// into the workspace. Then sweep_2d() or skyline() orders the remaining rows by a linear extension of
 // dominance and keeps the undominated ones, and the indices are sorted ascending.
 //
 // Why the pieces are correct:
@@ -182,7 +182,9 @@ void skyline(const double* rows, std::size_t k, ParetoWorkspace& ws, std::vector
     }
     if (!dropped) {
       const std::size_t slot = ws.window_rows.size() % kBlock;
-      if (slot == 0) ws.window.resize(ws.window.size() + d * kBlock, std::numeric_limits<double>::quiet_NaN());
+      if (slot == 0) {
+        ws.window.resize(ws.window.size() + d * kBlock, std::numeric_limits<double>::quiet_NaN());
+      }
       double* last = ws.window.data() + ws.window.size() - d * kBlock;
       for (std::size_t j = 0; j < d; ++j) last[j * kBlock + slot] = r[j];
       ws.window_rows.push_back(e.index);

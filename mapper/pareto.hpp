@@ -15,8 +15,9 @@
 //
 // Algorithms: 1 objective keeps the minimum; 2 objectives sort by (obj0, obj1, index) and sweep a
 // running minimum of obj1; 3 or more run a sort-filter skyline (SFS). Before sorting, every path
-// with 2+ objectives runs a one-pass elimination filter against a running pivot (the best row by
-// sum seen so far), which on typical data removes most rows in O(n) so the sort only sees the rest.
+// with 2+ objectives runs a one-pass elimination filter against a few running pivots (the rows with
+// the smallest sums seen so far), which on typical data removes most rows in O(n), so the sort only
+// sees the rest. Worst case (a large front) the skyline is O(n * front).
 
 #include <cstddef>
 #include <cstdint>

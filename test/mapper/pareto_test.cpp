@@ -261,7 +261,9 @@ TEST(Pareto, ShuffledInputGivesTheSameFrontUpToDuplicateChoice) {
                                  tab.begin() + static_cast<std::ptrdiff_t>((i + 1) * k));
     };
     std::map<std::vector<double>, Index> first_position;
-    for (std::size_t p = 0; p < n; ++p) first_position.try_emplace(row_of(shuffled, static_cast<Index>(p)), p);
+    for (std::size_t p = 0; p < n; ++p) {
+      first_position.try_emplace(row_of(shuffled, static_cast<Index>(p)), static_cast<Index>(p));
+    }
     std::vector<std::vector<double>> values_original, values_shuffled;
     for (Index i : original) values_original.push_back(row_of(t, i));
     for (Index p : front_shuffled) {
