@@ -1,0 +1,241 @@
+#include "workloads/workload.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace npumap::workloads {
+
+int Workload::tensor_index(std::string_view name) const {
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int Workload::layer_index(std::string_view name) const {
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::int64_t Workload::total_macs() const {
+  std::int64_t total = 0;
+  for (const auto& l : layers) total += l.macs;  // the loader has checked that the sum fits
+  return total;
+}
+
+std::string_view op_kind_name(OpKind kind) {
+  switch (kind) {
+    case OpKind::Conv2D: return "conv2d";
+    case OpKind::DepthwiseConv2D: return "depthwise_conv2d";
+    case OpKind::MaxPool: return "max_pool";
+    case OpKind::AvgPool: return "avg_pool";
+    case OpKind::FullyConnected: return "fully_connected";
+    case OpKind::MatMul: return "matmul";
+    case OpKind::Add: return "add";
+    case OpKind::Sub: return "sub";
+    case OpKind::Mul: return "mul";
+    case OpKind::Maximum: return "maximum";
+    case OpKind::Minimum: return "minimum";
+    case OpKind::Abs: return "abs";
+    case OpKind::LeakyRelu: return "leaky_relu";
+    case OpKind::Softmax: return "softmax";
+    case OpKind::ReduceSum: return "reduce_sum";
+    case OpKind::Activation: return "activation";
+  }
+  return "?";
+}
+
+std::string_view data_type_name(DataType t) {
+  switch (t) {
+    case DataType::Int8: return "int8";
+    case DataType::UInt8: return "uint8";
+    case DataType::Int16: return "int16";
+    case DataType::Int32: return "int32";
+  }
+  return "?";
+}
+
+std::string_view activation_name(Activation a) {
+  switch (a) {
+    case Activation::None: return "none";
+    case Activation::Relu: return "relu";
+    case Activation::Relu6: return "relu6";
+    case Activation::ReluN1To1: return "relu_n1_to_1";
+    case Activation::Sigmoid: return "sigmoid";
+    case Activation::Tanh: return "tanh";
+    case Activation::Lut: return "lut";
+  }
+  return "?";
+}
+
+std::string op_name(const Layer& layer) {
+  if (layer.kind == OpKind::Activation) return std::string(activation_name(layer.activation));
+  return std::string(op_kind_name(layer.kind));
+}
+
+int data_type_bits(DataType t) {
+  switch (t) {
+    case DataType::Int8:
+    case DataType::UInt8: return 8;
+    case DataType::Int16: return 16;
+    case DataType::Int32: return 32;
+  }
+  return 8;
+}
+
+arch::NpuBlockType npu_block_type(OpKind kind) {
+  using arch::NpuBlockType;
+  switch (kind) {
+    case OpKind::Conv2D: return NpuBlockType::ConvolutionMxN;
+    case OpKind::DepthwiseConv2D: return NpuBlockType::ConvolutionDepthWise;
+    case OpKind::MaxPool:
+    case OpKind::AvgPool:
+    case OpKind::Activation: return NpuBlockType::Pooling;
+    case OpKind::FullyConnected:
+    case OpKind::MatMul: return NpuBlockType::VectorProduct;
+    case OpKind::ReduceSum: return NpuBlockType::ReduceSum;
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Maximum:
+    case OpKind::Minimum:
+    case OpKind::Abs:
+    case OpKind::LeakyRelu:
+    case OpKind::Softmax: return NpuBlockType::ElementWise;
+  }
+  return NpuBlockType::Default;
+}
+
+bool is_binary_elementwise(OpKind kind) {
+  return kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Mul || kind == OpKind::Maximum ||
+         kind == OpKind::Minimum;
+}
+
+bool has_weights(OpKind kind) {
+  return kind == OpKind::Conv2D || kind == OpKind::DepthwiseConv2D || kind == OpKind::FullyConnected;
+}
+
+bool uses_lut(const Layer& layer) {
+  return layer.kind == OpKind::Softmax || layer.activation == Activation::Sigmoid ||
+         layer.activation == Activation::Tanh || layer.activation == Activation::Lut;
+}
+
+std::int64_t macs(const Layer& layer) { return layer.macs; }
+
+std::int64_t tensor_bytes(const TensorInfo& tensor) { return tensor.shape.elements() * data_type_bytes(tensor.dtype); }
+
+std::int64_t weight_bytes(const Workload& w, const Layer& layer) {
+  if (layer.weight_tensor >= 0) return tensor_bytes(w.tensors.at(static_cast<std::size_t>(layer.weight_tensor)));
+  if (layer.weight_shape.empty()) return 0;
+  std::int64_t elems = 1;
+  for (auto d : layer.weight_shape) elems *= d;
+  return elems * data_type_bytes(layer.weight_dtype);
+}
+
+std::int64_t compressed_weight_bytes(const Workload& w, const Layer& layer) {
+  return static_cast<std::int64_t>(std::ceil(static_cast<double>(weight_bytes(w, layer)) * layer.weight_compression));
+}
+
+std::string dims_string(const std::vector<std::int64_t>& dims) { return fmt::format("[{}]", fmt::join(dims, ",")); }
+
+std::string shape_string(const Shape& s) { return fmt::format("[{},{},{},{}]", s.n, s.h, s.w, s.c); }
+
+Shape nhwc_view(const std::vector<std::int64_t>& dims) {
+  switch (dims.size()) {
+    case 1: return {1, 1, 1, dims[0]};
+    case 2: return {dims[0], 1, 1, dims[1]};
+    case 3: return {1, dims[0], dims[1], dims[2]};
+    case 4: return {dims[0], dims[1], dims[2], dims[3]};
+    default: break;
+  }
+  NPUMAP_ASSERT(dims.size() >= 1 && dims.size() <= 4);
+  return {};
+}
+
+namespace {
+
+// Thousands separators make MAC counts readable at a glance: 115,605,504.
+std::string grouped(std::int64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    const std::size_t left = digits.size() - i;
+    if (i > 0 && left % 3 == 0 && digits[i - 1] != '-') out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+std::string kernel_text(const Layer& l) {
+  switch (l.kind) {
+    case OpKind::Conv2D:
+    case OpKind::DepthwiseConv2D:
+    case OpKind::MaxPool:
+    case OpKind::AvgPool: {
+      std::string s = fmt::format("{}x{}/{}", l.kernel_h, l.kernel_w, l.stride_y);
+      if (l.stride_x != l.stride_y) s += fmt::format(",{}", l.stride_x);
+      if (l.dilation_y != 1 || l.dilation_x != 1) s += fmt::format(" d{}", l.dilation_y);
+      return s;
+    }
+    case OpKind::FullyConnected:
+    case OpKind::MatMul:
+      return fmt::format("{}x{}x{}{}", l.matmul->m, l.matmul->n, l.matmul->k,
+                         l.matmul->batch > 1 ? fmt::format(" b{}", l.matmul->batch) : std::string());
+    default: return "-";
+  }
+}
+
+}  // namespace
+
+std::string summary(const Workload& w) {
+  struct Row {
+    std::string index, name, op, shapes, kernel, macs, ofm_bytes, weights;
+  };
+  std::vector<Row> rows;
+  rows.push_back({"#", "layer", "op", "input -> output", "kernel/stride", "MACs", "OFM bytes", "weight bytes"});
+  std::int64_t weights_total = 0;
+  std::int64_t compressed_total = 0;
+  for (int li : w.topological_order) {
+    const Layer& l = w.layers[static_cast<std::size_t>(li)];
+    std::string shapes;
+    for (int t : l.inputs) {
+      if (!shapes.empty()) shapes += " ";
+      shapes += dims_string(w.tensors[static_cast<std::size_t>(t)].dims);
+    }
+    const TensorInfo& out = w.tensors[static_cast<std::size_t>(l.output)];
+    shapes += " -> " + dims_string(out.dims);
+    const std::int64_t wb = weight_bytes(w, l);
+    weights_total += wb;
+    compressed_total += compressed_weight_bytes(w, l);
+    rows.push_back({std::to_string(rows.size()), l.name, op_name(l), shapes, kernel_text(l), grouped(l.macs),
+                    grouped(tensor_bytes(out)), wb ? grouped(wb) : "-"});
+  }
+  std::array<std::size_t, 8> width{};
+  for (const auto& r : rows) {
+    const std::array<const std::string*, 8> cells{&r.index, &r.name, &r.op, &r.shapes, &r.kernel, &r.macs, &r.ofm_bytes, &r.weights};
+    for (std::size_t i = 0; i < cells.size(); ++i) width[i] = std::max(width[i], cells[i]->size());
+  }
+  std::string text = fmt::format("workload {} ({})\n", w.name, w.source_file);
+  for (const auto& r : rows) {
+    text += fmt::format("{:>{}}  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}\n", r.index, width[0], r.name,
+                        width[1], r.op, width[2], r.shapes, width[3], r.kernel, width[4], r.macs, width[5], r.ofm_bytes,
+                        width[6], r.weights, width[7]);
+  }
+  std::int64_t activation_total = 0;
+  for (const auto& t : w.tensors) {
+    if (!t.is_constant) activation_total += tensor_bytes(t);
+  }
+  text += fmt::format("total: {} layers, {} MACs, {} weight bytes ({} compressed estimate), {} activation bytes\n",
+                      w.layers.size(), grouped(w.total_macs()), grouped(weights_total), grouped(compressed_total),
+                      grouped(activation_total));
+  return text;
+}
+
+}  // namespace npumap::workloads

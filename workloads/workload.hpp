@@ -1,0 +1,206 @@
+#pragma once
+// The workload: a DAG of layers (Einsums) joined by named tensors, as loaded from a workload YAML
+// file (docs/workload-format.md). Everything downstream (the mapper's jobs, the cycle model's
+// passes) reads this structure; it is immutable once load_workload() returns.
+//
+// Shapes are NHWC. A tensor keeps the dimensions as written (`dims`, rank 1 to 4) and its 4-D NHWC
+// view (`shape`): [C] -> (1,1,1,C), [N,C] -> (N,1,1,C) (the fully-connected convention of
+// NPU_MODEL.md §7.3), [H,W,C] -> (1,H,W,C). A layer separately records the shapes its NPU operation
+// sees (`ifm_shape`, `ifm2_shape`, `ofm_shape`), which differ from the tensor views only for
+// fully_connected and matmul (see LayerDims).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "arch/arch.hpp"
+#include "arch/user_error.hpp"
+
+namespace npumap::workloads {
+
+/// Operation kinds of the format; each runs as one NPU operation (npu_block_type()).
+enum class OpKind : std::uint8_t {
+  Conv2D,
+  DepthwiseConv2D,
+  MaxPool,
+  AvgPool,
+  FullyConnected,
+  MatMul,
+  Add,
+  Sub,
+  Mul,
+  Maximum,
+  Minimum,
+  Abs,
+  LeakyRelu,
+  Softmax,
+  ReduceSum,
+  Activation,  ///< a standalone activation (relu, sigmoid, ...), run as a 1x1 average-pooling pass
+};
+
+/// Element data types of tensors.
+enum class DataType : std::uint8_t { Int8, UInt8, Int16, Int32 };
+
+/// Activation functions, fused into a layer or standalone (OpKind::Activation).
+enum class Activation : std::uint8_t { None, Relu, Relu6, ReluN1To1, Sigmoid, Tanh, Lut };
+
+/// Padding of convolutions and pooling: SAME, VALID or explicit (top, left, bottom, right).
+enum class PaddingMode : std::uint8_t { Same, Valid, Explicit };
+
+/// A 4-D NHWC shape.
+struct Shape {
+  std::int64_t n = 1;
+  std::int64_t h = 1;
+  std::int64_t w = 1;
+  std::int64_t c = 1;
+  friend bool operator==(const Shape&, const Shape&) = default;
+  /// n*h*w*c (the loader has checked that it fits in 64 bits).
+  std::int64_t elements() const { return n * h * w * c; }
+};
+
+/// Explicit padding in Vela's order (top, left, bottom, right).
+struct Padding {
+  std::int64_t top = 0;
+  std::int64_t left = 0;
+  std::int64_t bottom = 0;
+  std::int64_t right = 0;
+  friend bool operator==(const Padding&, const Padding&) = default;
+};
+
+/// One named tensor: a network input, a constant, or the output of exactly one layer.
+struct TensorInfo {
+  std::string name;
+  std::vector<std::int64_t> dims;  ///< as written (rank 1..4)
+  Shape shape;                     ///< NHWC view of dims
+  DataType dtype = DataType::Int8;
+  bool is_network_input = false;
+  bool is_constant = false;        ///< declared under `constants:` (weights read by an einsum layer)
+  double quant_scale = 1.0;        ///< every tensor counts as quantized; 1.0 unless the file says otherwise
+  int producer = -1;               ///< layer index, -1 for inputs and constants
+  std::vector<int> consumers;      ///< layer indices in file order, each once
+  SourceLocation location;         ///< where the tensor is declared or produced
+  /// A produced tensor no layer reads.
+  bool is_network_output() const { return producer >= 0 && consumers.empty(); }
+};
+
+/// Sizes of a fully_connected or matmul layer: OFM[batch][m][n] = sum_k A[batch][m][k] * B[batch][k][n].
+struct MatmulDims {
+  std::int64_t batch = 1;
+  std::int64_t m = 1;
+  std::int64_t n = 1;
+  std::int64_t k = 1;
+};
+
+/// One layer: an Einsum that runs as one NPU operation.
+struct Layer {
+  std::string name;
+  OpKind kind = OpKind::Conv2D;
+  std::vector<int> inputs;   ///< feature-map tensor indices: ifm, then ifm2 (binary elementwise, matmul)
+  int output = -1;           ///< tensor index of the OFM
+  int weight_tensor = -1;    ///< declared constant used as fully_connected weights (einsum form), else -1
+
+  Shape ifm_shape;           ///< NHWC shapes as the NPU operation sees them
+  std::optional<Shape> ifm2_shape;
+  Shape ofm_shape;
+
+  std::int64_t kernel_h = 1;
+  std::int64_t kernel_w = 1;
+  std::int64_t stride_y = 1;
+  std::int64_t stride_x = 1;
+  std::int64_t dilation_y = 1;
+  std::int64_t dilation_x = 1;
+  PaddingMode padding_mode = PaddingMode::Valid;
+  Padding padding;           ///< the explicit values; for SAME the values Vela computes (NPU_MODEL.md §3.5)
+
+  Activation activation = Activation::None;  ///< fused, or the function of a standalone activation
+  std::vector<std::int64_t> weight_shape;     ///< conv [kh,kw,I,O], depthwise [kh,kw,1,C], fc [I,O]; else empty
+  DataType weight_dtype = DataType::Int8;
+  bool has_bias = false;
+  double weight_compression = 0.625;         ///< compressed / raw weight bytes
+  bool transpose_b = false;                  ///< matmul: B is stored as [.., n, k]
+  std::optional<MatmulDims> matmul;          ///< fully_connected and matmul only
+
+  std::string einsum;                        ///< the Einsum text if the layer was written that way
+  std::vector<std::pair<std::string, std::int64_t>> ranks;  ///< its rank sizes, in file order
+
+  std::int64_t macs = 0;                     ///< multiply-accumulates (see macs())
+  SourceLocation location;                   ///< the layer's entry in the file
+
+  int ifm() const { return inputs.empty() ? -1 : inputs[0]; }
+  int ifm2() const { return inputs.size() > 1 ? inputs[1] : -1; }
+};
+
+/// Edge property of the DAG: the shared tensor that connects producer to consumer.
+struct DagEdge {
+  int tensor = -1;
+};
+
+/// Vertices are layer indices; one edge per (shared tensor, consuming layer).
+using Dag = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property, DagEdge>;
+
+/// A loaded, checked network.
+struct Workload {
+  std::string name;
+  std::string source_file;
+  std::vector<Layer> layers;          ///< in file order
+  std::vector<TensorInfo> tensors;    ///< inputs and constants in file order, then layer outputs
+  Dag dag;
+  std::vector<int> topological_order;  ///< layer indices; ties broken by file order
+
+  /// Index of a tensor or layer by name, -1 if none.
+  int tensor_index(std::string_view name) const;
+  int layer_index(std::string_view name) const;
+  /// The layer producing tensor `t` (-1 for inputs and constants) and the layers reading it.
+  int producer(int t) const { return tensors.at(static_cast<std::size_t>(t)).producer; }
+  const std::vector<int>& consumers(int t) const { return tensors.at(static_cast<std::size_t>(t)).consumers; }
+  /// Sum of macs over all layers.
+  std::int64_t total_macs() const;
+};
+
+/// YAML spellings.
+std::string_view op_kind_name(OpKind kind);
+std::string_view data_type_name(DataType t);
+std::string_view activation_name(Activation a);
+/// Spelling of a layer's op: the activation's name for standalone activations, else op_kind_name.
+std::string op_name(const Layer& layer);
+
+/// Bits per element: 8, 8, 16, 32.
+int data_type_bits(DataType t);
+/// Bytes per element.
+inline int data_type_bytes(DataType t) { return data_type_bits(t) / 8; }
+
+/// The NPU block type that runs a layer (NPU_MODEL.md §1.4).
+arch::NpuBlockType npu_block_type(OpKind kind);
+/// True for add, sub, mul, maximum, minimum.
+bool is_binary_elementwise(OpKind kind);
+/// True for layers with weights of their own (conv2d, depthwise_conv2d, fully_connected).
+bool has_weights(OpKind kind);
+/// True when the layer needs a lookup table in SHRAM (sigmoid, tanh, LUT activations, softmax).
+bool uses_lut(const Layer& layer);
+
+/// MACs by the convention of NPU_MODEL.md: conv N*OH*OW*OC*KH*KW*IC, depthwise N*OH*OW*C*KH*KW,
+/// fully_connected and matmul batch*M*N*K, everything else 0. Same value as Layer::macs.
+std::int64_t macs(const Layer& layer);
+/// Elements and bytes of a tensor.
+std::int64_t tensor_bytes(const TensorInfo& tensor);
+/// Raw weight bytes of a layer (its own weights, or its constant weight tensor); 0 without weights.
+std::int64_t weight_bytes(const Workload& w, const Layer& layer);
+/// Estimated compressed weight bytes: ceil(raw * weight_compression).
+std::int64_t compressed_weight_bytes(const Workload& w, const Layer& layer);
+
+/// "[1,56,56,64]".
+std::string shape_string(const Shape& s);
+std::string dims_string(const std::vector<std::int64_t>& dims);
+/// NHWC view of written dims (rank 1..4).
+Shape nhwc_view(const std::vector<std::int64_t>& dims);
+
+/// The text summary the CLI prints: one aligned line per layer (topological order) and totals.
+std::string summary(const Workload& w);
+
+}  // namespace npumap::workloads
