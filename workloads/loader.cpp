@@ -701,6 +701,13 @@ class Loader {
 
   const TensorInfo& tensor(int t) const { return w_.tensors[static_cast<std::size_t>(t)]; }
 
+  std::string origin(int t) const {
+    const TensorInfo& x = tensor(t);
+    if (x.is_network_input) return "as declared under `inputs:`";
+    if (x.is_constant) return "as declared under `constants:`";
+    return fmt::format("as produced by layer `{}`", w_.layers[static_cast<std::size_t>(x.producer)].name);
+  }
+
   std::string describe(int t) const {
     const TensorInfo& x = tensor(t);
     std::string origin;
@@ -897,8 +904,8 @@ class Loader {
       const std::vector<std::int64_t> dims = einsum_dims(p, *op);
       if (nhwc_view(dims) != tensor(t).shape) {
         throw p.einsum_node->error(
-            fmt::format("operand `{}` is {} here but {} is {}", op->tensor, dims_string(dims), describe(t),
-                        dims_string(tensor(t).dims)),
+            fmt::format("operand `{}` is {} here but {} {}", op->tensor, dims_string(dims), dims_string(tensor(t).dims),
+                        origin(t)),
             "write the operand with the sizes, in the order, that its producer or declaration gives it");
       }
     }
