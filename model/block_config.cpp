@@ -124,12 +124,17 @@ void find_valid_block_configs(const arch::Arch& arch, const BlockConfigMap& map,
   const int step_h = std::max(ublock.h, resample_min);
 
   // Vela's ranges run to max + step (exclusive), so the last width or height may overshoot the OFM.
+  // Pruning keeps Vela's order and result: the IFM block grows with the OFM block's width and height
+  // and the banks of both blocks never shrink as w, h or c grow, so once a block is too big (or its
+  // IFM block leaves the map) every larger one in that direction is too.
   for (int w = step_w; w < max_w + step_w; w += step_w) {
     for (int h = step_h; h < max_h + step_h; h += step_h) {
       const arch::Block ifm_wh = get_ifm_block_size(arch, 0, arch::Block{w, h, 0}, alloc.kernel,
                                                     arch.default_sub_kernel_max, alloc.resampling);
-      // The IFM block's width and height do not depend on the depth: outside the map, no depth fits.
-      if (ifm_wh.w > map.max_width() || ifm_wh.h > map.max_height()) continue;
+      if (ifm_wh.w > map.max_width()) return;  // no wider OFM block fits the map either
+      if (ifm_wh.h > map.max_height()) break;  // nor a taller one at this width
+      bool first_depth = true;
+      bool shallowest_too_big = false;
       for (int c = ublock.d; c < max_d + ublock.d; c += ublock.d) {
         // A depth that splits the OFM must be a multiple of the OFM split depth.
         if (c < max_d && c % arch.ofm_split_depth != 0) continue;
@@ -139,10 +144,12 @@ void find_valid_block_configs(const arch::Arch& arch, const BlockConfigMap& map,
         if (fit == Fit::Fits) {
           out.push_back(BlockConfig{h, w, ifm_block.d, c});
         } else if (fit == Fit::TooBig) {
-          // Banks never shrink as the depth grows, so no deeper block of this (w, h) fits either.
-          break;
+          shallowest_too_big = first_depth;
+          break;  // no deeper block of this (w, h) fits
         }
+        first_depth = false;
       }
+      if (shallowest_too_big) break;  // no taller block of this width fits at any depth
     }
   }
 }

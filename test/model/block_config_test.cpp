@@ -4,7 +4,9 @@
 
 #include "model/block_config.hpp"
 
+#include <cstdlib>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -287,6 +289,67 @@ TEST(SchedulerBlockConfigs, StableFirstAndLastSixteen) {
   valid.resize(33);
   EXPECT_EQ(scheduler_block_configs(valid).size(), 32u);
   EXPECT_EQ(scheduler_block_configs(valid, 4).size(), 8u);
+}
+
+// Vela's loops of §8.4 with try_block and no pruning: the oracle for the pruned enumeration.
+std::vector<BlockConfig> unpruned_enumeration(const arch::Arch& a, const BlockConfigQuery& q) {
+  const BlockConfigMap map(a);
+  const ShramAllocation alloc = make_shram_allocation(a, q);
+  const int max_w = std::min(64, q.ofm_shape[2]);
+  const int max_h = std::min(32, q.ofm_shape[1]);
+  const int max_d = std::min(128, q.ofm_shape[3]);
+  const int r = q.resampling == Resampling::None ? 1 : 2;
+  const int min_w = std::max(a.accel.ofm_ublock.w, r);
+  const int min_h = std::max(a.accel.ofm_ublock.h, r);
+  const int ud = a.accel.ofm_ublock.d;
+  std::vector<BlockConfig> out;
+  for (int w = min_w; w < max_w + min_w; w += min_w) {
+    for (int h = min_h; h < max_h + min_h; h += min_h) {
+      for (int c = ud; c < max_d + ud; c += ud) {
+        if (c >= max_d || c % 16 == 0) {
+          if (auto cfg = try_block(a, map, alloc, arch::Block{w, h, c})) out.push_back(*cfg);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST(FindValidBlockConfigs, PrunedEqualsUnprunedOnRandomLayers) {
+  // Seeded property test; override the seed with NPUMAP_TEST_SEED to reproduce a reported failure.
+  std::uint64_t seed = 20240601;
+  if (const char* env = std::getenv("NPUMAP_TEST_SEED")) seed = std::strtoull(env, nullptr, 10);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<std::uint64_t>(hi - lo + 1)); };
+  const NpuBlockType types[] = {NpuBlockType::ConvolutionMxN, NpuBlockType::ConvolutionDepthWise, NpuBlockType::Pooling,
+                                NpuBlockType::VectorProduct, NpuBlockType::ElementWise, NpuBlockType::ReduceSum};
+  const std::vector<std::string> names = arch::accelerator_names();
+  std::vector<arch::Arch> arches;
+  for (const auto& n : names) arches.push_back(arch::make_arch(n));
+  int nonempty = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    BlockConfigQuery q;
+    q.block_type = types[pick(0, 5)];
+    const bool ew = q.block_type == NpuBlockType::ElementWise;
+    q.ifm_bits = (ew || q.block_type == NpuBlockType::ReduceSum) && pick(0, 3) == 0 ? 32 : (pick(0, 2) == 0 ? 16 : 8);
+    const int k = q.block_type == NpuBlockType::VectorProduct || ew ? 1 : pick(1, 9);
+    q.kernel = Kernel{k, pick(1, k), pick(1, 3), pick(1, 3), pick(1, 2), pick(1, 2)};
+    q.ofm_shape = {1, pick(1, 80), pick(1, 80), pick(1, 300)};
+    q.ifm_shape = {1, pick(1, 160), pick(1, 160), pick(1, 600)};
+    if (ew) {
+      q.ifm2 = static_cast<Ifm2Kind>(pick(0, 2));
+      q.ifm2_shape = q.ifm_shape;
+    }
+    q.uses_lut = pick(0, 3) == 0;
+    q.all_fms_quantized = pick(0, 4) != 0;
+    q.resampling = pick(0, 5) == 0 ? Resampling::Transpose : Resampling::None;
+    const arch::Arch& a = arches[static_cast<std::size_t>(pick(0, static_cast<int>(arches.size()) - 1))];
+    const std::vector<BlockConfig> expected = unpruned_enumeration(a, q);
+    nonempty += expected.empty() ? 0 : 1;
+    ASSERT_EQ(find_valid_block_configs(a, q), expected) << "trial " << trial << " on " << a.accel.name;
+  }
+  EXPECT_GT(nonempty, 200);  // the property is exercised on real lists, not only on empty ones
 }
 
 // ---- Vela's reference enumerations -------------------------------------------------------------
