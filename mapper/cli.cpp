@@ -1,28 +1,147 @@
+// The command line of `mapper` (CLI11).
+//
+//   mapper --workload W [--arch A] [--keep-pareto] ...     map a workload (run.cpp)
+//   mapper eval FILE.json [--check] [--block-configs]        re-evaluate passes (eval_command.cpp)
+//   mapper list presets|workloads|objectives                 what can be named
+//
+// Every option binds to a field of RunOptions (options.hpp), which holds the defaults. Bad input of
+// any kind surfaces as UserError and becomes one line on stderr and exit status 2.
+
 #include "mapper/cli.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "arch/arch.hpp"
+#include "arch/arch_loader.hpp"
 #include "arch/user_error.hpp"
+#include "mapper/eval_block_configs.hpp"
+#include "mapper/eval_command.hpp"
+#include "mapper/options.hpp"
+#include "mapper/run.hpp"
 #include "npumap_version.hpp"
 
 namespace npumap::mapper {
+namespace {
+
+constexpr const char* kExamples = R"(
+Examples:
+  mapper --workload workloads/resnet18.yaml --keep-pareto
+  mapper --workload workloads/resnet50.yaml --arch ethos-u65-256 --objectives cycles,offchip_bytes
+  mapper --workload workloads/mobilenet_v2.yaml --per-layer --format json
+  mapper eval test/data/npu_reference_passes.json --check
+  mapper eval --block-configs test/data/npu_reference_block_configs.json --check
+  mapper list presets
+)";
+
+std::vector<std::string> workload_files() {
+  std::vector<std::string> out;
+  const std::filesystem::path dir = std::filesystem::path(NPUMAP_SOURCE_DIR) / "workloads";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".yaml") out.push_back(entry.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int run_list(const std::string& what, std::ostream& out) {
+  if (what == "presets") {
+    for (const auto& name : arch::preset_names()) out << name << "\n";
+  } else if (what == "workloads") {
+    for (const auto& name : workload_files()) out << "workloads/" << name << "\n";
+  } else if (what == "objectives") {
+    for (Objective o : all_objectives()) out << objective_name(o) << "\n";
+  } else if (what == "system-configs") {
+    for (const auto& name : arch::system_config_names()) out << name << "\n";
+  } else if (what == "memory-modes") {
+    for (const auto& name : arch::memory_mode_names()) out << name << "\n";
+  } else {
+    throw UserError({}, "list", fmt::format("unknown list `{}`", what),
+                    "one of: presets, workloads, objectives, system-configs, memory-modes");
+  }
+  return 0;
+}
+
+}  // namespace
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"npu-mapper: Pareto-optimal mappings of neural networks onto Ethos-U-class NPUs"};
+  app.footer(kExamples);
   app.set_version_flag("--version", fmt::format("mapper {} (git {})", kVersion, kGitRevision));
+  app.require_subcommand(0, 1);
+
+  RunOptions run;
+  std::string objectives_text = "cycles,offchip_bytes,sram,energy";
+  std::string format_text = "text";
+  int threads = 0;
+  double time_limit = 0.0;
+  bool verbose = false;
+  bool quiet = false;
+  app.add_option("--workload,-w", run.workload, "Workload YAML file (see docs/workload-format.md)");
+  app.add_option("--arch,-a", run.arch, "Arch preset name or arch YAML file (see `mapper list presets`)")
+      ->capture_default_str();
+  app.add_flag("--keep-pareto", run.keep_pareto, "Keep and write the whole Pareto front (default: report the best point)");
+  app.add_option("--objectives", objectives_text, "Comma-separated objectives of the front")->capture_default_str();
+  app.add_option("--threads,-j", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
+  app.add_option("--seed", run.seed, "Seed recorded in provenance")->capture_default_str();
+  app.add_option("--time-limit", time_limit, "Stop at chunk boundaries after this many seconds (result marked partial)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--out,-o", run.out_dir, "Output folder (default: a new folder runs/<timestamp>)");
+  app.add_option("--format", format_text, "Report format on stdout")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
+      ->capture_default_str();
+  app.add_flag("--no-fusion", run.no_fusion, "Forbid layer fusion through SRAM rolling buffers");
+  app.add_flag("--per-layer", run.per_layer, "Stop after the per-layer stage and report each layer's front");
+  app.add_flag("-v,--verbose", verbose, "Log the effective configuration and per-stage timings");
+  app.add_flag("-q,--quiet", quiet, "Only print errors");
+
+  CLI::App* eval = app.add_subcommand("eval", "Evaluate passes (docs/pass-format.md) with the cycle model");
+  EvalOptions eval_options;
+  bool eval_block_configs = false;
+  eval->add_option("file", eval_options.input_path, "JSON list of passes or {id, input, expected} records")->required();
+  eval->add_flag("--check", eval_options.check, "Compare with `expected`; exit 1 on any mismatch");
+  eval->add_flag("--block-configs", eval_block_configs, "The file holds block-config records instead of passes");
+  eval->add_option("--out,-o", eval_options.output_path, "Write results to this file (default: stdout)");
+
+  CLI::App* list = app.add_subcommand("list", "List presets, workloads, objectives, system-configs or memory-modes");
+  std::string list_what;
+  list->add_option("what", list_what, "presets|workloads|objectives|system-configs|memory-modes")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+
   try {
-    return 0;
+    if (eval->parsed()) {
+      if (eval_block_configs) {
+        return run_eval_block_configs(eval_options.input_path, eval_options.check, eval_options.output_path,
+                                      std::cout, std::cerr);
+      }
+      return run_eval(eval_options, std::cout, std::cerr);
+    }
+    if (list->parsed()) return run_list(list_what, std::cout);
+
+    if (run.workload.empty()) {
+      throw UserError({}, "--workload", "no workload given", "e.g. --workload workloads/resnet18.yaml");
+    }
+    run.objectives = parse_objectives(objectives_text);
+    run.format = format_text == "json" ? Format::Json : format_text == "csv" ? Format::Csv : Format::Text;
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    run.threads = threads > 0 ? threads : static_cast<int>(cores);
+    if (time_limit > 0.0) run.time_limit_s = time_limit;
+    run.verbosity = quiet ? -1 : verbose ? 1 : 0;
+    return run_mapping(run, std::cout, std::cerr);
   } catch (const UserError& e) {
-    std::cerr << e.what() << "\n";
+    std::cerr << "error: " << e.what() << "\n";
     return 2;
   }
 }

@@ -1,0 +1,277 @@
+// The per-layer stage.
+//
+// Flow: make_layer_space() for every layer -> one Job per (layer, template) -> jobs sorted by their
+// number of candidates, longest first, and run with tbb::parallel_for inside a task arena of
+// `threads` workers, each writing only its own pre-sized result slot -> per layer, job results are
+// concatenated in template order and Pareto-filtered per compatibility -> keep-rate counters.
+//
+// Inside a job, the valid block configs are taken in chunks of `chunk_size`. Before a candidate is
+// evaluated it must pass the cheap checks, each a named cause: the layer is supported at all
+// (`unsupported`), the block config fits the SHRAM (`shram_capacity`: counted for the whole grid of
+// §8.4 against the valid list), and the pass's own SRAM use fits (`sram_capacity`). Every chunk's
+// rows are merged into the job's running Pareto front per compatibility right away, so memory stays
+// proportional to the front, not the mapspace. A stop request (time limit, Ctrl-C) is honoured at
+// chunk boundaries; candidates not reached are counted under `interrupted`.
+//
+// Determinism: a row's position in every table is fixed by (template index, block-config index),
+// the canonical key of a pmapping, and the Pareto kernel breaks ties by position. Nothing depends on
+// which thread ran what, or when.
+
+#include "mapper/jobs.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "arch/user_error.hpp"
+#include "mapper/pareto.hpp"
+#include "model/evaluate.hpp"
+
+namespace npumap::mapper {
+namespace {
+
+using CompatKey = std::vector<TensorCompat>;
+
+/// Pareto columns of a per-layer row: the chosen objectives that a single pass contributes to, and
+/// always the pass's own SRAM (it decides feasibility in the join).
+std::vector<int> row_columns(const std::vector<Objective>& objectives) {
+  std::vector<int> cols;
+  for (Objective o : objectives) {
+    if (o == Objective::Cycles) cols.push_back(0);
+    if (o == Objective::OffchipBytes) cols.push_back(1);
+    if (o == Objective::Energy) cols.push_back(2);
+  }
+  cols.push_back(3);
+  return cols;
+}
+
+double row_column(const PmappingRow& r, int c) {
+  switch (c) {
+    case 0: return r.cycles;
+    case 1: return r.offchip_bytes;
+    case 2: return r.energy_pj;
+    default: return r.sram_bytes;
+  }
+}
+
+/// Filters `rows` to its Pareto front in place (order kept).
+void prune(std::vector<PmappingRow>& rows, const std::vector<int>& cols, ParetoWorkspace& ws,
+           std::vector<std::uint32_t>& survivors, std::vector<double>& table) {
+  table.resize(rows.size() * cols.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t c = 0; c < cols.size(); ++c) table[r * cols.size() + c] = row_column(rows[r], cols[c]);
+  }
+  pareto_front(table.data(), rows.size(), cols.size(), ws, survivors);
+  for (std::size_t i = 0; i < survivors.size(); ++i) rows[i] = rows[survivors[i]];
+  rows.resize(survivors.size());
+}
+
+/// SRAM held by the pass's own whole feature maps (rolling buffers are the join's business).
+std::int64_t own_fm_sram(const arch::Arch& arch, const workloads::Workload& w, int layer, const Template& t) {
+  const auto& l = w.layers[static_cast<std::size_t>(layer)];
+  const bool arena_is_sram = arch.feature_map_storage == arch.fast_storage;
+  const auto in_sram = [&](const FmChoice& c) { return c.residence == Residence::Sram || arena_is_sram; };
+  std::int64_t bytes = 0;
+  for (std::size_t i = 0; i < l.inputs.size(); ++i) {
+    const auto& tensor = w.tensors[static_cast<std::size_t>(l.inputs[i])];
+    if (i > 0 && l.inputs[i] == l.inputs[0]) continue;
+    if (in_sram(t.inputs[i])) {
+      bytes += fm_storage_bytes(tensor.shape, workloads::data_type_bytes(tensor.dtype), t.inputs[i].layout);
+    }
+  }
+  const auto& out = w.tensors[static_cast<std::size_t>(l.output)];
+  if (in_sram(t.output)) bytes += fm_storage_bytes(out.shape, workloads::data_type_bytes(out.dtype), t.output.layout);
+  return bytes;
+}
+
+struct JobOutput {
+  std::map<CompatKey, std::vector<PmappingRow>> groups;
+  bool stopped = false;
+};
+
+bool should_stop(const StageOptions& o) {
+  if (o.interrupt != nullptr && o.interrupt->load(std::memory_order_relaxed)) return true;
+  return o.deadline && std::chrono::steady_clock::now() >= *o.deadline;
+}
+
+JobOutput run_job(const arch::Arch& arch, const workloads::Workload& w, const LayerSpace& space, Job& job,
+                  std::uint32_t job_index, const StageOptions& options, StageProgress* progress) {
+  JobOutput out;
+  KeepCounters& k = job.counters;
+  const Template& tpl = space.templates[job.template_index];
+  const std::uint64_t grid = space.block_config_grid;
+  k.total = grid;
+  if (!space.unsupported.empty()) {
+    k.apply(Cause::Unsupported, grid, grid);
+    return out;
+  }
+  k.apply(Cause::Unsupported, grid, 0);
+  const std::uint64_t valid_configs = space.block_configs.size();
+  k.apply(Cause::ShramCapacity, grid, grid - valid_configs);
+
+  const std::vector<int> cols = row_columns(options.objectives);
+  const std::int64_t capacity = arch.sram_capacity_bytes;
+  const std::int64_t fm_bytes = own_fm_sram(arch, w, space.layer, tpl);
+  const double repeat = space.batch_repeat;
+  CompatKey base_key;
+  for (int i = 0; i < space.num_inputs; ++i) base_key.push_back({tpl.inputs[i].residence, tpl.inputs[i].layout, 0});
+  base_key.push_back({tpl.output.residence, tpl.output.layout, 0});
+  const std::size_t out_slot = base_key.size() - 1;
+
+  ParetoWorkspace ws;
+  std::vector<std::uint32_t> survivors;
+  std::vector<double> table;
+  std::uint64_t sram_rejected = 0;
+  std::uint64_t evaluated = 0;
+  std::uint64_t interrupted = 0;
+  const std::size_t n = space.block_configs.size();
+  for (std::size_t start = 0; start < n; start += options.chunk_size) {
+    const std::size_t end = std::min(n, start + options.chunk_size);
+    if (should_stop(options)) {
+      interrupted = n - start;
+      out.stopped = true;
+      break;
+    }
+    std::map<CompatKey, std::size_t> touched_before;
+    for (auto& [key, rows] : out.groups) touched_before[key] = rows.size();
+    for (std::size_t c = start; c < end; ++c) {
+      const model::BlockConfig& bc = space.block_configs[c];
+      const model::Pass pass = make_pass(arch, space, tpl, bc);
+      const std::int64_t transient = transient_sram_bytes(pass);
+      if (transient + fm_bytes > capacity) {
+        ++sram_rejected;
+        continue;
+      }
+      const model::PassMetrics m = model::evaluate(arch, pass);
+      ++evaluated;
+      PmappingRow row;
+      row.cycles = m.total_cycles() * repeat;
+      row.offchip_bytes = model::off_chip_bytes(m) * repeat;
+      row.energy_pj = m.energy_pj * repeat;
+      row.sram_bytes = static_cast<double>(transient);
+      row.job = job_index;
+      row.candidate = static_cast<std::uint32_t>(c);
+      // The row as it is, and with each rolling-capable tensor as a rolling buffer.
+      const int in_rows = tpl.input_may_roll[0] ? rolling_consumer_rows(arch, space, bc) : 0;
+      for (int in_roll = 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll) {
+        for (int out_roll = 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
+          CompatKey key = base_key;
+          if (in_roll) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(in_rows)};
+          if (out_roll) key[out_slot] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(bc.ofm_h)};
+          out.groups[key].push_back(row);
+        }
+      }
+    }
+    // Merge the chunk into the running fronts right away.
+    for (auto& [key, rows] : out.groups) {
+      const auto before = touched_before.find(key);
+      if (before == touched_before.end() || before->second != rows.size()) prune(rows, cols, ws, survivors, table);
+    }
+  }
+  k.apply(Cause::SramCapacity, valid_configs - interrupted, sram_rejected);
+  k.apply(Cause::Interrupted, valid_configs, interrupted);
+  k.valid = valid_configs - sram_rejected - interrupted;
+  k.evaluated = evaluated;
+  if (progress != nullptr) progress->evaluated.fetch_add(evaluated, std::memory_order_relaxed);
+  return out;
+}
+
+}  // namespace
+
+StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, const StageOptions& options,
+                          StageProgress* progress) {
+  StageResult result;
+  const int num_layers = static_cast<int>(w.layers.size());
+  result.layers.resize(static_cast<std::size_t>(num_layers));
+  for (int l = 0; l < num_layers; ++l) {
+    LayerResult& lr = result.layers[static_cast<std::size_t>(l)];
+    lr.space = make_layer_space(arch, w, l, options.space);
+    for (std::uint32_t t = 0; t < lr.space.templates.size(); ++t) {
+      lr.jobs.push_back(static_cast<std::uint32_t>(result.jobs.size()));
+      result.jobs.push_back(Job{l, t, {}});
+    }
+  }
+  const std::size_t num_jobs = result.jobs.size();
+  if (progress != nullptr) progress->jobs_total.store(num_jobs);
+
+  // Longest first: a job's cost is its number of block configs.
+  std::vector<std::uint32_t> order(num_jobs);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return result.layers[static_cast<std::size_t>(result.jobs[a].layer)].space.block_configs.size() >
+           result.layers[static_cast<std::size_t>(result.jobs[b].layer)].space.block_configs.size();
+  });
+
+  std::vector<JobOutput> outputs(num_jobs);
+  tbb::task_arena arena(std::max(1, options.threads));
+  arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<std::size_t>(0, num_jobs, 1),
+        [&](const tbb::blocked_range<std::size_t>& range) {
+          for (std::size_t i = range.begin(); i != range.end(); ++i) {
+            const std::uint32_t j = order[i];
+            Job& job = result.jobs[j];
+            outputs[j] = run_job(arch, w, result.layers[static_cast<std::size_t>(job.layer)].space, job, j, options,
+                                 progress);
+            if (progress != nullptr) progress->jobs_done.fetch_add(1, std::memory_order_relaxed);
+          }
+        },
+        tbb::simple_partitioner());
+  });
+
+  // Per layer: concatenate job fronts in template order, Pareto per compatibility.
+  const std::vector<int> cols = row_columns(options.objectives);
+  arena.execute([&] {
+    tbb::parallel_for(0, num_layers, [&](int l) {
+      LayerResult& lr = result.layers[static_cast<std::size_t>(l)];
+      std::map<CompatKey, std::vector<PmappingRow>> merged;
+      for (std::uint32_t j : lr.jobs) {
+        for (auto& [key, rows] : outputs[j].groups) {
+          auto& dst = merged[key];
+          dst.insert(dst.end(), rows.begin(), rows.end());
+        }
+      }
+      ParetoWorkspace ws;
+      std::vector<std::uint32_t> survivors;
+      std::vector<double> table;
+      // A job's evaluated candidate survives if it is in at least one group's front.
+      std::map<std::pair<std::uint32_t, std::uint32_t>, char> kept;
+      for (auto& [key, rows] : merged) {
+        prune(rows, cols, ws, survivors, table);
+        for (const auto& r : rows) kept[{r.job, r.candidate}] = 1;
+        lr.groups.push_back(PmappingGroup{key, std::move(rows)});
+      }
+      std::vector<std::uint64_t> survivors_per_job(lr.jobs.size(), 0);
+      for (const auto& [id, _] : kept) {
+        const auto pos = std::find(lr.jobs.begin(), lr.jobs.end(), id.first) - lr.jobs.begin();
+        ++survivors_per_job[static_cast<std::size_t>(pos)];
+      }
+      std::vector<KeepCounters> counters;
+      for (std::size_t i = 0; i < lr.jobs.size(); ++i) {
+        KeepCounters& k = result.jobs[lr.jobs[i]].counters;
+        k.pareto = survivors_per_job[i];
+        k.apply(Cause::Dominated, k.evaluated, k.evaluated - k.pareto);
+        counters.push_back(k);
+      }
+      lr.rates = combine(counters);
+    });
+  });
+  std::vector<KeepCounters> all;
+  for (const auto& j : result.jobs) all.push_back(j.counters);
+  result.overall = combine(all);
+  for (const auto& o : outputs) result.partial = result.partial || o.stopped;
+  return result;
+}
+
+model::Pass pass_of(const arch::Arch& arch, const StageResult& stage, int layer, const PmappingRow& row) {
+  const Job& job = stage.jobs[row.job];
+  NPUMAP_ASSERT(job.layer == layer);
+  const LayerSpace& space = stage.layers[static_cast<std::size_t>(layer)].space;
+  return make_pass(arch, space, space.templates[job.template_index], space.block_configs[row.candidate]);
+}
+
+}  // namespace npumap::mapper
