@@ -3,6 +3,7 @@
 //   mapper --workload W [--arch A] [--keep-pareto] ...     map a workload (run.cpp)
 //   mapper eval FILE.json [--check] [--block-configs]        re-evaluate passes (eval_command.cpp)
 //   mapper list presets|workloads|objectives                 what can be named
+//   mapper show RESULT.json                                  re-print a saved run's report
 //
 // Every option binds to a field of RunOptions (options.hpp), which holds the defaults. Bad input of
 // any kind surfaces as UserError and becomes one line on stderr and exit status 2.
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -23,6 +25,7 @@
 #include "mapper/eval_block_configs.hpp"
 #include "mapper/eval_command.hpp"
 #include "mapper/options.hpp"
+#include "mapper/report.hpp"
 #include "mapper/run.hpp"
 #include "npumap_version.hpp"
 
@@ -37,6 +40,7 @@ Examples:
   mapper eval test/data/npu_reference_passes.json --check
   mapper eval --block-configs test/data/npu_reference_block_configs.json --check
   mapper list presets
+  mapper show runs/<timestamp>/result.json
 )";
 
 std::vector<std::string> workload_files() {
@@ -64,6 +68,32 @@ int run_list(const std::string& what, std::ostream& out) {
   } else {
     throw UserError({}, "list", fmt::format("unknown list `{}`", what),
                     "one of: presets, workloads, objectives, system-configs, memory-modes");
+  }
+  return 0;
+}
+
+int run_show(const std::string& path, const std::string& format, std::ostream& out) {
+  std::ifstream in(path);
+  if (!in) throw UserError({path, 0, 0}, "", "cannot open result file", "give the result.json of an earlier run");
+  nlohmann::ordered_json result;
+  try {
+    result = nlohmann::ordered_json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError({path, 0, 0}, "", std::string("not valid JSON: ") + e.what(), "give the result.json of an earlier run");
+  }
+  if (!result.is_object() || !result.contains("tool") || !result.contains("per_layer")) {
+    throw UserError({path, 0, 0}, "", "not a npu-mapper result", "give the result.json of an earlier run");
+  }
+  try {
+    if (format == "json") {
+      out << result.dump(1) << "\n";
+    } else if (format == "csv") {
+      out << render_csv(result);
+    } else {
+      out << render_text(result);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError({path, 0, 0}, "", std::string("malformed result: ") + e.what(), "was it written by this version?");
   }
   return 0;
 }
@@ -113,6 +143,12 @@ int run_cli(int argc, char** argv) {
   std::string list_what;
   list->add_option("what", list_what, "presets|workloads|objectives|system-configs|memory-modes")->required();
 
+  CLI::App* show = app.add_subcommand("show", "Re-print the report of a saved result.json");
+  std::string show_path;
+  std::string show_format = "text";
+  show->add_option("result", show_path, "result.json written by an earlier run")->required();
+  show->add_option("--format", show_format, "Report format")->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -129,6 +165,7 @@ int run_cli(int argc, char** argv) {
       return run_eval(eval_options, std::cout, std::cerr);
     }
     if (list->parsed()) return run_list(list_what, std::cout);
+    if (show->parsed()) return run_show(show_path, show_format, std::cout);
 
     if (run.workload.empty()) {
       throw UserError({}, "--workload", "no workload given", "e.g. --workload workloads/resnet18.yaml");
@@ -141,7 +178,7 @@ int run_cli(int argc, char** argv) {
     run.verbosity = quiet ? -1 : verbose ? 1 : 0;
     return run_mapping(run, std::cout, std::cerr);
   } catch (const UserError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << e.what() << "\n";
     return 2;
   }
 }
