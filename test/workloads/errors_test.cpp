@@ -1,0 +1,88 @@
+// The must-fail inputs of test/errors/workload_*.yaml: each file's first line is
+// `# expect: <text>`, and loading the file must throw a UserError whose one-line message is the
+// file name followed by exactly that text. The CLI test runs the same files through `mapper`.
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "workloads/loader.hpp"
+
+namespace npumap::workloads {
+namespace {
+
+std::vector<std::string> error_files() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator("test/errors")) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("workload_", 0) == 0 && entry.path().extension() == ".yaml") files.push_back("test/errors/" + name);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string expected_text(const std::string& file) {
+  std::ifstream in(file);
+  std::string first;
+  std::getline(in, first);
+  const std::string prefix = "# expect: ";
+  if (first.rfind(prefix, 0) != 0) return {};
+  return first.substr(prefix.size());
+}
+
+TEST(WorkloadErrors, EveryCaseHasAFile) {
+  // One file per must-fail case of the acceptance text (and a few more).
+  const std::vector<std::string> files = error_files();
+  for (const char* name : {"malformed_yaml", "unknown_key", "unknown_top_key", "missing_field", "zero_size",
+                           "negative_size", "output_size", "shapes_do_not_chain", "einsum_does_not_chain",
+                           "weight_channels", "depthwise_channels", "cycle", "two_producers", "undeclared_input",
+                           "unknown_op", "overflow", "macs_overflow"}) {
+    const std::string path = std::string("test/errors/workload_") + name + ".yaml";
+    EXPECT_NE(std::find(files.begin(), files.end(), path), files.end()) << path;
+  }
+}
+
+TEST(WorkloadErrors, EachFileFailsWithItsExpectedMessage) {
+  const std::vector<std::string> files = error_files();
+  ASSERT_GE(files.size(), 17u);
+  for (const auto& file : files) {
+    const std::string expect = expected_text(file);
+    ASSERT_FALSE(expect.empty()) << file << " has no `# expect:` first line";
+    try {
+      load_workload(file);
+      ADD_FAILURE() << file << " loaded without an error";
+    } catch (const UserError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what, file + expect) << file;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << file << ": the message must be one line";
+      EXPECT_EQ(e.where().file, file);
+      EXPECT_GT(e.where().line, 0) << file;
+      EXPECT_FALSE(e.hint().empty()) << file;
+    }
+  }
+}
+
+TEST(WorkloadErrors, MissingFileIsAUserError) {
+  EXPECT_THROW(load_workload("test/errors/no_such_workload.yaml"), UserError);
+}
+
+TEST(WorkloadErrors, SelfLoopIsACycle) {
+  try {
+    load_workload_from_string(
+        "name: t\ninputs: [{name: x, shape: [1,2,2,2], dtype: int8}]\nlayers:\n"
+        "  - {name: me, op: add, inputs: [x, y], output: y, output_shape: [1,2,2,2]}\n",
+        "self.yaml");
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "self.yaml:4:37: layers[0].inputs[1]: layer `me` is part of a cycle: `me` -> `me` (a workload is a DAG; "
+              "one of these layers must read an earlier tensor)");
+  }
+}
+
+}  // namespace
+}  // namespace npumap::workloads
