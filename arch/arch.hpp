@@ -100,7 +100,7 @@ struct Arch {
   bool spilling_enabled = false;
   std::int64_t vela_sram_size = 0;    ///< Vela's `sram_size` (cache size with spilling, else 9999 MiB)
   /// Physical on-chip SRAM the mapper may reserve: Vela's cache size when spilling is enabled,
-  /// otherwise 1 MiB unless an arch file overrides it.
+  /// otherwise 4 MiB (the whole arena lives in SRAM) unless an arch file overrides it.
   std::int64_t sram_capacity_bytes = 0;
   Block ofm_block_max{64, 32, 128};
   int ofm_split_depth = 16;

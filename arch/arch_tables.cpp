@@ -232,7 +232,7 @@ Arch make_arch(std::string_view accelerator, std::string_view system_config, std
   arch.fast_storage = MemArea::Sram;
   arch.spilling_enabled = area_of(mode.cache_port) == MemArea::Sram && mode.cache_port != mode.arena_port;
   arch.vela_sram_size = arch.spilling_enabled ? mode.cache_sram_size : std::int64_t{9999} * 1024 * 1024;
-  arch.sram_capacity_bytes = arch.spilling_enabled ? arch.vela_sram_size : std::int64_t{1048576};
+  arch.sram_capacity_bytes = arch.spilling_enabled ? arch.vela_sram_size : std::int64_t{4} * 1024 * 1024;
 
   // §1.3, indexed by NpuBlockType.
   arch.sub_kernel_limits = {{{8, 8}, {1, 1}, {8, 8}, {8, 8}, {8, 8}, {1, 1}, {8, 8}}};

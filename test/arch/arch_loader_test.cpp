@@ -138,7 +138,7 @@ TEST(ArchPresets, U55PresetByHand) {
   EXPECT_EQ(a.feature_map_storage, MemArea::Sram);
   EXPECT_FALSE(a.spilling_enabled);
   EXPECT_EQ(a.vela_sram_size, 9999LL * 1024 * 1024);
-  EXPECT_EQ(a.sram_capacity_bytes, 1048576);  // the preset's `sram_capacity: 1MiB`
+  EXPECT_EQ(a.sram_capacity_bytes, 4194304);  // the preset's `sram_capacity: 4MiB`
   // 24 banks: sqrt(24/48) = 0.7071 -> 0.71 pJ/B read, 0.71 * 1.1 = 0.781 -> 0.78 write.
   EXPECT_EQ(a.energy.read_pj_per_byte[kShram], 0.71);
   EXPECT_EQ(a.energy.write_pj_per_byte[kShram], 0.78);

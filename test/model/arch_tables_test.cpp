@@ -98,11 +98,11 @@ TEST(ArchTables, SramSizesAndWeights) {
   EXPECT_EQ(u65_512k.vela_sram_size, 524288);
   // Mid_End Dram clock scale 0.46875 on a 128-bit port: 128*0.46875/8 = 7.5 B/cycle.
   EXPECT_EQ(u65_512k.mem(MemArea::Dram).bandwidth_per_cycle, 7.5);
-  // U55 Shared_Sram: no spilling, Vela's sram_size 9999 MiB, mapper capacity 1 MiB.
+  // U55 Shared_Sram: no spilling, Vela's sram_size 9999 MiB, mapper capacity 4 MiB.
   const Arch u55 = make_arch("ethos-u55-64");
   EXPECT_FALSE(u55.spilling_enabled);
   EXPECT_EQ(u55.vela_sram_size, std::int64_t{9999} * 1024 * 1024);
-  EXPECT_EQ(u55.sram_capacity_bytes, 1048576);
+  EXPECT_EQ(u55.sram_capacity_bytes, 4194304);
   EXPECT_EQ(u55.max_sram_used_weight, 1000.0);
   EXPECT_EQ(u55.bandwidth_weights[static_cast<int>(MemArea::OffChipFlash)], 20.0);
   EXPECT_EQ(u55.bandwidth_weights[static_cast<int>(MemArea::OnChipFlash)], 2.0);
