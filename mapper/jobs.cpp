@@ -24,6 +24,7 @@
 #include <numeric>
 
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -207,7 +208,10 @@ StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, 
   });
 
   std::vector<JobOutput> outputs(num_jobs);
-  tbb::task_arena arena(std::max(1, options.threads));
+  // The arena gets exactly `threads` workers, even more than the machine's cores (for tests).
+  const int threads = std::max(1, options.threads);
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  tbb::task_arena arena(threads);
   arena.execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<std::size_t>(0, num_jobs, 1),
@@ -265,6 +269,47 @@ StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, 
   result.overall = combine(all);
   for (const auto& o : outputs) result.partial = result.partial || o.stopped;
   return result;
+}
+
+JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& w, const StageResult& stage,
+                              const std::vector<Objective>& objectives,
+                              std::vector<std::vector<PmappingGroup>>& storage, bool allow_fusion) {
+  JoinProblem p;
+  p.arena_is_sram = arch.feature_map_storage == arch.fast_storage;
+  p.sram_capacity = arch.sram_capacity_bytes;
+  p.objectives = objectives;
+  std::vector<int> step_of(w.layers.size(), -1);
+  for (std::size_t s = 0; s < w.topological_order.size(); ++s) step_of[static_cast<std::size_t>(w.topological_order[s])] = static_cast<int>(s);
+  for (const auto& t : w.tensors) {
+    JoinTensor jt;
+    const int elem = workloads::data_type_bytes(t.dtype);
+    jt.linear_bytes = fm_storage_bytes(t.shape, elem, Layout::Linear);
+    jt.nhcwb16_bytes = fm_storage_bytes(t.shape, elem, Layout::Nhcwb16);
+    jt.height = static_cast<int>(t.shape.h);
+    jt.width = static_cast<int>(t.shape.w);
+    jt.channels = static_cast<int>(t.shape.c);
+    jt.element_bytes = elem;
+    jt.producer_step = t.producer >= 0 ? step_of[static_cast<std::size_t>(t.producer)] : -1;
+    for (int c : t.consumers) jt.last_consumer_step = std::max(jt.last_consumer_step, step_of[static_cast<std::size_t>(c)]);
+    jt.network_output = t.is_network_output();
+    p.tensors.push_back(jt);
+  }
+  storage.assign(w.layers.size(), {});
+  for (int layer : w.topological_order) {
+    const auto& lr = stage.layers[static_cast<std::size_t>(layer)];
+    auto& groups = storage[static_cast<std::size_t>(layer)];
+    for (const auto& g : lr.groups) {
+      bool rolling = false;
+      for (const auto& c : g.compat) rolling = rolling || c.residence == Residence::Rolling;
+      if (allow_fusion || !rolling) groups.push_back(g);
+    }
+    JoinStep step;
+    step.inputs = w.layers[static_cast<std::size_t>(layer)].inputs;
+    step.output = w.layers[static_cast<std::size_t>(layer)].output;
+    step.groups = &groups;
+    p.steps.push_back(step);
+  }
+  return p;
 }
 
 model::Pass pass_of(const arch::Arch& arch, const StageResult& stage, int layer, const PmappingRow& row) {

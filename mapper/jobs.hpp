@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arch/arch.hpp"
+#include "mapper/join.hpp"
 #include "mapper/keep_rates.hpp"
 #include "mapper/mapspace.hpp"
 #include "mapper/options.hpp"
@@ -65,6 +66,13 @@ struct StageResult {
 /// stop marks the result partial.
 StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& workload, const StageOptions& options,
                           StageProgress* progress = nullptr);
+
+/// The join problem of a workload: tensors with their sizes and lifetimes in topological order, and
+/// each layer's groups (copied into `storage`, indexed by layer; groups with a rolling buffer are left
+/// out unless `allow_fusion`).
+JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                              const std::vector<Objective>& objectives,
+                              std::vector<std::vector<PmappingGroup>>& storage, bool allow_fusion);
 
 /// The pass of a row of a layer's group (for reports and `mapper eval`).
 model::Pass pass_of(const arch::Arch& arch, const StageResult& stage, int layer, const PmappingRow& row);

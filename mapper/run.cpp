@@ -69,47 +69,6 @@ std::filesystem::path output_folder(const std::string& requested) {
   return candidate;
 }
 
-JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& w, const StageResult& stage,
-                              const RunOptions& options, std::vector<std::vector<PmappingGroup>>& storage,
-                              bool allow_fusion) {
-  JoinProblem p;
-  p.arena_is_sram = arch.feature_map_storage == arch.fast_storage;
-  p.sram_capacity = arch.sram_capacity_bytes;
-  p.objectives = options.objectives;
-  std::vector<int> step_of(w.layers.size(), -1);
-  for (std::size_t s = 0; s < w.topological_order.size(); ++s) step_of[static_cast<std::size_t>(w.topological_order[s])] = static_cast<int>(s);
-  for (const auto& t : w.tensors) {
-    JoinTensor jt;
-    const int elem = workloads::data_type_bytes(t.dtype);
-    jt.linear_bytes = fm_storage_bytes(t.shape, elem, Layout::Linear);
-    jt.nhcwb16_bytes = fm_storage_bytes(t.shape, elem, Layout::Nhcwb16);
-    jt.height = static_cast<int>(t.shape.h);
-    jt.width = static_cast<int>(t.shape.w);
-    jt.channels = static_cast<int>(t.shape.c);
-    jt.element_bytes = elem;
-    jt.producer_step = t.producer >= 0 ? step_of[static_cast<std::size_t>(t.producer)] : -1;
-    for (int c : t.consumers) jt.last_consumer_step = std::max(jt.last_consumer_step, step_of[static_cast<std::size_t>(c)]);
-    jt.network_output = t.is_network_output();
-    p.tensors.push_back(jt);
-  }
-  storage.assign(w.layers.size(), {});
-  for (int layer : w.topological_order) {
-    const auto& lr = stage.layers[static_cast<std::size_t>(layer)];
-    auto& groups = storage[static_cast<std::size_t>(layer)];
-    for (const auto& g : lr.groups) {
-      bool rolling = false;
-      for (const auto& c : g.compat) rolling = rolling || c.residence == Residence::Rolling;
-      if (allow_fusion || !rolling) groups.push_back(g);
-    }
-    JoinStep step;
-    step.inputs = w.layers[static_cast<std::size_t>(layer)].inputs;
-    step.output = w.layers[static_cast<std::size_t>(layer)].output;
-    step.groups = &groups;
-    p.steps.push_back(step);
-  }
-  return p;
-}
-
 Json keep_rates_json(const KeepRates& r) {
   Json j;
   j["total"] = r.total;
@@ -313,7 +272,7 @@ int run_mapping(const RunOptions& options, std::ostream& out, std::ostream& err)
   int status = 0;
   if (!options.per_layer && !some_layer_empty) {
     std::vector<std::vector<PmappingGroup>> groups;
-    const JoinProblem problem = make_join_problem(arch, workload, stage, options, groups, !options.no_fusion);
+    const JoinProblem problem = make_join_problem(arch, workload, stage, options.objectives, groups, !options.no_fusion);
     const JoinResult joined = join(problem);
     const auto t2 = std::chrono::steady_clock::now();
     spdlog::info("join: {} steps, front of {} points in {:.3f} s", joined.steps.size(), joined.front.size(),
@@ -356,7 +315,7 @@ int run_mapping(const RunOptions& options, std::ostream& out, std::ostream& err)
     result["chosen"] = joined.front.empty() ? Json(nullptr) : Json(0);
     if (!options.no_fusion && !joined.front.empty()) {
       std::vector<std::vector<PmappingGroup>> plain;
-      const JoinResult unfused = join(make_join_problem(arch, workload, stage, options, plain, false));
+      const JoinResult unfused = join(make_join_problem(arch, workload, stage, options.objectives, plain, false));
       if (!unfused.front.empty()) {
         const FrontPoint& u = unfused.front[0];
         result["no_fusion"] = {{"cycles", u.cycles}, {"offchip_bytes", u.offchip_bytes},
