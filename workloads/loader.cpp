@@ -284,6 +284,10 @@ class Loader {
   // ---- pass 1 ----
 
   void read_top() {
+    if (root_.is_null()) {
+      throw UserError({root_.file(), 1, 1}, "", "the file holds no workload",
+                      "write a mapping with name, inputs and layers (docs/workload-format.md)");
+    }
     root_.expect_map();
     root_.check_keys(kTopKeys);
     w_.name = root_.at("name").as_string();
@@ -321,12 +325,12 @@ class Loader {
     t.is_network_input = !constant;
     t.is_constant = constant;
     t.location = item.location();
-    if (const int existing = w_.tensor_index(t.name); existing >= 0) {
+    if (const int existing = tensor_index(t.name); existing >= 0) {
       throw name_node.error(fmt::format("tensor `{}` is declared twice (first at line {})", t.name,
                                         w_.tensors[static_cast<std::size_t>(existing)].location.line),
                             "give every tensor its own name");
     }
-    w_.tensors.push_back(std::move(t));
+    add_tensor(std::move(t));
   }
 
   void read_layer(const YamlNode& item) {
@@ -339,7 +343,7 @@ class Loader {
     const YamlNode name_node = item.at("name");
     l.name = name_node.as_string();
     if (l.name.empty()) throw name_node.error("must not be empty", "name the layer");
-    if (const int existing = w_.layer_index(l.name); existing >= 0) {
+    if (const int existing = layer_index(l.name); existing >= 0) {
       throw name_node.error(fmt::format("layer name `{}` is used twice (first at line {})", l.name,
                                         w_.layers[static_cast<std::size_t>(existing)].location.line),
                             "give every layer its own name");
@@ -374,7 +378,7 @@ class Loader {
     if (auto n = item.find("quant_scale")) p.quant_scale = read_positive_double(*n);
 
     // Register the output now, so a second producer is reported at its own `output`.
-    if (const int existing = w_.tensor_index(output_name); existing >= 0) {
+    if (const int existing = tensor_index(output_name); existing >= 0) {
       const TensorInfo& t = w_.tensors[static_cast<std::size_t>(existing)];
       if (t.producer >= 0) {
         const Layer& other = w_.layers[static_cast<std::size_t>(t.producer)];
@@ -393,7 +397,8 @@ class Loader {
     out.producer = index;
     out.location = output_node->location();
     l.output = static_cast<int>(w_.tensors.size());
-    w_.tensors.push_back(std::move(out));
+    add_tensor(std::move(out));
+    layer_by_name_.emplace(l.name, index);
     w_.layers.push_back(std::move(l));
     pending_.push_back(std::move(p));
   }
@@ -482,6 +487,13 @@ class Loader {
     p.roles = *roles;
 
     const YamlNode ranks = item.at("ranks");
+    ranks.expect_map();
+    for (const auto& kv : ranks.raw()) {
+      if (!kv.first.IsScalar()) {
+        throw UserError({ranks.file(), kv.first.Mark().line + 1, kv.first.Mark().column + 1}, ranks.path(),
+                        "a rank name must be a plain word", "write ranks: {m: 128, k: 768}");
+      }
+    }
     for (const auto& [rank, value] : ranks.entries()) {
       const std::int64_t size = dimension(value);
       if (!rank_used(*p.expr, rank)) {
@@ -545,7 +557,7 @@ class Loader {
   // ---- pass 2 ----
 
   int lookup(const std::string& name, const YamlNode& where) {
-    const int t = w_.tensor_index(name);
+    const int t = tensor_index(name);
     if (t >= 0) return t;
     std::vector<std::string> names;
     for (const auto& tensor : w_.tensors) names.push_back(tensor.name);
@@ -928,8 +940,24 @@ class Loader {
     }
   }
 
+  // Name lookups by hash, so that loading stays linear in the number of layers.
+  int tensor_index(const std::string& name) const {
+    const auto it = tensor_by_name_.find(name);
+    return it == tensor_by_name_.end() ? -1 : it->second;
+  }
+  int layer_index(const std::string& name) const {
+    const auto it = layer_by_name_.find(name);
+    return it == layer_by_name_.end() ? -1 : it->second;
+  }
+  void add_tensor(TensorInfo t) {
+    tensor_by_name_.emplace(t.name, static_cast<int>(w_.tensors.size()));
+    w_.tensors.push_back(std::move(t));
+  }
+
   const YamlNode& root_;
   Workload w_;
+  std::unordered_map<std::string, int> tensor_by_name_;
+  std::unordered_map<std::string, int> layer_by_name_;
   std::vector<Pending> pending_;
   double default_compression_ = kDefaultWeightCompression;
 };
