@@ -125,8 +125,6 @@ struct OpDesc {
   friend bool operator==(const OpDesc&, const OpDesc&) = default;
 };
 
-/// Block config in Vela's index order [ofm_h, ofm_w, ifm_d, ofm_d] (§11.1).
-using BlockConfig = std::array<int, 4>;
 
 /// One NPU pass and its decisions.
 struct Pass {
@@ -136,7 +134,7 @@ struct Pass {
   FeatureMap ofm;
   std::optional<Weights> weights;  ///< Conv/DW/FC
   std::optional<Bias> bias;        ///< Conv/DW/FC scale tensor
-  BlockConfig block_config{};
+  std::array<int, 4> block_config{};  ///< Vela's index order [ofm_h, ofm_w, ifm_d, ofm_d] (§11.1)
   bool has_npu_predecessor = true;  ///< false: DMA source reads add to Npu cycles (§11.11)
   bool force_outputs_to_fast_storage = false;
   /// The WeightStream rewrite (ChangeTensorSubPurpose weights -> DoubleBuffer, param = ofm depth), if any.
