@@ -12,21 +12,20 @@
 
 #include "mapper/eval_block_configs.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <sstream>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "arch/arch.hpp"
 #include "arch/user_error.hpp"
@@ -110,10 +109,11 @@ constexpr OpInfo kOps[] = {
 };
 
 constexpr const char* kRecordKeys[] = {
-    "accelerator", "layer_name", "op_type",  "ifm_shape", "ifm2_shape", "ofm_shape", "ifm_dtype",
-    "ofm_dtype",   "kernel_hw",  "stride_hw", "dilation_hw", "uses_lut", "alloc",   "num_valid",
-    "scheduler_candidates_limit16", "valid_block_configs"};
-constexpr const char* kAllocKeys[] = {"ifm_block_depth",        "is_equal_depth_op", "use_ifm_element",
+    "accelerator",        "layer_name", "op_type",   "ifm_shape", "ifm2_shape",
+    "ofm_shape",          "ifm_dtype",  "ofm_dtype", "kernel_hw", "stride_hw",
+    "dilation_hw",        "uses_lut",   "alloc",     "num_valid", "scheduler_candidates_limit16",
+    "valid_block_configs"};
+constexpr const char* kAllocKeys[] = {"ifm_block_depth",         "is_equal_depth_op", "use_ifm_element",
                                       "use_accumulator_element", "ifm_count",         "available_banks"};
 
 /// Reads and validates the records; every error names the file and the key path.
@@ -190,7 +190,8 @@ class RecordReader {
   int int_of(const json& v, const std::string& key, int min_value) const {
     if (!v.is_number_integer()) fail(key, "expected an integer");
     const auto value = v.get<std::int64_t>();
-    if (value < min_value || value > (1 << 30)) fail(key, fmt::format("{} is out of range", value), fmt::format("expected an integer >= {}", min_value));
+    if (value < min_value || value > (1 << 30))
+      fail(key, fmt::format("{} is out of range", value), fmt::format("expected an integer >= {}", min_value));
     return static_cast<int>(value);
   }
 
@@ -258,11 +259,13 @@ class RecordReader {
     e.alloc.ifm_block_depth = int_of(field("ifm_block_depth"), alloc_key + ".ifm_block_depth", 0);
     e.alloc.is_equal_depth_op = bool_of(field("is_equal_depth_op"), alloc_key + ".is_equal_depth_op");
     e.alloc.use_ifm_element = int_of(field("use_ifm_element"), alloc_key + ".use_ifm_element", 0);
-    e.alloc.use_accumulator_element = int_of(field("use_accumulator_element"), alloc_key + ".use_accumulator_element", 0);
+    e.alloc.use_accumulator_element =
+        int_of(field("use_accumulator_element"), alloc_key + ".use_accumulator_element", 0);
     e.alloc.ifm_count = int_of(field("ifm_count"), alloc_key + ".ifm_count", 0);
     e.alloc.available_banks = int_of(field("available_banks"), alloc_key + ".available_banks", 0);
     e.num_valid = int_of(require(rec, i, "num_valid"), key_of(i, "num_valid"), 0);
-    e.shortlist = configs_of(require(rec, i, "scheduler_candidates_limit16"), key_of(i, "scheduler_candidates_limit16"));
+    e.shortlist =
+        configs_of(require(rec, i, "scheduler_candidates_limit16"), key_of(i, "scheduler_candidates_limit16"));
     if (const json* v = find(rec, "valid_block_configs"); v != nullptr) {
       e.valid = configs_of(*v, key_of(i, "valid_block_configs"));
     }
@@ -307,7 +310,8 @@ class RecordReader {
     const bool fully_connected = op->block_type == arch::NpuBlockType::VectorProduct;
 
     // A scalar ([]) operand is meaningful only for elementwise ops (§8.3).
-    const std::vector<int> ifm = ints_of(require(rec, i, "ifm_shape"), key_of(i, "ifm_shape"), elementwise ? 0 : 1, 4, 1);
+    const std::vector<int> ifm =
+        ints_of(require(rec, i, "ifm_shape"), key_of(i, "ifm_shape"), elementwise ? 0 : 1, 4, 1);
     q.ifm_is_scalar = ifm.empty();
     q.ifm_shape = op_shape(ifm, fully_connected);
     if (const json* v = find(rec, "ifm2_shape"); v != nullptr && !v->is_null()) {
@@ -473,8 +477,8 @@ void write_atomically(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-int run_eval_block_configs(const std::string& input_path, bool check, const std::string& output_path,
-                           std::ostream& out, std::ostream& err) {
+int run_eval_block_configs(const std::string& input_path, bool check, const std::string& output_path, std::ostream& out,
+                           std::ostream& err) {
   const std::vector<Record> records = RecordReader(input_path).read(check);
 
   std::map<std::string, ArchEntry> arches;

@@ -13,7 +13,7 @@ namespace npumap::mapper {
 /// record has it) the full valid list with the record, prints one line per mismatch and "N/M matched"
 /// to `out`, and writes the JSON only when `output_path` is given. Returns 0, or 1 on any mismatch.
 /// Bad input throws npumap::UserError ("file: records[i].key: message (hint)"); `err` receives I/O notes.
-int run_eval_block_configs(const std::string& input_path, bool check, const std::string& output_path,
-                           std::ostream& out, std::ostream& err);
+int run_eval_block_configs(const std::string& input_path, bool check, const std::string& output_path, std::ostream& out,
+                           std::ostream& err);
 
 }  // namespace npumap::mapper

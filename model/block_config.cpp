@@ -7,8 +7,10 @@
 namespace npumap::model {
 
 BlockConfigMap::BlockConfigMap(const arch::Arch& arch) {
-  // ifm_block_max: the IFM block of the largest OFM block under an 8x8 kernel (§8.2).
-  const arch::Block ifm_max = get_ifm_block_size(arch, 32, arch.ofm_block_max, Kernel{8, 8, 1, 1, 1, 1},
+  // ifm_block_max (§8.2): Vela sizes the map for the IFM block of the largest OFM block under the
+  // largest sub-kernel; the depth argument (Vela passes 32) plays no part in the extent.
+  const Kernel largest_sub_kernel{arch.default_sub_kernel_max.w, arch.default_sub_kernel_max.h, 1, 1, 1, 1};
+  const arch::Block ifm_max = get_ifm_block_size(arch, 0, arch.ofm_block_max, largest_sub_kernel,
                                                  arch.default_sub_kernel_max, Resampling::None);
   max_w_ = ifm_max.w;
   max_h_ = ifm_max.h;

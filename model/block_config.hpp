@@ -31,14 +31,14 @@ enum class Ifm2Kind : std::uint8_t { Absent, Scalar, Tensor };
 struct BlockConfigQuery {
   arch::NpuBlockType block_type = arch::NpuBlockType::ConvolutionMxN;
   std::array<int, 4> ifm_shape{1, 1, 1, 1};
-  bool ifm_is_scalar = false;        ///< the first IFM is a scalar (elementwise only)
-  Ifm2Kind ifm2 = Ifm2Kind::Absent;  ///< second elementwise operand
+  bool ifm_is_scalar = false;                 ///< the first IFM is a scalar (elementwise only)
+  Ifm2Kind ifm2 = Ifm2Kind::Absent;           ///< second elementwise operand
   std::array<int, 4> ifm2_shape{1, 1, 1, 1};  ///< read only when the first IFM is a scalar
   std::array<int, 4> ofm_shape{1, 1, 1, 1};
-  int ifm_bits = 8;                  ///< 8, 16 or 32 (32 only for elementwise and ReduceSum)
+  int ifm_bits = 8;  ///< 8, 16 or 32 (32 only for elementwise and ReduceSum)
   Kernel kernel;
-  bool uses_lut = false;             ///< the primary op has an activation LUT
-  bool all_fms_quantized = true;     ///< every FM has a quant scale (one condition of Acc40, §4.6)
+  bool uses_lut = false;          ///< the primary op has an activation LUT
+  bool all_fms_quantized = true;  ///< every FM has a quant scale (one condition of Acc40, §4.6)
   Resampling resampling = Resampling::None;
   friend bool operator==(const BlockConfigQuery&, const BlockConfigQuery&) = default;
 };
@@ -79,7 +79,9 @@ class BlockConfigMap {
   int max_width() const { return max_w_; }
   int max_height() const { return max_h_; }
   /// True when (w, h, c) has an entry.
-  bool contains(int w, int h, int c) const { return depth_slot(c) >= 0 && w >= 1 && h >= 1 && w <= max_w_ && h <= max_h_; }
+  bool contains(int w, int h, int c) const {
+    return depth_slot(c) >= 0 && w >= 1 && h >= 1 && w <= max_w_ && h <= max_h_;
+  }
   /// Double-buffered banks of element type `e` for a (w, h, c) block, or kNotInMap.
   int banks(int w, int h, int c, arch::ShramElement e) const {
     const int slot = depth_slot(c);

@@ -11,11 +11,9 @@ BlockTraversal choose_block_traversal(arch::NpuBlockType block_type, int weight_
   const std::int64_t k = kernel_elements;
   const bool is_8bit = ifm_bits == 8;
   // Real divisions in Vela's order, so that near-ties round the way Vela's doubles do.
-  const double depth_utilisation =
-      static_cast<double>(depth) / static_cast<double>(round_up(depth, is_8bit ? 32 : 16));
-  const double part_kernel_utilisation =
-      (static_cast<double>(depth) / static_cast<double>(round_up(depth, 8))) *
-      (static_cast<double>(k) / static_cast<double>(round_up(k, is_8bit ? 4 : 2)));
+  const double depth_utilisation = static_cast<double>(depth) / static_cast<double>(round_up(depth, is_8bit ? 32 : 16));
+  const double part_kernel_utilisation = (static_cast<double>(depth) / static_cast<double>(round_up(depth, 8))) *
+                                         (static_cast<double>(k) / static_cast<double>(round_up(k, is_8bit ? 4 : 2)));
   // Part-kernel-first always wins for IFM depths up to 8: depth-first would leave most lanes idle.
   if (part_kernel_utilisation >= depth_utilisation || weight_input_depth <= 8) {
     return BlockTraversal::PartKernelFirst;

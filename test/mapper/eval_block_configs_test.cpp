@@ -3,13 +3,13 @@
 
 #include "mapper/eval_block_configs.hpp"
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "arch/user_error.hpp"
 
@@ -20,7 +20,8 @@ const char* kReference = "test/data/npu_reference_block_configs.json";
 
 std::filesystem::path temp_path(const std::string& name) {
   return std::filesystem::temp_directory_path() /
-         (std::string("npumap_eval_bc_") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" + name);
+         (std::string("npumap_eval_bc_") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+          name);
 }
 
 void write_json(const std::filesystem::path& path, const nlohmann::json& j) {
@@ -50,8 +51,10 @@ TEST(EvalBlockConfigs, ReportsMismatches) {
   std::ostringstream out, err;
   EXPECT_EQ(run_eval_block_configs(path.string(), true, "", out, err), 1);
   const std::string text = out.str();
-  EXPECT_NE(text.find("records[0] ethos-u55-32 conv1x1_56x56x64_to128 (int8, uses_lut=false): num_valid: expected 745, actual 744"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "records[0] ethos-u55-32 conv1x1_56x56x64_to128 (int8, uses_lut=false): num_valid: expected 745, actual 744"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("records[3] "), std::string::npos);
   EXPECT_NE(text.find("alloc.available_banks: expected 99, actual"), std::string::npos) << text;

@@ -4,14 +4,14 @@
 
 #include "model/block_config.hpp"
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 namespace npumap::model {
 namespace {
@@ -267,8 +267,7 @@ TEST(SchedulerBlockConfigs, SortKey) {
   EXPECT_EQ(scheduler_sort_key(BlockConfig{1, 4, 32, 128}), 1152);
   EXPECT_EQ(scheduler_sort_key(BlockConfig{1, 5, 32, 8}), 1288);
   const std::vector<BlockConfig> three{{2, 2, 32, 16}, {1, 4, 32, 128}, {1, 5, 32, 8}};
-  EXPECT_EQ(scheduler_block_configs(three),
-            (std::vector<BlockConfig>{{1, 5, 32, 8}, {1, 4, 32, 128}, {2, 2, 32, 16}}));
+  EXPECT_EQ(scheduler_block_configs(three), (std::vector<BlockConfig>{{1, 5, 32, 8}, {1, 4, 32, 128}, {2, 2, 32, 16}}));
 }
 
 TEST(SchedulerBlockConfigs, StableFirstAndLastSixteen) {
@@ -322,8 +321,9 @@ TEST(FindValidBlockConfigs, PrunedEqualsUnprunedOnRandomLayers) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % static_cast<std::uint64_t>(hi - lo + 1)); };
-  const NpuBlockType types[] = {NpuBlockType::ConvolutionMxN, NpuBlockType::ConvolutionDepthWise, NpuBlockType::Pooling,
-                                NpuBlockType::VectorProduct, NpuBlockType::ElementWise, NpuBlockType::ReduceSum};
+  const NpuBlockType types[] = {NpuBlockType::ConvolutionMxN, NpuBlockType::ConvolutionDepthWise,
+                                NpuBlockType::Pooling,        NpuBlockType::VectorProduct,
+                                NpuBlockType::ElementWise,    NpuBlockType::ReduceSum};
   const std::vector<std::string> names = arch::accelerator_names();
   std::vector<arch::Arch> arches;
   for (const auto& n : names) arches.push_back(arch::make_arch(n));

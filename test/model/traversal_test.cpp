@@ -3,11 +3,11 @@
 
 #include "model/traversal.hpp"
 
-#include <fstream>
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace npumap::model {
 namespace {
