@@ -386,6 +386,12 @@ TEST(Burst, Nhcwb16WriteUsesCores) {
   p.ofm.format = TensorFormat::NHCWB16;
   EXPECT_DOUBLE_EQ(bw(run("ethos-u65-256", p).scaled_bandwidth, MemArea::Sram, kFmP, kW), 512.0);
   EXPECT_DOUBLE_EQ(bw(run("ethos-u65-512", p).scaled_bandwidth, MemArea::Sram, kFmP, kW), 256.0);
+  // Reads never use ncores: NHCWB16 IFM [1,8,2,16] in DRAM (U65 burst 128), ifm_block w = round_up(1, 2) = 2:
+  // burst 16*1*2 = 32 -> 256 * 128/32 = 1024 on both U65-256 and U65-512.
+  p.ifm.format = TensorFormat::NHCWB16;
+  p.ifm.mem_area = MemArea::Dram;
+  EXPECT_DOUBLE_EQ(bw(run("ethos-u65-256", p).scaled_bandwidth, MemArea::Dram, kFmP, kR), 1024.0);
+  EXPECT_DOUBLE_EQ(bw(run("ethos-u65-512", p).scaled_bandwidth, MemArea::Dram, kFmP, kR), 1024.0);
 }
 
 TEST(Burst, NonLinearNhwcCostedAsBricks) {
