@@ -1,0 +1,92 @@
+// Every must-fail input in test/errors/ through the real executable.
+//
+// The loader tests (test/arch, test/workloads) check the exception each file raises; this test
+// checks what the user sees of it: exit status 2, exactly one line on stderr that starts with the
+// file's path and contains the text of the file's `# expect:` first line, nothing on stdout, and no
+// result written. The files are listed when the test binary starts, sorted, one test case per file,
+// so adding a file to test/errors adds a case without touching this file.
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "test/cli/cli_harness.hpp"
+
+namespace npumap::cli_test {
+namespace {
+
+/// test/errors/*.yaml as paths relative to the project root (the tests' working directory).
+/// Listed through NPUMAP_SOURCE_DIR so test discovery works from any directory.
+std::vector<std::string> error_files() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(NPUMAP_SOURCE_DIR) / "test" / "errors", ec)) {
+    if (entry.path().extension() == ".yaml") files.push_back("test/errors/" + entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string expect_line(const std::string& file) {
+  const std::string first = lines_of(read_text(file)).empty() ? "" : lines_of(read_text(file)).front();
+  const std::string prefix = "# expect: ";
+  return first.rfind(prefix, 0) == 0 ? first.substr(prefix.size()) : std::string();
+}
+
+class ErrorFile : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ErrorFile, ExitsTwoWithOneLineNamingTheFile) {
+  const std::string file = GetParam();
+  const std::string name = fs::path(file).filename().string();
+  const std::string expect = expect_line(file);
+  ASSERT_FALSE(expect.empty()) << file << ": the first line must be `# expect: <text>`";
+
+  TempDir tmp;
+  const std::string out_dir = (tmp / "out").string();
+  std::vector<std::string> args;
+  if (name.rfind("arch_", 0) == 0) {
+    args = {"--arch", file, "--workload", "workloads/tiny_chain.yaml", "--out", out_dir};
+  } else if (name.rfind("workload_", 0) == 0) {
+    args = {"--workload", file, "--out", out_dir};
+  } else {
+    FAIL() << file << ": name must start with arch_ or workload_ to say which option it is given to";
+  }
+  const RunResult r = run_mapper(args);
+  EXPECT_EQ(r.status, 2) << command_text(args) << "\nstderr: " << r.err;
+  const std::vector<std::string> err_lines = lines_of(r.err);
+  ASSERT_EQ(err_lines.size(), 1u) << command_text(args) << "\nstderr:\n" << r.err;
+  EXPECT_EQ(r.err.back(), '\n') << "the line ends with a newline";
+  EXPECT_EQ(err_lines[0].rfind(file, 0), 0u) << "stderr must start with the file path\n  got: " << err_lines[0];
+  EXPECT_NE(err_lines[0].find(expect), std::string::npos)
+      << "stderr does not contain the expected text\n  expect: " << expect << "\n  got:    " << err_lines[0];
+  EXPECT_TRUE(r.out.empty()) << "nothing on stdout for bad input, got:\n" << r.out;
+  EXPECT_FALSE(fs::exists(fs::path(out_dir) / "result.json")) << "a rejected input must not leave a result";
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n = fs::path(info.param).stem().string();
+  for (char& c : n) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(TestErrors, ErrorFile, ::testing::ValuesIn(error_files()), case_name);
+
+TEST(TestErrorsFolder, HoldsBothKindsOfFiles) {
+  // Guards against the listing silently finding nothing (wrong folder, renamed files).
+  const std::vector<std::string> files = error_files();
+  const auto count = [&](const char* prefix) {
+    return std::count_if(files.begin(), files.end(), [&](const std::string& f) {
+      return fs::path(f).filename().string().rfind(prefix, 0) == 0;
+    });
+  };
+  EXPECT_GE(count("arch_"), 10);
+  EXPECT_GE(count("workload_"), 10);
+}
+
+}  // namespace
+}  // namespace npumap::cli_test

@@ -1,0 +1,145 @@
+// The two non-success outcomes of a mapping run that are not user errors:
+//
+//   1    no valid mapping: a normal result, reported with the keep rates that explain it;
+//   130  interrupted (by --time-limit or Ctrl-C): the run stops at a chunk boundary, still writes
+//        result.json, and marks it partial.
+//
+// resnet50 is the workload for interruption because its per-layer stage is long enough that a
+// microsecond deadline or an early SIGINT lands in the middle of it.
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "test/cli/cli_harness.hpp"
+
+namespace npumap::cli_test {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+void expect_partial_result(const RunResult& r, const fs::path& out, const std::string& what) {
+  ASSERT_TRUE(fs::exists(out / "result.json")) << what << ": an interrupted run still writes its result";
+  const Json j = Json::parse(read_text(out / "result.json"));
+  EXPECT_EQ(j["partial"], true) << what;
+  EXPECT_EQ(j["status"], "interrupted") << what;
+  EXPECT_NE(r.out.find("PARTIAL"), std::string::npos) << what << ": the report says the result is partial:\n" << r.out;
+  EXPECT_TRUE(fs::exists(out / "front.csv")) << what;
+  EXPECT_TRUE(fs::exists(out / "front.svg")) << what;
+}
+
+TEST(Interrupted, TinyTimeLimitExits130WithAPartialResult) {
+  TempDir tmp;
+  const std::vector<std::string> args = {"--workload", "workloads/resnet50.yaml", "--time-limit", "0.000001",
+                                         "--threads", "2", "--out", (tmp / "out").string()};
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult r = run_mapper(args);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.status, 130) << command_text(args) << "\n" << r.err;
+  expect_partial_result(r, tmp / "out", command_text(args));
+  // Stopping "at chunk boundaries" should be prompt, not after the whole per-layer stage.
+  EXPECT_LT(seconds, 10.0) << "the time limit took " << seconds << " s to take effect";
+}
+
+/// Whether process `pid` has a handler installed for `sig` (the SigCgt mask of /proc/<pid>/status).
+bool catches_signal(pid_t pid, int sig) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("SigCgt:", 0) == 0) {
+      const unsigned long long mask = std::stoull(line.substr(7), nullptr, 16);
+      return ((mask >> (sig - 1)) & 1ull) != 0;
+    }
+  }
+  return false;
+}
+
+/// Whether process `pid` has exited (without reaping it).
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+TEST(Interrupted, SigintExits130WithAPartialResult) {
+  TempDir tmp;
+  TempDir io;
+  const std::vector<std::string> args = {"--workload", "workloads/resnet50.yaml", "--threads", "2", "--out",
+                                         (tmp / "out").string()};
+  const Spawned s = spawn_mapper(args, io);
+  // Send Ctrl-C once the mapper has installed its handler (it does so after loading the inputs,
+  // for the per-layer stage): earlier, the default action would just kill it.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!catches_signal(s.pid, SIGINT) && !has_exited(s.pid) && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const bool exited_early = has_exited(s.pid);
+  kill(s.pid, SIGINT);
+  const RunResult r = wait_mapper(s);
+  if (exited_early && r.status == 0) GTEST_SKIP() << "the run finished before SIGINT could interrupt it";
+  ASSERT_NE(r.status, 1000 + SIGINT) << "killed by SIGINT: no handler was installed in time";
+  ASSERT_EQ(r.status, 130) << command_text(args) << " then SIGINT\n" << r.err;
+  expect_partial_result(r, tmp / "out", "SIGINT");
+}
+
+TEST(NoValidMapping, TooLittleSramExits1AndExplainsWithKeepRates) {
+  // 1 KiB of SRAM cannot hold tiny_chain's 2 KiB input (16x16x8 int8), so no layer has a mapping.
+  TempDir tmp;
+  write_text(tmp / "arch.yaml", "preset: ethos-u55-256\nsram_capacity: 1KiB\n");
+  const std::vector<std::string> args = {"--arch", (tmp / "arch.yaml").string(), "--workload",
+                                         "workloads/tiny_chain.yaml", "--threads", "2", "--out",
+                                         (tmp / "out").string()};
+  const RunResult r = run_mapper(args);
+  EXPECT_EQ(r.status, 1) << command_text(args) << "\n" << r.err;
+  EXPECT_TRUE(r.err.empty()) << "no valid mapping is an outcome, not an error:\n" << r.err;
+  EXPECT_NE(r.out.find("keep rates"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sram_capacity: kept 0.0000"), std::string::npos)
+      << "the report names the cause that removed everything:\n" << r.out;
+  EXPECT_EQ(r.out.find("Chosen mapping"), std::string::npos) << r.out;
+
+  ASSERT_TRUE(fs::exists(tmp / "out" / "result.json"));
+  const Json j = Json::parse(read_text(tmp / "out" / "result.json"));
+  EXPECT_EQ(j["status"], "no_valid_mapping");
+  EXPECT_EQ(j["partial"], false);
+  EXPECT_EQ(j["arch"]["sram_capacity_bytes"], 1024);
+  EXPECT_EQ(j["keep_rates"]["valid"], 0);
+  EXPECT_GT(j["keep_rates"]["total"].get<int>(), 0);
+  EXPECT_DOUBLE_EQ(j["keep_rates"]["keep_rate_by_cause"]["sram_capacity"].get<double>(), 0.0);
+  for (const auto& l : j["per_layer"]) {
+    EXPECT_EQ(l["pmappings"], 0) << l["layer"];
+    EXPECT_TRUE(l["best_cycles"].is_null()) << l["layer"];
+  }
+  EXPECT_TRUE(!j.contains("front") || j["front"].empty());
+
+  // `show` re-renders a failed run too.
+  const RunResult shown = run_mapper({"show", (tmp / "out" / "result.json").string()});
+  EXPECT_EQ(shown.status, 0) << shown.err;
+  EXPECT_EQ(shown.out, drop_wrote_line(r.out)) << first_difference(drop_wrote_line(r.out), shown.out);
+}
+
+TEST(NoValidMapping, OneImpossibleLayerIsEnoughAndTheOthersStillReport) {
+  // 2 KiB holds conv_c (8x8x16 in, 8x8x8 out: 1.5 KiB) but not conv_a, whose 2 KiB input alone
+  // fills the SRAM: exit 1, and the per-layer stage still reports conv_c's mappings.
+  TempDir tmp;
+  write_text(tmp / "arch.yaml", "preset: ethos-u55-256\nsram_capacity: 2KiB\n");
+  const std::vector<std::string> args = {"--arch", (tmp / "arch.yaml").string(), "--workload",
+                                         "workloads/tiny_chain.yaml", "--threads", "2", "--out",
+                                         (tmp / "out").string()};
+  const RunResult r = run_mapper(args);
+  EXPECT_EQ(r.status, 1) << command_text(args) << "\n" << r.err;
+  const Json j = Json::parse(read_text(tmp / "out" / "result.json"));
+  ASSERT_EQ(j["per_layer"].size(), 3u);
+  EXPECT_EQ(j["per_layer"][0]["layer"], "conv_a");
+  EXPECT_EQ(j["per_layer"][0]["pmappings"], 0);
+  EXPECT_EQ(j["per_layer"][2]["layer"], "conv_c");
+  EXPECT_GT(j["per_layer"][2]["pmappings"].get<int>(), 0);
+  EXPECT_EQ(j["status"], "no_valid_mapping");
+}
+
+}  // namespace
+}  // namespace npumap::cli_test
