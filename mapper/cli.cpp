@@ -107,28 +107,33 @@ int run_cli(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   RunOptions run;
-  std::string objectives_text = "cycles,offchip_bytes,sram,energy";
+  std::string objectives_text = "cycles,offchip_bytes";
   std::string format_text = "text";
   int threads = 0;
   double time_limit = 0.0;
-  bool verbose = false;
+  int verbose = 0;
   bool quiet = false;
   app.add_option("--workload,-w", run.workload, "Workload YAML file (see docs/workload-format.md)");
   app.add_option("--arch,-a", run.arch, "Arch preset name or arch YAML file (see `mapper list presets`)")
       ->capture_default_str();
   app.add_flag("--keep-pareto", run.keep_pareto, "Keep and write the whole Pareto front (default: report the best point)");
   app.add_option("--objectives", objectives_text, "Comma-separated objectives of the front")->capture_default_str();
-  app.add_option("--threads,-j", threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
+  app.add_option("--tolerance", run.tolerance,
+                 "Relative tolerance of the join's pruning: 0 is exact; e.g. 0.01 bounds the front of runs with "
+                 "3-4 objectives (approximate)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app.add_option("--threads,-j", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
   app.add_option("--seed", run.seed, "Seed recorded in provenance")->capture_default_str();
   app.add_option("--time-limit", time_limit, "Stop at chunk boundaries after this many seconds (result marked partial)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1e-9, 1e9));
   app.add_option("--out,-o", run.out_dir, "Output folder (default: a new folder runs/<timestamp>)");
   app.add_option("--format", format_text, "Report format on stdout")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
   app.add_flag("--no-fusion", run.no_fusion, "Forbid layer fusion through SRAM rolling buffers");
   app.add_flag("--per-layer", run.per_layer, "Stop after the per-layer stage and report each layer's front");
-  app.add_flag("-v,--verbose", verbose, "Log the effective configuration and per-stage timings");
+  app.add_flag("-v,--verbose", verbose, "Log the effective configuration and per-stage timings (-vv: per join step)");
   app.add_flag("-q,--quiet", quiet, "Only print errors");
 
   CLI::App* eval = app.add_subcommand("eval", "Evaluate passes (docs/pass-format.md) with the cycle model");
@@ -152,8 +157,9 @@ int run_cli(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "usage: " << e.what() << " (see mapper --help)\n";
+    return 2;
   }
 
   try {
@@ -175,7 +181,7 @@ int run_cli(int argc, char** argv) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     run.threads = threads > 0 ? threads : static_cast<int>(cores);
     if (time_limit > 0.0) run.time_limit_s = time_limit;
-    run.verbosity = quiet ? -1 : verbose ? 1 : 0;
+    run.verbosity = quiet ? -1 : verbose;
     return run_mapping(run, std::cout, std::cerr);
   } catch (const UserError& e) {
     std::cerr << e.what() << "\n";

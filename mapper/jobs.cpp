@@ -71,22 +71,29 @@ void prune(std::vector<PmappingRow>& rows, const std::vector<int>& cols, ParetoW
   rows.resize(survivors.size());
 }
 
-/// SRAM held by the pass's own whole feature maps (rolling buffers are the join's business).
-std::int64_t own_fm_sram(const arch::Arch& arch, const workloads::Workload& w, int layer, const Template& t) {
+/// SRAM held by the pass's own whole feature maps: the first input, any other input, the output.
+/// A tensor that becomes a rolling buffer is the join's business, so callers leave it out.
+struct FmSram {
+  std::int64_t first_input = 0;
+  std::int64_t other_inputs = 0;
+  std::int64_t output = 0;
+};
+
+FmSram own_fm_sram(const arch::Arch& arch, const workloads::Workload& w, int layer, const Template& t) {
   const auto& l = w.layers[static_cast<std::size_t>(layer)];
   const bool arena_is_sram = arch.feature_map_storage == arch.fast_storage;
-  const auto in_sram = [&](const FmChoice& c) { return c.residence == Residence::Sram || arena_is_sram; };
-  std::int64_t bytes = 0;
-  for (std::size_t i = 0; i < l.inputs.size(); ++i) {
-    const auto& tensor = w.tensors[static_cast<std::size_t>(l.inputs[i])];
-    if (i > 0 && l.inputs[i] == l.inputs[0]) continue;
-    if (in_sram(t.inputs[i])) {
-      bytes += fm_storage_bytes(tensor.shape, workloads::data_type_bytes(tensor.dtype), t.inputs[i].layout);
-    }
+  const auto bytes = [&](int tensor, const FmChoice& c) -> std::int64_t {
+    if (!(c.residence == Residence::Sram || arena_is_sram)) return 0;
+    const auto& info = w.tensors[static_cast<std::size_t>(tensor)];
+    return fm_storage_bytes(info.shape, workloads::data_type_bytes(info.dtype), c.layout);
+  };
+  FmSram out;
+  out.first_input = bytes(l.inputs[0], t.inputs[0]);
+  for (std::size_t i = 1; i < l.inputs.size(); ++i) {
+    if (l.inputs[i] != l.inputs[0]) out.other_inputs += bytes(l.inputs[i], t.inputs[i]);
   }
-  const auto& out = w.tensors[static_cast<std::size_t>(l.output)];
-  if (in_sram(t.output)) bytes += fm_storage_bytes(out.shape, workloads::data_type_bytes(out.dtype), t.output.layout);
-  return bytes;
+  out.output = bytes(l.output, t.output);
+  return out;
 }
 
 struct JobOutput {
@@ -116,7 +123,7 @@ JobOutput run_job(const arch::Arch& arch, const workloads::Workload& w, const La
 
   const std::vector<int> cols = row_columns(options.objectives);
   const std::int64_t capacity = arch.sram_capacity_bytes;
-  const std::int64_t fm_bytes = own_fm_sram(arch, w, space.layer, tpl);
+  const FmSram fm = own_fm_sram(arch, w, space.layer, tpl);
   const double repeat = space.batch_repeat;
   CompatKey base_key;
   for (int i = 0; i < space.num_inputs; ++i) base_key.push_back({tpl.inputs[i].residence, tpl.inputs[i].layout, 0});
@@ -143,7 +150,19 @@ JobOutput run_job(const arch::Arch& arch, const workloads::Workload& w, const La
       const model::BlockConfig& bc = space.block_configs[c];
       const model::Pass pass = make_pass(arch, space, tpl, bc);
       const std::int64_t transient = transient_sram_bytes(pass);
-      if (transient + fm_bytes > capacity) {
+      // The row as it is, and with each rolling-capable tensor as a rolling buffer; each variant
+      // must fit the SRAM with the whole tensors it keeps.
+      bool fits[2][2] = {{false, false}, {false, false}};
+      bool any_fits = false;
+      for (int in_roll = 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll) {
+        for (int out_roll = 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
+          const std::int64_t bytes =
+              transient + (in_roll ? 0 : fm.first_input) + fm.other_inputs + (out_roll ? 0 : fm.output);
+          fits[in_roll][out_roll] = bytes <= capacity;
+          any_fits = any_fits || fits[in_roll][out_roll];
+        }
+      }
+      if (!any_fits) {
         ++sram_rejected;
         continue;
       }
@@ -156,10 +175,10 @@ JobOutput run_job(const arch::Arch& arch, const workloads::Workload& w, const La
       row.sram_bytes = static_cast<double>(transient);
       row.job = job_index;
       row.candidate = static_cast<std::uint32_t>(c);
-      // The row as it is, and with each rolling-capable tensor as a rolling buffer.
       const int in_rows = tpl.input_may_roll[0] ? rolling_consumer_rows(arch, space, bc) : 0;
       for (int in_roll = 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll) {
         for (int out_roll = 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
+          if (!fits[in_roll][out_roll]) continue;
           CompatKey key = base_key;
           if (in_roll) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(in_rows)};
           if (out_roll) key[out_slot] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(bc.ofm_h)};

@@ -6,8 +6,9 @@
 //   cycles, off-chip bytes, energy   sums over the layers so far
 //   peak SRAM                        max over the steps so far of the SRAM in use
 //   cascade SRAM                     while a cascade (a chain of layers fused through rolling
-//                                    buffers) is open: the transient SRAM of its members and its
-//                                    resolved rolling buffers, which stay reserved until it closes
+//                                    buffers) is open: what stays reserved until it closes: the
+//                                    transient SRAM of its members, its resolved rolling buffers
+//                                    and the tensors its members finished reading
 // Everything else that can affect later layers is a function of the key, so two rows with the same
 // key compare on these columns alone and Pareto pruning is exact: later steps add to the sums and
 // take maxima, both monotone.
@@ -15,7 +16,8 @@
 // SRAM in use while layer L runs = every live tensor resident in SRAM (whole tensors: in SRAM, or in
 // the arena when the arena is SRAM) + L's own transient reservation (weight and bias copies) + the
 // open cascade's SRAM. Inside a cascade the layers run interleaved, so tensors whose last consumer is
-// a cascade member stay reserved ("held") until the cascade closes, and a rolling buffer, whose
+// a cascade member stay reserved until the cascade closes (their bytes move from the key into the
+// cascade column, so keys stay few), and a rolling buffer, whose
 // height needs both the producer's and the consumer's block heights, is counted from the consumer's
 // step on; the consumer's step then sees at least the producer's usage plus the buffer, so the peak
 // is exact. A network input is reserved from its first consumer on.
@@ -29,9 +31,17 @@
 #include "mapper/join.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <unordered_map>
+
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <spdlog/spdlog.h>
 
 #include "arch/user_error.hpp"
 #include "mapper/pareto.hpp"
@@ -47,8 +57,7 @@ std::int64_t round_up16(std::int64_t v) { return (v + 15) / 16 * 16; }
 struct LiveEntry {
   int tensor = 0;
   TensorCompat compat;
-  bool held = false;  ///< last consumer done, but reserved until the open cascade closes
-  bool dead = false;  ///< kept only because collapsing is off; reserves nothing, matches nothing
+  bool dead = false;  ///< finished; kept only when collapsing is off; reserves nothing, matches nothing
   friend auto operator<=>(const LiveEntry&, const LiveEntry&) = default;
   friend bool operator==(const LiveEntry&, const LiveEntry&) = default;
 };
@@ -167,6 +176,15 @@ JoinResult join(const JoinProblem& problem) {
     }
   };
 
+  const int threads = std::max(1, problem.threads);
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  tbb::task_arena arena(threads);
+  // The tolerance grid: a value v > 0 maps to the upper edge of its cell (1+tol)^ceil(log(v)/log(1+tol)).
+  const double log_step = problem.tolerance > 0.0 ? std::log1p(problem.tolerance) : 0.0;
+  const auto grid = [log_step](double v) {
+    if (log_step == 0.0 || v <= 0.0) return v;
+    return std::exp(std::ceil(std::log(v) / log_step) * log_step);
+  };
   std::vector<TraceNode> trace;
   std::vector<LeftGroup> left(1);  // one empty group with one empty row
   left[0].rows.push_back(JoinRow{});
@@ -175,6 +193,11 @@ JoinResult join(const JoinProblem& problem) {
   std::vector<double> table;
 
   for (int s = 0; s < num_steps; ++s) {
+    if ((problem.interrupt != nullptr && problem.interrupt->load()) ||
+        (problem.deadline && std::chrono::steady_clock::now() >= *problem.deadline)) {
+      result.partial = true;
+      return result;
+    }
     const JoinStep& step = problem.steps[s];
     const auto& right = *step.groups;
     JoinStepStats stats;
@@ -208,8 +231,17 @@ JoinResult join(const JoinProblem& problem) {
       if (self_consistent) buckets[bucket_key([&](std::size_t i) { return right[h].compat[i]; })].push_back(h);
     }
 
-    const JoinTensor& out_tensor = tensors[step.output];
-    std::map<LiveKey, std::vector<PendingRow>> next;
+    // Phase 1: the matching (left group, layer group) pairs, bucketed by the key they produce.
+    struct PairTask {
+      std::uint32_t left = 0;
+      std::uint32_t right = 0;
+      double full_bytes = 0.0;     // whole tensors resident in SRAM while the layer runs
+      double rolling_bytes = 0.0;  // the rolling buffer this layer closes, if any
+      double held_bytes = 0.0;     // finished tensors that stay reserved until the cascade closes
+      bool input_rolling = false;
+      bool output_rolling = false;
+    };
+    std::map<LiveKey, std::vector<PairTask>> tasks;
     for (std::uint32_t gi = 0; gi < left.size(); ++gi) {
       const LeftGroup& g = left[gi];
       std::vector<const LiveEntry*> live_entries(step.inputs.size(), nullptr);
@@ -224,58 +256,104 @@ JoinResult join(const JoinProblem& problem) {
       for (std::uint32_t h : bucket->second) {
         const PmappingGroup& pg = right[h];
         ++stats.group_pairs_matched;
-        // The merged key, and the rolling buffers this layer closes.
+        PairTask task;
+        task.left = gi;
+        task.right = h;
         LiveKey key = g.key;
-        double rolling_bytes = 0.0;
-        bool input_rolling = false;
         for (std::size_t i = 0; i < step.inputs.size(); ++i) {
           const int t = step.inputs[i];
           if (live_entries[i] != nullptr) {
-            if (pg.compat[i].residence == Residence::Rolling && live_entries[i]->compat.residence == Residence::Rolling &&
-                !input_rolling) {
-              input_rolling = true;
-              rolling_bytes += static_cast<double>(
+            if (pg.compat[i].residence == Residence::Rolling && !task.input_rolling) {
+              task.input_rolling = true;
+              task.rolling_bytes = static_cast<double>(
                   rolling_buffer_bytes(tensors[t], live_entries[i]->compat.rows, pg.compat[i].rows));
             }
           } else if (find_live(key, t) == nullptr) {
-            insert_live(key, LiveEntry{t, pg.compat[i], false, false});
+            insert_live(key, LiveEntry{t, pg.compat[i], false});
           }
         }
         const TensorCompat& out_compat = pg.compat.back();
-        const bool output_rolling = out_compat.residence == Residence::Rolling;
-        insert_live(key, LiveEntry{step.output, out_compat, false, false});
-        double full_bytes = 0.0;
+        task.output_rolling = out_compat.residence == Residence::Rolling;
+        insert_live(key, LiveEntry{step.output, out_compat, false});
         for (const LiveEntry& e : key) {
-          if (!e.dead) full_bytes += static_cast<double>(reserved_bytes(tensors[e.tensor], e.compat, problem.arena_is_sram));
+          if (!e.dead) task.full_bytes += static_cast<double>(reserved_bytes(tensors[e.tensor], e.compat, problem.arena_is_sram));
         }
-        // Release what no later layer needs: held while a cascade stays open.
+        // Release what no later layer needs. While a cascade stays open, a finished tensor's SRAM
+        // stays reserved: its bytes move into the cascade column, so the key forgets it.
         for (LiveEntry& e : key) {
           if (e.dead) continue;
           const JoinTensor& t = tensors[e.tensor];
-          const bool finished = !t.network_output && t.last_consumer_step <= s;
-          if (finished || e.held) {
-            if (output_rolling) {
-              e.held = true;
-            } else {
-              e.held = false;
-              e.dead = true;
+          if (!t.network_output && t.last_consumer_step <= s) {
+            e.dead = true;
+            if (task.output_rolling) {
+              task.held_bytes += static_cast<double>(reserved_bytes(t, e.compat, problem.arena_is_sram));
             }
           }
         }
         if (problem.collapse) {
           key.erase(std::remove_if(key.begin(), key.end(), [](const LiveEntry& e) { return e.dead; }), key.end());
         }
-        (void)out_tensor;
-        auto& pending = next[key];
+        tasks[key].push_back(task);
+      }
+    }
+    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+      if (tensors[step.inputs[i]].producer_step < 0) introduced[step.inputs[i]] = 1;
+    }
+
+    // Phase 2, in parallel over the new keys: merge row by row in pair order, pruning to the Pareto
+    // front whenever the table has grown, so memory stays near the size of the front.
+    struct KeyWork {
+      const LiveKey* key = nullptr;
+      const std::vector<PairTask>* pairs = nullptr;
+      std::vector<PendingRow> rows;
+      std::uint64_t paired = 0;
+      std::uint64_t over_capacity = 0;
+      std::uint64_t dominated = 0;
+      bool acceptable = true;
+    };
+    std::vector<KeyWork> work;
+    work.reserve(tasks.size());
+    for (const auto& [key, pairs] : tasks) {
+      KeyWork kw;
+      kw.key = &key;
+      kw.pairs = &pairs;
+      work.push_back(std::move(kw));
+    }
+    const double capacity = static_cast<double>(problem.sram_capacity);
+    const auto should_stop = [&] {
+      return (problem.interrupt != nullptr && problem.interrupt->load()) ||
+             (problem.deadline && std::chrono::steady_clock::now() >= *problem.deadline);
+    };
+    const auto merge_key = [&](KeyWork& kw) {
+      bool open_cascade = false;
+      for (const LiveEntry& e : *kw.key) open_cascade = open_cascade || (!e.dead && e.compat.residence == Residence::Rolling);
+      std::vector<int> cols = columns;
+      if (open_cascade) cols.push_back(4);
+      ParetoWorkspace ws;
+      std::vector<std::uint32_t> keep;
+      std::vector<double> tab;
+      const auto prune = [&] {
+        tab.resize(kw.rows.size() * cols.size());
+        for (std::size_t r = 0; r < kw.rows.size(); ++r)
+          for (std::size_t c = 0; c < cols.size(); ++c) tab[r * cols.size() + c] = grid(column_value(kw.rows[r].row, cols[c]));
+        pareto_front(tab.data(), kw.rows.size(), cols.size(), ws, keep);
+        kw.dominated += kw.rows.size() - keep.size();
+        for (std::size_t i = 0; i < keep.size(); ++i) kw.rows[i] = kw.rows[keep[i]];
+        kw.rows.resize(keep.size());
+      };
+      std::size_t threshold = 8192;
+      for (const PairTask& task : *kw.pairs) {
+        const LeftGroup& g = left[task.left];
+        const PmappingGroup& pg = right[task.right];
         for (std::uint32_t r = 0; r < g.rows.size(); ++r) {
           const JoinRow& lr = g.rows[r];
+          const double cascade_in = task.input_rolling ? lr.cascade + task.rolling_bytes : 0.0;
           for (std::uint32_t m = 0; m < pg.rows.size(); ++m) {
             const PmappingRow& pr = pg.rows[m];
-            ++stats.rows_paired;
-            const double cascade_in = input_rolling ? lr.cascade + rolling_bytes : 0.0;
-            const double usage = full_bytes + cascade_in + pr.sram_bytes;
-            if (usage > static_cast<double>(problem.sram_capacity)) {
-              ++stats.dropped_sram_capacity;
+            ++kw.paired;
+            const double usage = task.full_bytes + cascade_in + pr.sram_bytes;
+            if (usage > capacity) {
+              ++kw.over_capacity;
               continue;
             }
             PendingRow p;
@@ -283,61 +361,70 @@ JoinResult join(const JoinProblem& problem) {
             p.row.offchip = lr.offchip + pr.offchip_bytes;
             p.row.energy = lr.energy + pr.energy_pj;
             p.row.peak = std::max(lr.peak, usage);
-            p.row.cascade = output_rolling ? cascade_in + pr.sram_bytes : 0.0;
+            p.row.cascade = task.output_rolling ? cascade_in + pr.sram_bytes + task.held_bytes : 0.0;
             p.parent = lr.trace;
-            p.group = h;
+            p.group = task.right;
             p.member = m;
-            pending.push_back(p);
+            kw.rows.push_back(p);
+          }
+          if (kw.rows.size() >= threshold) {
+            if (should_stop()) return;
+            prune();
+            threshold = std::max<std::size_t>(8192, 2 * kw.rows.size());
           }
         }
       }
-    }
-    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-      if (tensors[step.inputs[i]].producer_step < 0) introduced[step.inputs[i]] = 1;
-    }
-
-    // Pareto per new group, then look-ahead.
-    std::vector<LeftGroup> merged;
-    for (auto& [key, pending] : next) {
-      if (pending.empty()) continue;
-      bool open_cascade = false;
-      for (const LiveEntry& e : key) open_cascade = open_cascade || (!e.dead && e.compat.residence == Residence::Rolling);
-      std::vector<int> cols = columns;
-      if (open_cascade) cols.push_back(4);
-      table.resize(pending.size() * cols.size());
-      for (std::size_t r = 0; r < pending.size(); ++r) {
-        for (std::size_t c = 0; c < cols.size(); ++c) table[r * cols.size() + c] = column_value(pending[r].row, cols[c]);
-      }
-      pareto_front(table.data(), pending.size(), cols.size(), workspace, survivors);
-      stats.dropped_dominated += pending.size() - survivors.size();
-
-      bool acceptable = true;
+      prune();
       if (problem.lookahead) {
-        for (const LiveEntry& e : key) {
+        for (const LiveEntry& e : *kw.key) {
           if (e.dead) continue;
           for (const auto& [c_step, slot] : consumers[e.tensor]) {
-            if (c_step > s && (accepted[c_step][slot] & compat_bit(e.compat)) == 0) acceptable = false;
+            if (c_step > s && (accepted[c_step][slot] & compat_bit(e.compat)) == 0) kw.acceptable = false;
           }
         }
       }
-      if (!acceptable) {
+    };
+    arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, work.size(), 1),
+                        [&](const tbb::blocked_range<std::size_t>& range) {
+                          for (std::size_t k = range.begin(); k != range.end(); ++k) merge_key(work[k]);
+                        },
+                        tbb::simple_partitioner());
+    });
+
+    if (should_stop()) {
+      result.partial = true;
+      return result;
+    }
+
+    // Phase 3, in key order: trace nodes for the survivors and the new left groups.
+    std::vector<LeftGroup> merged;
+    for (KeyWork& kw : work) {
+      stats.rows_paired += kw.paired;
+      stats.dropped_sram_capacity += kw.over_capacity;
+      stats.dropped_dominated += kw.dominated;
+      if (kw.rows.empty()) continue;
+      if (!kw.acceptable) {
         ++stats.groups_dropped_incompatible;
-        stats.rows_dropped_incompatible += survivors.size();
+        stats.rows_dropped_incompatible += kw.rows.size();
         continue;
       }
       LeftGroup out;
-      out.key = key;
-      out.rows.reserve(survivors.size());
-      for (std::uint32_t idx : survivors) {
-        JoinRow row = pending[idx].row;
+      out.key = *kw.key;
+      out.rows.reserve(kw.rows.size());
+      for (const PendingRow& p : kw.rows) {
+        JoinRow row = p.row;
         row.trace = static_cast<std::uint32_t>(trace.size());
-        trace.push_back(TraceNode{pending[idx].parent, pending[idx].group, pending[idx].member});
+        trace.push_back(TraceNode{p.parent, p.group, p.member});
         out.rows.push_back(row);
       }
       stats.rows_out += out.rows.size();
       merged.push_back(std::move(out));
     }
     stats.groups_out = merged.size();
+    spdlog::debug("join step {}: {} left groups x {} layer groups, {} pairs, {} rows paired, {} groups / {} rows out", s,
+                  stats.left_groups, stats.right_groups, stats.group_pairs_matched, stats.rows_paired, stats.groups_out,
+                  stats.rows_out);
     result.steps.push_back(stats);
     left = std::move(merged);
   }

@@ -3,7 +3,10 @@
 // pmapping groups into the partial mappings of the layers before it, keeping only Pareto-optimal
 // rows per live compatibility. See join.cpp for the algorithm and its SRAM accounting.
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "mapper/keep_rates.hpp"
@@ -48,6 +51,14 @@ struct JoinProblem {
   std::vector<Objective> objectives = all_objectives();
   bool lookahead = true;  ///< drop groups that no later layer could match (off: for metamorphic tests)
   bool collapse = true;   ///< forget tensors that can no longer affect later layers (off: for tests)
+  int threads = 1;        ///< new groups of a step are merged in parallel; the result does not depend on it
+  /// 0: exact. Otherwise rows whose columns fall in the same cell of a log grid with ratio 1+tolerance
+  /// compare as equal while pruning (FFM's optional tolerance), which bounds the fronts of runs with
+  /// many objectives at the price of an approximate front.
+  double tolerance = 0.0;
+  /// Stop between steps when set (Ctrl-C) or after the deadline; the result is then marked partial.
+  const std::atomic<bool>* interrupt = nullptr;
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 /// A point of the front: its objectives and, per step, the chosen (group, row) of that layer.
@@ -78,6 +89,7 @@ struct JoinStepStats {
 /// The join's result: the front (sorted by the objectives in order) and per-step counters.
 struct JoinResult {
   std::vector<FrontPoint> front;
+  bool partial = false;  ///< stopped before the last layer: the front is empty
   std::vector<JoinStepStats> steps;
 };
 

@@ -43,7 +43,7 @@ extern "C" void on_sigint(int) { g_interrupted.store(true); }
 /// FNV-1a 64-bit hash of a file's bytes, for provenance.
 std::string file_hash(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = 14695981039346656037ull;
   char buf[4096];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     for (std::streamsize i = 0; i < in.gcount(); ++i) {
@@ -184,7 +184,9 @@ int run_mapping(const RunOptions& options, std::ostream& out, std::ostream& err)
   auto logger = spdlog::stderr_color_mt("mapper");
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("[%l] %v");
-  spdlog::set_level(options.verbosity > 0 ? spdlog::level::info : spdlog::level::err);
+  spdlog::set_level(options.verbosity > 1 ? spdlog::level::debug
+                    : options.verbosity > 0 ? spdlog::level::info
+                                            : spdlog::level::err);
   (void)err;
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -212,7 +214,6 @@ int run_mapping(const RunOptions& options, std::ostream& out, std::ostream& err)
     ProgressBar bar(progress, options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
     stage = run_per_layer(arch, workload, stage_options, &progress);
   }
-  std::signal(SIGINT, previous_handler);
   const auto t1 = std::chrono::steady_clock::now();
   spdlog::info("per-layer stage: {} jobs, {} pmappings evaluated in {:.3f} s", stage.jobs.size(),
                progress.evaluated.load(), std::chrono::duration<double>(t1 - t0).count());
@@ -230,7 +231,7 @@ int run_mapping(const RunOptions& options, std::ostream& out, std::ostream& err)
   Json objectives = Json::array();
   for (Objective o : options.objectives) objectives.push_back(objective_name(o));
   provenance["options"] = {{"keep_pareto", options.keep_pareto}, {"objectives", objectives},
-                           {"no_fusion", options.no_fusion}, {"per_layer", options.per_layer},
+                           {"no_fusion", options.no_fusion}, {"tolerance", options.tolerance}, {"per_layer", options.per_layer},
                            {"time_limit_s", options.time_limit_s ? Json(*options.time_limit_s) : Json(nullptr)}};
   result["provenance"] = provenance;
   result["workload"] = {{"name", workload.name}, {"layers", workload.layers.size()}, {"macs", workload.total_macs()}};
@@ -272,7 +273,11 @@ int run_mapping(const RunOptions& options, std::ostream& out, std::ostream& err)
   int status = 0;
   if (!options.per_layer && !some_layer_empty) {
     std::vector<std::vector<PmappingGroup>> groups;
-    const JoinProblem problem = make_join_problem(arch, workload, stage, options.objectives, groups, !options.no_fusion);
+    JoinProblem problem = make_join_problem(arch, workload, stage, options.objectives, groups, !options.no_fusion);
+    problem.threads = options.threads;
+    problem.tolerance = options.tolerance;
+    problem.interrupt = &g_interrupted;
+    problem.deadline = stage_options.deadline;
     const JoinResult joined = join(problem);
     const auto t2 = std::chrono::steady_clock::now();
     spdlog::info("join: {} steps, front of {} points in {:.3f} s", joined.steps.size(), joined.front.size(),
@@ -315,7 +320,12 @@ int run_mapping(const RunOptions& options, std::ostream& out, std::ostream& err)
     result["chosen"] = joined.front.empty() ? Json(nullptr) : Json(0);
     if (!options.no_fusion && !joined.front.empty()) {
       std::vector<std::vector<PmappingGroup>> plain;
-      const JoinResult unfused = join(make_join_problem(arch, workload, stage, options.objectives, plain, false));
+      JoinProblem unfused_problem = make_join_problem(arch, workload, stage, options.objectives, plain, false);
+      unfused_problem.threads = options.threads;
+      unfused_problem.tolerance = options.tolerance;
+      unfused_problem.interrupt = &g_interrupted;
+      unfused_problem.deadline = stage_options.deadline;
+      const JoinResult unfused = join(unfused_problem);
       if (!unfused.front.empty()) {
         const FrontPoint& u = unfused.front[0];
         result["no_fusion"] = {{"cycles", u.cycles}, {"offchip_bytes", u.offchip_bytes},
@@ -323,11 +333,14 @@ int run_mapping(const RunOptions& options, std::ostream& out, std::ostream& err)
                                {"front_size", unfused.front.size()}};
       }
     }
+    if (joined.partial) stage.partial = true;
     if (joined.front.empty()) status = 1;
   } else if (some_layer_empty) {
     status = 1;
   }
+  std::signal(SIGINT, previous_handler);
   if (stage.partial) status = 130;
+  result["partial"] = stage.partial;
   result["status"] = status == 0 ? "ok" : status == 1 ? "no_valid_mapping" : "interrupted";
 
   write_outputs(folder, result);

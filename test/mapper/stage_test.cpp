@@ -44,8 +44,10 @@ std::vector<NaiveRow> naive_front(const std::vector<NaiveRow>& rows) {
   return out;
 }
 
-/// SRAM of the whole feature maps a template keeps in SRAM, written out independently of jobs.cpp.
-std::int64_t naive_fm_sram(const arch::Arch& a, const workloads::Workload& w, int layer, const Template& t) {
+/// SRAM of the whole feature maps a template keeps in SRAM, written out independently of jobs.cpp;
+/// a tensor that is a rolling buffer in this variant is left out.
+std::int64_t naive_fm_sram(const arch::Arch& a, const workloads::Workload& w, int layer, const Template& t,
+                           bool in_roll, bool out_roll) {
   const auto& l = w.layers[static_cast<std::size_t>(layer)];
   const bool arena_sram = a.feature_map_storage == a.fast_storage;
   std::int64_t total = 0;
@@ -55,9 +57,9 @@ std::int64_t naive_fm_sram(const arch::Arch& a, const workloads::Workload& w, in
     const std::int64_t ch = c.layout == Layout::Nhcwb16 ? (s.c + 15) / 16 * 16 : s.c;
     total += (s.n * s.h * s.w * ch * workloads::data_type_bytes(w.tensors[static_cast<std::size_t>(tensor)].dtype) + 15) / 16 * 16;
   };
-  add(l.inputs[0], t.inputs[0]);
+  if (!in_roll) add(l.inputs[0], t.inputs[0]);
   if (l.inputs.size() > 1 && l.inputs[1] != l.inputs[0]) add(l.inputs[1], t.inputs[1]);
-  add(l.output, t.output);
+  if (!out_roll) add(l.output, t.output);
   return total;
 }
 
@@ -71,29 +73,24 @@ std::map<std::vector<TensorCompat>, std::vector<NaiveRow>> naive_layer(const arc
     for (std::size_t c = 0; c < space.block_configs.size(); ++c) {
       const model::Pass pass = make_pass(a, space, t, space.block_configs[c]);
       const std::int64_t transient = transient_sram_bytes(pass);
-      if (transient + naive_fm_sram(a, w, layer, t) > a.sram_capacity_bytes) continue;
       const model::PassMetrics m = model::evaluate(a, pass);
       const NaiveRow row{m.total_cycles() * space.batch_repeat, model::off_chip_bytes(m) * space.batch_repeat,
                          m.energy_pj * space.batch_repeat, static_cast<double>(transient), lr.jobs[ti],
                          static_cast<std::uint32_t>(c)};
-      std::vector<TensorCompat> key;
-      for (int i = 0; i < space.num_inputs; ++i) key.push_back({t.inputs[i].residence, t.inputs[i].layout, 0});
-      key.push_back({t.output.residence, t.output.layout, 0});
-      groups[key].push_back(row);
       const int consumer_rows = rolling_consumer_rows(a, space, space.block_configs[c]);
-      if (t.input_may_roll[0]) {
-        auto k = key;
-        k[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(consumer_rows)};
-        groups[k].push_back(row);
-        if (t.output_may_roll) {
-          k.back() = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(space.block_configs[c].ofm_h)};
-          groups[k].push_back(row);
+      for (bool in_roll : {false, true}) {
+        for (bool out_roll : {false, true}) {
+          if ((in_roll && !t.input_may_roll[0]) || (out_roll && !t.output_may_roll)) continue;
+          if (transient + naive_fm_sram(a, w, layer, t, in_roll, out_roll) > a.sram_capacity_bytes) continue;
+          std::vector<TensorCompat> key;
+          for (int i = 0; i < space.num_inputs; ++i) key.push_back({t.inputs[i].residence, t.inputs[i].layout, 0});
+          key.push_back({t.output.residence, t.output.layout, 0});
+          if (in_roll) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(consumer_rows)};
+          if (out_roll) {
+            key.back() = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(space.block_configs[c].ofm_h)};
+          }
+          groups[key].push_back(row);
         }
-      }
-      if (t.output_may_roll) {
-        auto k = key;
-        k.back() = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(space.block_configs[c].ofm_h)};
-        groups[k].push_back(row);
       }
     }
   }
@@ -109,12 +106,7 @@ std::map<std::vector<TensorCompat>, std::vector<NaiveRow>> naive_layer(const arc
 
 class StageOracle : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
-TEST_P(StageOracle, ExhaustiveNaiveSearchGivesTheSameGroups) {
-  const auto [arch_name, workload_name] = GetParam();
-  const arch::Arch a = preset(arch_name);
-  const workloads::Workload w = workload_name == "branch_rejoin" ? testing::branch_rejoin()
-                                : workload_name == "chain5"      ? testing::chain5()
-                                                                 : tiny(workload_name);
+void check_against_oracle(const arch::Arch& a, const workloads::Workload& w) {
   StageOptions options;
   options.threads = 2;
   options.chunk_size = 7;  // small chunks: many merges into the running fronts
@@ -138,6 +130,18 @@ TEST_P(StageOracle, ExhaustiveNaiveSearchGivesTheSameGroups) {
       }
     }
   }
+}
+
+TEST_P(StageOracle, ExhaustiveNaiveSearchGivesTheSameGroups) {
+  const auto [arch_name, workload_name] = GetParam();
+  arch::Arch a = preset(arch_name);
+  const workloads::Workload w = workload_name == "branch_rejoin" ? testing::branch_rejoin()
+                                : workload_name == "chain5"      ? testing::chain5()
+                                                                 : tiny(workload_name);
+  check_against_oracle(a, w);
+  // Tight SRAM: some templates fit only when a tensor becomes a rolling buffer.
+  a.sram_capacity_bytes = 5120;
+  check_against_oracle(a, w);
 }
 
 INSTANTIATE_TEST_SUITE_P(SmallLayers, StageOracle,
