@@ -207,11 +207,11 @@ TEST(ArchKeys, MemoryModeByName) {
   EXPECT_EQ(a.feature_map_storage, MemArea::Sram);
   EXPECT_EQ(a.mem(MemArea::OnChipFlash).bandwidth_per_cycle, 8.0);
   EXPECT_EQ(a.mem(MemArea::OnChipFlash).burst_length, 32);
-  // Dedicated_Sram_512KB on the U55 preset: cache 524288 fits in the preset's 1 MiB SRAM.
+  // Dedicated_Sram_512KB on the U55 preset: cache 524288 fits in the preset's 4 MiB SRAM.
   const Arch b = load_text("preset: ethos-u55-256\nmemory_mode: Dedicated_Sram_512KB\n");
   EXPECT_TRUE(b.spilling_enabled);
   EXPECT_EQ(b.vela_sram_size, 524288);
-  EXPECT_EQ(b.sram_capacity_bytes, 1048576);
+  EXPECT_EQ(b.sram_capacity_bytes, 4194304);
 }
 
 TEST(ArchKeys, Name) { EXPECT_EQ(load_text("preset: ethos-u55-32\nname: my npu\n").name, "my npu"); }

@@ -32,7 +32,7 @@ TEST(ArchPrint, U55Summary) {
   EXPECT_TRUE(contains(s, "  OffChipFlash        0.125        1    128           64            64          50/2000\n")) << s;
   EXPECT_FALSE(contains(s, "Dram")) << "unused areas are not listed\n" << s;
   EXPECT_TRUE(contains(s, "weights in OffChipFlash, feature maps in Sram, fast storage Sram, spilling off")) << s;
-  EXPECT_TRUE(contains(s, "SRAM capacity 1 MiB; SHRAM 48 banks x 1 KiB")) << s;
+  EXPECT_TRUE(contains(s, "SRAM capacity 4 MiB; SHRAM 48 banks x 1 KiB")) << s;
   EXPECT_TRUE(contains(s, "0.25 pJ/MAC")) << s;
   EXPECT_EQ(s.back(), '\n');
 }

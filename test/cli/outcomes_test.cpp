@@ -99,7 +99,7 @@ TEST(NoValidMapping, TooLittleSramExits1AndExplainsWithKeepRates) {
   EXPECT_TRUE(r.err.empty()) << "no valid mapping is an outcome, not an error:\n" << r.err;
   EXPECT_NE(r.out.find("keep rates"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("sram_capacity: kept 0.0000"), std::string::npos)
-      << "the report names the cause that removed everything:\n" << r.out;
+      << "the report names the cause that removed everything from conv_a:\n" << r.out;
   EXPECT_EQ(r.out.find("Chosen mapping"), std::string::npos) << r.out;
 
   ASSERT_TRUE(fs::exists(tmp / "out" / "result.json"));
@@ -107,13 +107,14 @@ TEST(NoValidMapping, TooLittleSramExits1AndExplainsWithKeepRates) {
   EXPECT_EQ(j["status"], "no_valid_mapping");
   EXPECT_EQ(j["partial"], false);
   EXPECT_EQ(j["arch"]["sram_capacity_bytes"], 1024);
-  EXPECT_EQ(j["keep_rates"]["valid"], 0);
   EXPECT_GT(j["keep_rates"]["total"].get<int>(), 0);
-  EXPECT_DOUBLE_EQ(j["keep_rates"]["keep_rate_by_cause"]["sram_capacity"].get<double>(), 0.0);
-  for (const auto& l : j["per_layer"]) {
-    EXPECT_EQ(l["pmappings"], 0) << l["layer"];
-    EXPECT_TRUE(l["best_cycles"].is_null()) << l["layer"];
-  }
+  EXPECT_LT(j["keep_rates"]["keep_rate_by_cause"]["sram_capacity"].get<double>(), 1.0);
+  // conv_a's 16x16x8 network input alone (2 KiB) exceeds the SRAM; conv_b could still run with both
+  // of its tensors as rolling buffers, which only the join finds too large.
+  EXPECT_EQ(j["per_layer"][0]["layer"], "conv_a");
+  EXPECT_EQ(j["per_layer"][0]["pmappings"], 0);
+  EXPECT_TRUE(j["per_layer"][0]["best_cycles"].is_null());
+  EXPECT_DOUBLE_EQ(j["per_layer"][0]["keep_rates"]["keep_rate_by_cause"]["sram_capacity"].get<double>(), 0.0);
   EXPECT_TRUE(!j.contains("front") || j["front"].empty());
 
   // `show` re-renders a failed run too.
@@ -123,10 +124,10 @@ TEST(NoValidMapping, TooLittleSramExits1AndExplainsWithKeepRates) {
 }
 
 TEST(NoValidMapping, OneImpossibleLayerIsEnoughAndTheOthersStillReport) {
-  // 2 KiB holds conv_c (8x8x16 in, 8x8x8 out: 1.5 KiB) but not conv_a, whose 2 KiB input alone
-  // fills the SRAM: exit 1, and the per-layer stage still reports conv_c's mappings.
+  // 1900 B holds conv_c (8x8x16 in, 8x8x8 out: 1.5 KiB) but not conv_a, whose 2 KiB input alone
+  // exceeds the SRAM: exit 1, and the per-layer stage still reports conv_c's mappings.
   TempDir tmp;
-  write_text(tmp / "arch.yaml", "preset: ethos-u55-256\nsram_capacity: 2KiB\n");
+  write_text(tmp / "arch.yaml", "preset: ethos-u55-256\nsram_capacity: 1900\n");
   const std::vector<std::string> args = {"--arch", (tmp / "arch.yaml").string(), "--workload",
                                          "workloads/tiny_chain.yaml", "--threads", "2", "--out",
                                          (tmp / "out").string()};

@@ -240,7 +240,7 @@ TEST_F(TinyChainRun, ResultJsonRecordsToolAndProvenance) {
   ASSERT_TRUE(p["inputs"]["arch"].contains("hash"));
   const Json& o = p["options"];
   EXPECT_EQ(o["keep_pareto"], true);
-  EXPECT_EQ(o["objectives"], Json::parse(R"(["cycles","offchip_bytes","sram","energy"])"));
+  EXPECT_EQ(o["objectives"], Json::parse(R"(["cycles","offchip_bytes"])"));
   EXPECT_EQ(o["no_fusion"], false);
   EXPECT_TRUE(o["time_limit_s"].is_null());
   EXPECT_EQ(r["partial"], false);
