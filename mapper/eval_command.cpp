@@ -157,11 +157,26 @@ void write_atomically(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+/// The passes of every front point of a saved result.json, as records `{"id": "point<i>:<layer>",
+/// "input": pass}`, so a mapping the tool reported can be re-evaluated layer by layer.
+json records_of_result(const json& result) {
+  json records = json::array();
+  const json& front = result["front"];
+  for (std::size_t p = 0; p < front.size(); ++p) {
+    for (const json& layer : front[p].value("layers", json::array())) {
+      if (!layer.contains("pass")) continue;
+      records.push_back({{"id", fmt::format("point{}:{}", p, layer.value("layer", std::string()))}, {"input", layer["pass"]}});
+    }
+  }
+  return records;
+}
+
 int run_eval(const EvalOptions& options, std::ostream& out, std::ostream& err) {
-  const json records = read_json_file(options.input_path);
+  json loaded = read_json_file(options.input_path);
+  const json records = loaded.is_object() && loaded.contains("front") ? records_of_result(loaded) : std::move(loaded);
   if (!records.is_array())
     throw UserError({options.input_path, 0, 0}, "records", "expected a JSON list of passes",
-                    "write [ {\"id\": ..., \"input\": {...}}, ... ] or [ {input}, ... ]");
+                    "write [ {\"id\": ..., \"input\": {...}}, ... ] or [ {input}, ... ], or give a result.json");
 
   ordered_json results = ordered_json::array();
   int compared = 0;
