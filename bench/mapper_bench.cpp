@@ -1,0 +1,309 @@
+// Wall time of the mapper pipeline: the per-layer stage alone, the whole run (stage + join) on the
+// shipped workloads, and synthetic chains of growing length.
+//
+// The mapper promises results that do not depend on the thread count or on timing (jobs.hpp,
+// join.hpp), so every benchmark doubles as a determinism guard: at setup the same input is mapped
+// once single-threaded and the size and an FNV-1a hash of the result are kept; every timed
+// iteration, whatever its thread count, must reproduce both exactly or the benchmark calls
+// SkipWithError and the process exits non-zero (Google Benchmark itself exits 0 after
+// SkipWithError, so a fast but wrong or racy mapper cannot report a figure unnoticed).
+//
+// Cases:
+//   PerLayerStage/<workload>/threads:N  run_per_layer only; pmappings_per_second counts the
+//       candidates the cycle model scored (sum of KeepCounters::evaluated over jobs) per wall second.
+//   EndToEnd/<workload>                 run_per_layer + join with fusion, as `mapper` does it for the
+//       reported front (without the no-fusion comparison join), at 2 threads.
+//   Chain/<N>                           N layers alternating a 3x3 conv 16->16 and a 3x3 depthwise
+//       conv on 28x28x16, SAME padding; the time should grow about linearly in N.
+// Objectives are the CLI's default, cycles and off-chip bytes (RunOptions::objectives).
+//
+// With NPUMAP_BENCH_SMOKE=1 (the ctest smoke run) only tiny_chain and a 4-layer chain are run, so
+// the smoke test stays well under a few seconds.
+
+#include <benchmark/benchmark.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "arch/arch.hpp"
+#include "arch/arch_loader.hpp"
+#include "mapper/jobs.hpp"
+#include "mapper/join.hpp"
+#include "mapper/options.hpp"
+#include "workloads/loader.hpp"
+#include "workloads/workload.hpp"
+
+namespace {
+
+using npumap::mapper::JoinProblem;
+using npumap::mapper::JoinResult;
+using npumap::mapper::Objective;
+using npumap::mapper::PmappingGroup;
+using npumap::mapper::StageOptions;
+using npumap::mapper::StageResult;
+
+constexpr const char* kArch = "ethos-u55-256";
+constexpr int kEndToEndThreads = 2;
+
+bool smoke() {
+  const char* env = std::getenv("NPUMAP_BENCH_SMOKE");
+  return env != nullptr && std::strcmp(env, "1") == 0;
+}
+
+const npumap::arch::Arch& arch() {
+  static const npumap::arch::Arch a = npumap::arch::load_arch(kArch);
+  return a;
+}
+
+std::vector<Objective> objectives() { return {Objective::Cycles, Objective::OffchipBytes}; }
+
+class Fnv1a {
+ public:
+  void add(std::uint64_t v) {
+    for (int b = 0; b < 8; ++b) {
+      h_ ^= (v >> (8 * b)) & 0xffU;
+      h_ *= 0x100000001b3ULL;
+    }
+  }
+  void add(double v) { add(std::bit_cast<std::uint64_t>(v)); }
+  std::uint64_t value() const { return h_; }
+
+ private:
+  std::uint64_t h_ = 0xcbf29ce484222325ULL;
+};
+
+// The YAML of an N-layer chain: conv and depthwise alternate so both op kinds and the fusion of
+// their pair are exercised; 16 channels and SAME padding keep every shape 28x28x16, so the layers
+// chain without any shape bookkeeping.
+std::string chain_yaml(int n) {
+  std::string y = "name: chain" + std::to_string(n) + "\ninputs:\n  - {name: t0, shape: [1, 28, 28, 16], dtype: int8}\n";
+  y += "layers:\n";
+  for (int i = 0; i < n; ++i) {
+    const char* op = i % 2 == 0 ? "conv2d" : "depthwise_conv2d";
+    y += "  - {name: l" + std::to_string(i) + ", op: " + op + ", inputs: [t" + std::to_string(i) + "], output: t" +
+         std::to_string(i + 1) + ", output_shape: [1, 28, 28, 16], kernel: 3, padding: SAME, activation: relu}\n";
+  }
+  return y;
+}
+
+std::string workload_path(const std::string& name) {
+  return std::string(NPUMAP_BENCH_DIR) + "/../workloads/" + name + ".yaml";
+}
+
+/// Loaded once per name; `chain<N>` names are generated, others read from workloads/.
+const npumap::workloads::Workload& workload(const std::string& name) {
+  static std::map<std::string, npumap::workloads::Workload> cache;
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  npumap::workloads::Workload w;
+  if (name.rfind("chain", 0) == 0) {
+    w = npumap::workloads::load_workload_from_string(chain_yaml(std::stoi(name.substr(5))), name + ".yaml");
+  } else {
+    w = npumap::workloads::load_workload(workload_path(name));
+  }
+  return cache.emplace(name, std::move(w)).first->second;
+}
+
+StageOptions stage_options(int threads) {
+  StageOptions o;
+  o.threads = threads;
+  o.objectives = objectives();
+  o.space.fusion = true;
+  return o;
+}
+
+/// Summary of a per-layer stage that any thread count must reproduce.
+struct StageDigest {
+  std::uint64_t rows = 0;
+  std::uint64_t hash = 0;
+  std::uint64_t evaluated = 0;
+  double layer0_best_cycles = -1.0;
+};
+
+StageDigest digest(const StageResult& stage) {
+  StageDigest d;
+  Fnv1a h;
+  for (std::size_t l = 0; l < stage.layers.size(); ++l) {
+    for (const PmappingGroup& g : stage.layers[l].groups) {
+      for (const auto& r : g.rows) {
+        ++d.rows;
+        h.add(r.cycles);
+        h.add(static_cast<std::uint64_t>(r.job));
+        h.add(static_cast<std::uint64_t>(r.candidate));
+        if (l == 0 && (d.layer0_best_cycles < 0 || r.cycles < d.layer0_best_cycles)) d.layer0_best_cycles = r.cycles;
+      }
+    }
+  }
+  for (const auto& j : stage.jobs) d.evaluated += j.counters.evaluated;
+  d.hash = h.value();
+  return d;
+}
+
+/// Summary of a front that any thread count must reproduce.
+struct FrontDigest {
+  std::size_t size = 0;
+  std::uint64_t hash = 0;
+  double best_cycles = 0.0;
+};
+
+FrontDigest digest(const JoinResult& joined) {
+  FrontDigest d;
+  Fnv1a h;
+  d.size = joined.front.size();
+  d.best_cycles = joined.front.empty() ? 0.0 : joined.front[0].cycles;
+  for (const auto& p : joined.front) {
+    h.add(p.cycles);
+    h.add(p.offchip_bytes);
+    h.add(p.peak_sram_bytes);
+    for (std::size_t s = 0; s < p.group.size(); ++s) {
+      h.add(static_cast<std::uint64_t>(p.group[s]));
+      h.add(static_cast<std::uint64_t>(p.row[s]));
+    }
+    if (p.cycles < d.best_cycles) d.best_cycles = p.cycles;
+  }
+  d.hash = h.value();
+  return d;
+}
+
+/// The whole run as `mapper` does it for its reported front: stage, then the fused join.
+struct EndToEnd {
+  bool partial = false;
+  FrontDigest front;
+};
+
+EndToEnd map_end_to_end(const npumap::workloads::Workload& w, int threads) {
+  StageResult stage = npumap::mapper::run_per_layer(arch(), w, stage_options(threads));
+  std::vector<std::vector<PmappingGroup>> storage;
+  JoinProblem problem = npumap::mapper::make_join_problem(arch(), w, stage, objectives(), storage, true);
+  problem.threads = threads;
+  const JoinResult joined = npumap::mapper::join(problem);
+  return {stage.partial || joined.partial, digest(joined)};
+}
+
+const StageDigest& reference_stage(const std::string& name) {
+  static std::map<std::string, StageDigest> cache;
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  return cache.emplace(name, digest(npumap::mapper::run_per_layer(arch(), workload(name), stage_options(1))))
+      .first->second;
+}
+
+const FrontDigest& reference_front(const std::string& name) {
+  static std::map<std::string, FrontDigest> cache;
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  return cache.emplace(name, map_end_to_end(workload(name), 1).front).first->second;
+}
+
+// Set on any failed check so main() returns non-zero.
+bool g_failed = false;
+
+void fail(benchmark::State& state, const std::string& why) {
+  g_failed = true;
+  state.SkipWithError(why.c_str());
+}
+
+void per_layer_stage(benchmark::State& state, const std::string& name) {
+  const int threads = static_cast<int>(state.range(0));
+  const auto& w = workload(name);
+  const StageDigest& ref = reference_stage(name);
+  if (ref.rows == 0 || !(ref.layer0_best_cycles > 0.0)) {
+    fail(state, "reference stage has no Pareto rows or a non-positive best cycle count on layer 0");
+    return;
+  }
+  const StageOptions options = stage_options(threads);
+  std::uint64_t evaluated = 0;
+  for (auto _ : state) {
+    const StageResult stage = npumap::mapper::run_per_layer(arch(), w, options);
+    const StageDigest d = digest(stage);
+    if (stage.partial || d.rows != ref.rows || d.hash != ref.hash) {
+      fail(state, "per-layer stage differs from the single-threaded reference");
+      return;
+    }
+    evaluated += d.evaluated;
+  }
+  state.counters["pmappings_per_second"] =
+      benchmark::Counter(static_cast<double>(evaluated), benchmark::Counter::kIsRate);
+  state.counters["pareto_rows"] = static_cast<double>(ref.rows);
+}
+
+void end_to_end(benchmark::State& state, const std::string& name, std::size_t layers) {
+  const auto& w = workload(name);
+  const FrontDigest& ref = reference_front(name);
+  if (ref.size == 0) {
+    fail(state, "reference run found no mapping");
+    return;
+  }
+  for (auto _ : state) {
+    const EndToEnd r = map_end_to_end(w, kEndToEndThreads);
+    if (r.partial || r.front.size != ref.size || r.front.hash != ref.hash) {
+      fail(state, "front differs from the single-threaded reference");
+      return;
+    }
+  }
+  state.counters["front_size"] = static_cast<double>(ref.size);
+  state.counters["best_cycles"] = ref.best_cycles;
+  if (layers > 0) state.counters["layers"] = static_cast<double>(layers);
+}
+
+// A bad workload file or preset must fail the run, not abort it with an uncaught exception.
+template <typename F>
+void guarded(benchmark::State& state, F&& body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    fail(state, e.what());
+  }
+}
+
+void bm_per_layer_stage(benchmark::State& state, const std::string& name) {
+  guarded(state, [&] { per_layer_stage(state, name); });
+}
+
+void bm_end_to_end(benchmark::State& state, const std::string& name) {
+  guarded(state, [&] { end_to_end(state, name, 0); });
+}
+
+void bm_chain(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  guarded(state, [&] { end_to_end(state, "chain" + std::to_string(n), static_cast<std::size_t>(n)); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool small = smoke();
+  const std::string stage_workload = small ? "tiny_chain" : "resnet50";
+  benchmark::RegisterBenchmark(("BM_PerLayerStage/" + stage_workload).c_str(), bm_per_layer_stage, stage_workload)
+      ->ArgName("threads")
+      ->Arg(1)
+      ->Arg(2)
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
+  const std::vector<std::string> end_to_end =
+      small ? std::vector<std::string>{"tiny_chain"}
+            : std::vector<std::string>{"resnet18", "resnet50", "mobilenet_v2", "bert_base_layer"};
+  for (const auto& name : end_to_end) {
+    benchmark::RegisterBenchmark(("BM_EndToEnd/" + name).c_str(), bm_end_to_end, name)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+  auto* chain = benchmark::RegisterBenchmark("BM_Chain", bm_chain)->ArgName("layers");
+  if (small) {
+    chain->Arg(4);
+  } else {
+    for (int n : {4, 8, 16, 32, 64}) chain->Arg(n);
+  }
+  chain->UseRealTime()->Unit(benchmark::kMillisecond);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return g_failed ? 1 : 0;
+}
