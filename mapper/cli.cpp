@@ -1,8 +1,8 @@
 // The command line of `mapper` (CLI11).
 //
 //   mapper --workload W [--arch A] [--keep-pareto] ...     map a workload (run.cpp)
-//   mapper eval FILE.json [--check] [--block-configs]        re-evaluate passes (eval_command.cpp)
-//   mapper list presets|workloads|objectives                 what can be named
+//   mapper eval FILE.json [--check] [--block-configs]        re-evaluate passes or a result.json (eval_command.cpp)
+//   mapper list presets|workloads|objectives|system-configs|memory-modes   what can be named
 //   mapper show RESULT.json                                  re-print a saved run's report
 //
 // Every option binds to a field of RunOptions (options.hpp), which holds the defaults. Bad input of
@@ -124,7 +124,7 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   app.add_option("--threads,-j", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
-  app.add_option("--seed", run.seed, "Seed recorded in provenance")->capture_default_str();
+  app.add_option("--seed", run.seed, "Seed recorded in provenance (the search is exhaustive: nothing is sampled)")->capture_default_str();
   app.add_option("--time-limit", time_limit, "Stop at chunk boundaries after this many seconds (result marked partial)")
       ->check(CLI::Range(1e-9, 1e9));
   app.add_option("--out,-o", run.out_dir, "Output folder (default: a new folder runs/<timestamp>)");
@@ -132,7 +132,7 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
   app.add_flag("--no-fusion", run.no_fusion, "Forbid layer fusion through SRAM rolling buffers");
-  app.add_flag("--per-layer", run.per_layer, "Stop after the per-layer stage and report each layer's front");
+  app.add_flag("--per-layer", run.per_layer, "Stop after the per-layer stage; report each layer's front size, best cycles and keep rates");
   app.add_flag("-v,--verbose", verbose, "Log the effective configuration and per-stage timings (-vv: per join step)");
   app.add_flag("-q,--quiet", quiet, "Only print errors");
 

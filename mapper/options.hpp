@@ -38,13 +38,13 @@ struct RunOptions {
   /// Relative tolerance of the join's Pareto pruning (0 = exact); see JoinProblem::tolerance.
   double tolerance = 0.0;
   int threads = 0;                         ///< worker threads; set by the CLI to the core count by default
-  std::uint64_t seed = 1;                  ///< recorded in provenance; seeds any sampling
+  std::uint64_t seed = 1;                  ///< recorded in provenance; the search is exhaustive, nothing is sampled
   std::optional<double> time_limit_s;      ///< stop at chunk boundaries after this many seconds
   std::string out_dir;                     ///< output folder; empty = a new timestamped folder under runs/
   Format format = Format::Text;            ///< report format on stdout
   bool no_fusion = false;                  ///< forbid layer fusion (rolling buffers)
   bool per_layer = false;                  ///< stop after the per-layer stage and report it
-  int verbosity = 0;                       ///< -1 quiet, 0 normal, 1 verbose
+  int verbosity = 0;                       ///< -1 quiet, 0 normal, 1 verbose (-v), 2 per join step (-vv)
 };
 
 }  // namespace npumap::mapper

@@ -88,7 +88,7 @@ std::string render_text(const Json& r) {
   if (has_front) {
     const Json& p = r["front"][0];
     out += "\nChosen mapping (best by " + r["objectives"][0].get<std::string>() + "):\n";
-    out += fmt::format("  {:<24} {:<14} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10}\n", "layer", "op",
+    out += fmt::format("  {:<24} {:<15} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10}\n", "layer", "op",
                        "ofm", "block h,w,ifd,d", "trav", "weights", "bias", "ofm lives", "cycles", "offchip", "sram");
     for (const auto& l : p["layers"]) {
       const auto& bc = l["block_config"];
@@ -96,7 +96,7 @@ std::string render_text(const Json& r) {
       for (const auto& [name, where] : l["tensors"].items()) ofm_place = where.get<std::string>();
       std::string trav = l["traversal"].get<std::string>();
       trav = trav == "DepthFirst" ? "DF" : trav == "PartKernelFirst" ? "PKF" : trav == "DepthWise" ? "DW" : "-";
-      out += fmt::format("  {:<24} {:<14} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10}{}\n",
+      out += fmt::format("  {:<24} {:<15} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10}{}\n",
                          l["layer"].get<std::string>(), l["op"].get<std::string>(), l["ofm_shape"].get<std::string>(),
                          fmt::format("{},{},{},{}", bc[0].get<int>(), bc[1].get<int>(), bc[2].get<int>(), bc[3].get<int>()),
                          trav, l.value("weights", std::string("-")), l.value("bias", std::string("-")), ofm_place,

@@ -298,6 +298,21 @@ int run_mapping(const RunOptions& options, std::ostream& out, std::ostream& err)
                        {"rows_out", st.rows_out}});
     }
     result["join"] = {{"steps", steps}};
+    // The join's causes, over all steps: each rate is the fraction of the rows that reached the filter.
+    std::uint64_t paired = 0, over = 0, dominated = 0, lookahead = 0;
+    for (const JoinStepStats& st : joined.steps) {
+      paired += st.rows_paired;
+      over += st.dropped_sram_capacity;
+      dominated += st.dropped_dominated;
+      lookahead += st.rows_dropped_incompatible;
+    }
+    const auto kept = [](std::uint64_t entered, std::uint64_t removed) {
+      return entered == 0 ? 1.0 : static_cast<double>(entered - removed) / static_cast<double>(entered);
+    };
+    Json& causes = result["keep_rates"]["keep_rate_by_cause"];
+    causes["sram_capacity_after_join"] = kept(paired, over);
+    causes["dominated_after_join"] = kept(paired - over, dominated);
+    causes["incompatible"] = kept(paired - over - dominated, lookahead);
     Json front = Json::array();
     const std::size_t keep = options.keep_pareto ? joined.front.size() : std::min<std::size_t>(1, joined.front.size());
     for (std::size_t i = 0; i < keep; ++i) front.push_back(point_json(arch, workload, stage, groups, joined.front[i]));
