@@ -45,13 +45,13 @@
 
 #include "arch/user_error.hpp"
 #include "mapper/pareto.hpp"
+#include "model/geometry.hpp"
 
 namespace npumap::mapper {
 namespace {
 
 constexpr std::uint32_t kNoTrace = std::numeric_limits<std::uint32_t>::max();
 
-std::int64_t round_up16(std::int64_t v) { return (v + 15) / 16 * 16; }
 
 /// One live tensor in a left group's key.
 struct LiveEntry {
@@ -115,7 +115,7 @@ std::int64_t rolling_buffer_bytes(const JoinTensor& t, int producer_rows, int co
   const std::int64_t height = (consumer_rows + producer_rows + producer_rows - 1) / producer_rows * producer_rows;
   const std::int64_t rows = std::min<std::int64_t>(t.height, height);
   const std::int64_t channels = (t.channels + 15) / 16 * 16;
-  return round_up16(rows * t.width * channels * t.element_bytes);
+  return model::round_up(rows * t.width * channels * t.element_bytes, 16);
 }
 
 std::int64_t reserved_bytes(const JoinTensor& t, const TensorCompat& c, bool arena_is_sram) {

@@ -170,7 +170,6 @@ std::uint64_t grid_size(const arch::Arch& arch, const workloads::Shape& ofm) {
          static_cast<std::uint64_t>(model::ceil_div(max_h, min_h)) * depths;
 }
 
-std::int64_t round_up16(std::int64_t v) { return (v + 15) / 16 * 16; }
 
 }  // namespace
 
@@ -187,7 +186,7 @@ const char* bias_placement_name(BiasPlacement b) { return b == BiasPlacement::In
 
 std::int64_t fm_storage_bytes(const workloads::Shape& s, int element_bytes, Layout layout) {
   const std::int64_t c = layout == Layout::Nhcwb16 ? (s.c + 15) / 16 * 16 : s.c;
-  return std::max<std::int64_t>(16, round_up16(s.n * s.h * s.w * c * element_bytes));
+  return std::max<std::int64_t>(16, model::round_up(s.n * s.h * s.w * c * element_bytes, 16));
 }
 
 LayerSpace make_layer_space(const arch::Arch& arch, const workloads::Workload& w, int layer_index,
@@ -253,7 +252,7 @@ LayerSpace make_layer_space(const arch::Arch& arch, const workloads::Workload& w
       for (int v : dims) elems *= v;
     }
     const double raw = static_cast<double>(elems) * model::size_in_bytes(wt.dtype) * wt.compression_scale;
-    wt.storage_shape = model::Shape::of({1, 1, 1, to_int(round_up16(static_cast<std::int64_t>(std::ceil(raw))))});
+    wt.storage_shape = model::Shape::of({1, 1, 1, to_int(model::round_up(static_cast<std::int64_t>(std::ceil(raw)), 16))});
     wt.mem_area = arch.permanent_storage;
     p.weights = wt;
   }
@@ -364,14 +363,14 @@ std::int64_t transient_sram_bytes(const model::Pass& p) {
       for (int i = 0; i + 1 < wt.shape.rank; ++i) elems *= wt.shape.dims[static_cast<std::size_t>(i)];
       elems *= std::min(wt.shape.last(), 2 * *p.weights_double_buffer_depth);
       const double raw = static_cast<double>(elems) * model::size_in_bytes(wt.dtype) * wt.compression_scale;
-      bytes += round_up16(static_cast<std::int64_t>(std::ceil(raw)));
+      bytes += model::round_up(static_cast<std::int64_t>(std::ceil(raw)), 16);
     } else {
       bytes += wt.storage_shape.elements();
     }
   }
   if (p.bias && p.bias->dma()) {
     const int elem = p.bias->element_size_bytes == 0 ? 4 : p.bias->element_size_bytes;
-    bytes += round_up16(p.bias->storage_shape.elements() * elem);
+    bytes += model::round_up(p.bias->storage_shape.elements() * elem, 16);
   }
   return bytes;
 }
