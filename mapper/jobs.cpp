@@ -133,6 +133,12 @@ JobOutput run_job(const arch::Arch& arch, const workloads::Workload& w, const La
   ParetoWorkspace ws;
   std::vector<std::uint32_t> survivors;
   std::vector<double> table;
+  struct VariantGroup {
+    std::vector<PmappingRow> rows;
+    std::size_t pruned_size = 0;
+  };
+  std::map<std::uint64_t, std::size_t> variants;  // packed rolling variant -> index in `groups`
+  std::vector<VariantGroup> groups;
   std::uint64_t sram_rejected = 0;
   std::uint64_t evaluated = 0;
   std::uint64_t interrupted = 0;
@@ -144,8 +150,6 @@ JobOutput run_job(const arch::Arch& arch, const workloads::Workload& w, const La
       out.stopped = true;
       break;
     }
-    std::map<CompatKey, std::size_t> touched_before;
-    for (auto& [key, rows] : out.groups) touched_before[key] = rows.size();
     for (std::size_t c = start; c < end; ++c) {
       const model::BlockConfig& bc = space.block_configs[c];
       const model::Pass pass = make_pass(arch, space, tpl, bc);
@@ -179,18 +183,33 @@ JobOutput run_job(const arch::Arch& arch, const workloads::Workload& w, const La
       for (int in_roll = 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll) {
         for (int out_roll = 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
           if (!fits[in_roll][out_roll]) continue;
-          CompatKey key = base_key;
-          if (in_roll) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(in_rows)};
-          if (out_roll) key[out_slot] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(bc.ofm_h)};
-          out.groups[key].push_back(row);
+          // Within a job only the rolling variants vary: a packed integer names the group, so the
+          // hot loop builds no key vectors.
+          const std::uint64_t variant = (static_cast<std::uint64_t>(in_roll) << 48) |
+                                        (static_cast<std::uint64_t>(out_roll) << 40) |
+                                        (static_cast<std::uint64_t>(in_roll ? in_rows : 0) << 20) |
+                                        static_cast<std::uint64_t>(out_roll ? bc.ofm_h : 0);
+          auto [it, inserted] = variants.try_emplace(variant, groups.size());
+          if (inserted) groups.emplace_back();
+          groups[it->second].rows.push_back(row);
         }
       }
     }
     // Merge the chunk into the running fronts right away.
-    for (auto& [key, rows] : out.groups) {
-      const auto before = touched_before.find(key);
-      if (before == touched_before.end() || before->second != rows.size()) prune(rows, cols, ws, survivors, table);
+    for (auto& g : groups) {
+      if (g.rows.size() != g.pruned_size) {
+        prune(g.rows, cols, ws, survivors, table);
+        g.pruned_size = g.rows.size();
+      }
     }
+  }
+  for (const auto& [variant, index] : variants) {
+    CompatKey key = base_key;
+    const bool in_roll = (variant >> 48) & 1;
+    const bool out_roll = (variant >> 40) & 1;
+    if (in_roll) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>((variant >> 20) & 0xFFFFF)};
+    if (out_roll) key[out_slot] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(variant & 0xFFFFF)};
+    out.groups[key] = std::move(groups[index].rows);
   }
   k.apply(Cause::SramCapacity, valid_configs - interrupted, sram_rejected);
   k.apply(Cause::Interrupted, valid_configs, interrupted);
