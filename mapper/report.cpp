@@ -177,7 +177,7 @@ std::string render_csv(const Json& r) {
 }
 
 std::string render_svg(const Json& r) {
-  const double W = 720, H = 480, L = 90, R = 150, T = 40, B = 60;
+  const double W = 740, H = 480, L = 110, R = 150, T = 40, B = 60;
   std::vector<std::array<double, 3>> pts;
   if (r.contains("front")) {
     for (const auto& p : r["front"]) pts.push_back({num(p, "cycles"), num(p, "offchip_bytes"), num(p, "sram_bytes")});
@@ -231,7 +231,7 @@ std::string render_svg(const Json& r) {
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">total cycles (NPU clock cycles)</text>\n",
                      (L + W - R) / 2, H - 18);
-  out += fmt::format("<text x=\"20\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 20 {0})\">off-chip "
+  out += fmt::format("<text x=\"16\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {0})\">off-chip "
                      "traffic (bytes)</text>\n",
                      (T + H - B) / 2);
   for (std::size_t i = 0; i < pts.size(); ++i) {
