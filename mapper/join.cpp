@@ -34,7 +34,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <unordered_map>
 
 #include <tbb/blocked_range.h>
 #include <tbb/global_control.h>

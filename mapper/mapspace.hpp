@@ -69,7 +69,6 @@ struct LayerSpace {
   std::vector<model::BlockConfig> block_configs;  ///< every valid config (§8), Vela's order
   std::uint64_t block_config_grid = 0;  ///< configs tried before the SHRAM check (§8.4 loop)
   std::string unsupported;      ///< non-empty: why the NPU cannot run this layer at all
-  std::uint64_t unsupported_templates = 0;  ///< templates offered by the grid but not supported
 };
 
 /// Builds the mapspace of `layer` on `arch`.
