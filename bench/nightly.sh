@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# Nightly regression check for npu-mapper.
+#
+# Two things can silently get worse from one commit to the next: how fast the
+# hot loops run (the Google Benchmark suites) and how good the mappings are
+# (the Pareto fronts the mapper finds on the zoo workloads). Unit tests catch
+# neither, because both are "still correct, just worse". This script measures
+# both, writes a JSON report, and compares it with the committed
+# bench/baseline.json:
+#   - a throughput (median over repetitions) that drops by more than the
+#     threshold is a regression;
+#   - a front whose best cycles or best off-chip bytes rose, or that lost a
+#     baseline point (one no new point matches or dominates), is a regression.
+# Fronts are deterministic, so they are compared with a 1e-9 relative epsilon;
+# throughputs are noisy, so they get the (relative) threshold.
+#
+# Exit status: 0 no regression (or baseline updated), 1 regression(s),
+# 2 usage error or a benchmark/mapper run that failed.
+# See docs/nightly.md.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+BUILD_DIR="${NPUMAP_BUILD_DIR:-build/release}"
+REPETITIONS=5
+THRESHOLD=0.10
+REPORT=""
+BASELINE="bench/baseline.json"
+UPDATE=0
+
+BENCHES=(model_bench pareto_bench mapper_bench)
+WORKLOADS=(resnet18 resnet50 mobilenet_v2 bert_base_layer)
+PRESETS=(ethos-u55-256 ethos-u65-256)
+
+usage() {
+  cat <<EOF
+usage: bash bench/nightly.sh [options]
+  --repetitions N     benchmark repetitions; the median is kept (default 5)
+  --threshold T       relative throughput drop that counts as a regression (default 0.10)
+  --report PATH       where to write the JSON report (default runs/nightly-<timestamp>.json)
+  --baseline PATH     baseline to compare with / to rewrite (default bench/baseline.json)
+  --update-baseline   rewrite the baseline from this run and exit 0
+  -h, --help          this text
+environment: NPUMAP_BUILD_DIR  build directory holding bench/ and mapper/ (default build/release)
+EOF
+}
+
+die() { echo "nightly: $*" >&2; exit 2; }
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --repetitions) [[ $# -ge 2 ]] || die "--repetitions needs a value"; REPETITIONS="$2"; shift 2 ;;
+    --repetitions=*) REPETITIONS="${1#*=}"; shift ;;
+    --threshold) [[ $# -ge 2 ]] || die "--threshold needs a value"; THRESHOLD="$2"; shift 2 ;;
+    --threshold=*) THRESHOLD="${1#*=}"; shift ;;
+    --report) [[ $# -ge 2 ]] || die "--report needs a value"; REPORT="$2"; shift 2 ;;
+    --report=*) REPORT="${1#*=}"; shift ;;
+    --baseline) [[ $# -ge 2 ]] || die "--baseline needs a value"; BASELINE="$2"; shift 2 ;;
+    --baseline=*) BASELINE="${1#*=}"; shift ;;
+    --update-baseline) UPDATE=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option '$1'" ;;
+  esac
+done
+
+[[ "$REPETITIONS" =~ ^[1-9][0-9]*$ ]] || die "--repetitions must be a positive integer, got '$REPETITIONS'"
+python3 -c 'import sys; t = float(sys.argv[1]); sys.exit(0 if 0 <= t < 1 else 1)' "$THRESHOLD" 2>/dev/null \
+  || die "--threshold must be a number in [0, 1), got '$THRESHOLD'"
+
+for exe in "${BENCHES[@]/#/bench/}" mapper/mapper; do
+  [[ -x "$BUILD_DIR/$exe" ]] || die "missing $BUILD_DIR/$exe (build first: make build, or set NPUMAP_BUILD_DIR)"
+done
+if [[ $UPDATE -eq 0 && ! -f "$BASELINE" ]]; then
+  die "no baseline at $BASELINE (create one with --update-baseline)"
+fi
+
+STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
+[[ -n "$REPORT" ]] || REPORT="runs/nightly-$STAMP.json"
+mkdir -p "$(dirname "$REPORT")"
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/npumap-nightly.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+
+T0=$SECONDS
+for b in "${BENCHES[@]}"; do
+  echo "nightly: $b x$REPETITIONS" >&2
+  "$BUILD_DIR/bench/$b" --benchmark_repetitions="$REPETITIONS" \
+      --benchmark_report_aggregates_only=true --benchmark_format=json \
+      >"$WORK/bench-$b.json" 2>"$WORK/bench-$b.err" \
+    || { cat "$WORK/bench-$b.err" >&2; die "$b failed"; }
+done
+T_BENCH=$((SECONDS - T0))
+
+T0=$SECONDS
+for w in "${WORKLOADS[@]}"; do
+  for a in "${PRESETS[@]}"; do
+    out="$WORK/map-$w@$a"
+    mkdir -p "$out"
+    echo "nightly: map $w on $a" >&2
+    start=$(date +%s.%N)
+    "$BUILD_DIR/mapper/mapper" --workload "workloads/$w.yaml" --arch "$a" --keep-pareto \
+        --threads 2 --out "$out" -q >"$out/stdout" 2>"$out/stderr" \
+      || { cat "$out/stderr" >&2; die "mapper failed on $w / $a"; }
+    end=$(date +%s.%N)
+    echo "$start $end" >"$out/wall"
+  done
+done
+T_MAP=$((SECONDS - T0))
+
+GIT_REV="$(git rev-parse HEAD 2>/dev/null || echo unknown)"
+GIT_DIRTY=false
+if [[ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]]; then GIT_DIRTY=true; fi
+
+# JSON handling: extraction of the medians, the report, and the comparison.
+set +e
+python3 - "$WORK" "$REPORT" "$BASELINE" "$UPDATE" "$THRESHOLD" "$REPETITIONS" \
+    "$GIT_REV" "$GIT_DIRTY" "$(nproc)" "$(uname -m)" "$STAMP" "$BUILD_DIR" \
+    "$T_BENCH" "$T_MAP" "${BENCHES[*]}" "${WORKLOADS[*]}" "${PRESETS[*]}" <<'PY'
+import json, os, sys
+
+(work, report_path, baseline_path, update, threshold, repetitions, git_rev, git_dirty,
+ nproc, machine, stamp, build_dir, t_bench, t_map, benches, workloads, presets) = sys.argv[1:]
+threshold = float(threshold)
+
+
+def crash(kind, value, tb):
+    # A broken input (unreadable JSON, missing field) is a failed run, not a regression.
+    sys.__excepthook__(kind, value, tb)
+    os._exit(2)
+
+
+sys.excepthook = crash
+EPS = 1e-9
+TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+STANDARD = {"name", "run_name", "run_type", "repetitions", "repetition_index", "threads",
+            "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
+            "aggregate_unit", "family_index", "per_family_instance_index", "error_occurred",
+            "error_message", "label"}
+
+
+def is_rate(key):
+    # Google Benchmark's own rates plus the suites' user counters (passes_per_s,
+    # rows/s, pmappings_per_second, ...): every one is a "per second" figure.
+    k = key.lower()
+    return "per_second" in k or k.endswith("per_s") or k.endswith("/s")
+
+
+def medians(path):
+    data = json.load(open(path))
+    rows = data.get("benchmarks", [])
+    # With one repetition Google Benchmark emits no aggregates: that run is its own median.
+    med = [r for r in rows if r.get("run_type") == "aggregate" and r.get("aggregate_name") == "median"]
+    if not med:
+        med = [r for r in rows if r.get("run_type") == "iteration"]
+    out = {}
+    for r in med:
+        if r.get("error_occurred"):
+            print(f"nightly: benchmark {r['run_name']} reported an error: {r.get('error_message')}",
+                  file=sys.stderr)
+            sys.exit(2)
+        real_ns = r["real_time"] * TO_NS[r.get("time_unit", "ns")]
+        rates = {k: v for k, v in r.items() if k not in STANDARD and is_rate(k)}
+        if not rates and real_ns > 0:
+            # No counter of its own: the benchmark's throughput is runs of it per second.
+            rates["runs_per_second"] = 1e9 / real_ns
+        out[r.get("run_name", r["name"])] = {"real_time_ns": real_ns, "rates": rates}
+    return out
+
+
+throughputs = {}
+for b in benches.split():
+    for name, entry in medians(os.path.join(work, f"bench-{b}.json")).items():
+        entry["executable"] = b
+        throughputs[f"{b}:{name}"] = entry
+
+fronts = {}
+for w in workloads.split():
+    for a in presets.split():
+        d = os.path.join(work, f"map-{w}@{a}")
+        res = json.load(open(os.path.join(d, "result.json")))
+        start, end = map(float, open(os.path.join(d, "wall")).read().split())
+        points = sorted([p["cycles"], p["offchip_bytes"]] for p in res["front"])
+        fronts[f"{w}@{a}"] = {
+            "workload": f"workloads/{w}.yaml", "arch": a, "status": res.get("status"),
+            "best_cycles": res["front_summary"]["best_cycles"],
+            "best_offchip_bytes": res["front_summary"]["best_offchip_bytes"],
+            "front": points, "wall_seconds": round(end - start, 3)}
+
+report = {
+    "tool": "npu-mapper nightly",
+    "timestamp": stamp,
+    "machine": {"nproc": int(nproc), "uname_m": machine},
+    "git": {"revision": git_rev, "dirty": git_dirty == "true"},
+    "build_dir": build_dir,
+    "repetitions": int(repetitions),
+    "mapper_options": {"keep_pareto": True, "threads": 2},
+    "seconds": {"benchmarks": int(t_bench), "mapping": int(t_map)},
+    "throughputs": throughputs,
+    "fronts": fronts,
+}
+with open(report_path, "w") as f:
+    json.dump(report, f, indent=1, sort_keys=True)
+    f.write("\n")
+print(f"nightly: report written to {report_path}")
+
+if update == "1":
+    with open(baseline_path, "w") as f:
+        json.dump(report, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"nightly: baseline {baseline_path} rewritten from this run "
+          f"({len(throughputs)} benchmarks, {len(fronts)} fronts)")
+    sys.exit(0)
+
+base = json.load(open(baseline_path))
+problems = []
+notes = []
+
+if base.get("machine") != report["machine"]:
+    notes.append(f"baseline machine {base.get('machine')} differs from this one "
+                 f"{report['machine']}: throughput comparisons are only indicative")
+
+for key, b in sorted(base.get("throughputs", {}).items()):
+    n = throughputs.get(key)
+    if n is None:
+        problems.append(f"throughput {key}: benchmark missing from this run")
+        continue
+    for counter, old in sorted(b["rates"].items()):
+        new = n["rates"].get(counter)
+        if new is None:
+            problems.append(f"throughput {key} {counter}: counter missing from this run")
+        elif old > 0 and new < old * (1.0 - threshold):
+            problems.append(f"throughput {key} {counter}: {new:.6g}/s vs baseline {old:.6g}/s "
+                            f"({(new / old - 1) * 100:+.1f}%, threshold -{threshold * 100:.0f}%)")
+for key in sorted(set(throughputs) - set(base.get("throughputs", {}))):
+    notes.append(f"throughput {key}: new benchmark, not in the baseline")
+
+
+def worse(new, old):
+    return new > old + EPS * max(abs(old), abs(new))
+
+
+def covered(p, pts):
+    # Matched or dominated: some new point is no worse in both objectives.
+    return any(not worse(q[0], p[0]) and not worse(q[1], p[1]) for q in pts)
+
+
+for key, b in sorted(base.get("fronts", {}).items()):
+    n = fronts.get(key)
+    if n is None:
+        problems.append(f"front {key}: workload/preset missing from this run")
+        continue
+    if worse(n["best_cycles"], b["best_cycles"]):
+        problems.append(f"front {key}: best cycles {n['best_cycles']:.10g} > baseline {b['best_cycles']:.10g}")
+    if worse(n["best_offchip_bytes"], b["best_offchip_bytes"]):
+        problems.append(f"front {key}: best off-chip bytes {n['best_offchip_bytes']:.10g} > "
+                        f"baseline {b['best_offchip_bytes']:.10g}")
+    lost = [p for p in b["front"] if not covered(p, n["front"])]
+    for p in lost:
+        problems.append(f"front {key}: baseline point (cycles {p[0]:.10g}, offchip_bytes {p[1]:.10g}) "
+                        f"is neither matched nor dominated by the new front ({len(n['front'])} points)")
+    if not lost and sorted(map(tuple, n["front"])) != sorted(map(tuple, b["front"])):
+        notes.append(f"front {key}: changed but not worse ({len(b['front'])} -> {len(n['front'])} points)")
+
+for note in notes:
+    print(f"nightly: note: {note}")
+rev = base.get("git", {}).get("revision", "?")[:12]
+if problems:
+    for p in problems:
+        print(f"nightly: REGRESSION: {p}", file=sys.stderr)
+    print(f"nightly: FAIL: {len(problems)} regression(s) against {baseline_path} (revision {rev})",
+          file=sys.stderr)
+    sys.exit(1)
+print(f"nightly: PASS: {len(throughputs)} benchmarks within -{threshold * 100:.0f}% and "
+      f"{len(fronts)} fronts no worse than {baseline_path} (revision {rev})")
+PY
+status=$?
+set -e
+echo "nightly: benchmarks ${T_BENCH}s, mapping ${T_MAP}s" >&2
+exit $status
