@@ -24,6 +24,7 @@ cd "$ROOT"
 
 BUILD_DIR="${NPUMAP_BUILD_DIR:-build/release}"
 REPETITIONS=5
+RUNS=1
 THRESHOLD=0.10
 REPORT=""
 BASELINE="bench/baseline.json"
@@ -37,6 +38,7 @@ usage() {
   cat <<EOF
 usage: bash bench/nightly.sh [options]
   --repetitions N     benchmark repetitions; the median is kept (default 5)
+  --runs K            run the benchmark suites K times; each rate is the median of the K medians (default 1)
   --threshold T       relative throughput drop that counts as a regression (default 0.10)
   --report PATH       where to write the JSON report (default runs/nightly-<timestamp>.json)
   --baseline PATH     baseline to compare with / to rewrite (default bench/baseline.json)
@@ -52,6 +54,8 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --repetitions) [[ $# -ge 2 ]] || die "--repetitions needs a value"; REPETITIONS="$2"; shift 2 ;;
     --repetitions=*) REPETITIONS="${1#*=}"; shift ;;
+    --runs) [[ $# -ge 2 ]] || die "--runs needs a value"; RUNS="$2"; shift 2 ;;
+    --runs=*) RUNS="${1#*=}"; shift ;;
     --threshold) [[ $# -ge 2 ]] || die "--threshold needs a value"; THRESHOLD="$2"; shift 2 ;;
     --threshold=*) THRESHOLD="${1#*=}"; shift ;;
     --report) [[ $# -ge 2 ]] || die "--report needs a value"; REPORT="$2"; shift 2 ;;
@@ -65,6 +69,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 [[ "$REPETITIONS" =~ ^[1-9][0-9]*$ ]] || die "--repetitions must be a positive integer, got '$REPETITIONS'"
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer, got '$RUNS'"
 python3 -c 'import sys; t = float(sys.argv[1]); sys.exit(0 if 0 <= t < 1 else 1)' "$THRESHOLD" 2>/dev/null \
   || die "--threshold must be a number in [0, 1), got '$THRESHOLD'"
 
@@ -83,12 +88,16 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/npumap-nightly.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 
 T0=$SECONDS
-for b in "${BENCHES[@]}"; do
-  echo "nightly: $b x$REPETITIONS" >&2
-  "$BUILD_DIR/bench/$b" --benchmark_repetitions="$REPETITIONS" \
-      --benchmark_report_aggregates_only=true --benchmark_format=json \
-      >"$WORK/bench-$b.json" 2>"$WORK/bench-$b.err" \
-    || { cat "$WORK/bench-$b.err" >&2; die "$b failed"; }
+# Separate runs interleave the suites, so a burst of load from another process
+# hits one run of a benchmark rather than all its repetitions.
+for ((k = 1; k <= RUNS; k++)); do
+  for b in "${BENCHES[@]}"; do
+    echo "nightly: $b x$REPETITIONS (run $k/$RUNS)" >&2
+    "$BUILD_DIR/bench/$b" --benchmark_repetitions="$REPETITIONS" \
+        --benchmark_report_aggregates_only=true --benchmark_format=json \
+        >"$WORK/bench-$b-$k.json" 2>"$WORK/bench-$b-$k.err" \
+      || { cat "$WORK/bench-$b-$k.err" >&2; die "$b failed"; }
+  done
 done
 T_BENCH=$((SECONDS - T0))
 
@@ -115,11 +124,11 @@ if [[ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]]; then G
 # JSON handling: extraction of the medians, the report, and the comparison.
 set +e
 python3 - "$WORK" "$REPORT" "$BASELINE" "$UPDATE" "$THRESHOLD" "$REPETITIONS" \
-    "$GIT_REV" "$GIT_DIRTY" "$(nproc)" "$(uname -m)" "$STAMP" "$BUILD_DIR" \
+    "$RUNS" "$GIT_REV" "$GIT_DIRTY" "$(nproc)" "$(uname -m)" "$STAMP" "$BUILD_DIR" \
     "$T_BENCH" "$T_MAP" "${BENCHES[*]}" "${WORKLOADS[*]}" "${PRESETS[*]}" <<'PY'
 import json, os, sys
 
-(work, report_path, baseline_path, update, threshold, repetitions, git_rev, git_dirty,
+(work, report_path, baseline_path, update, threshold, repetitions, runs, git_rev, git_dirty,
  nproc, machine, stamp, build_dir, t_bench, t_map, benches, workloads, presets) = sys.argv[1:]
 threshold = float(threshold)
 
@@ -168,11 +177,22 @@ def medians(path):
     return out
 
 
+def median(values):
+    v = sorted(values)
+    m = len(v) // 2
+    return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2
+
+
 throughputs = {}
 for b in benches.split():
-    for name, entry in medians(os.path.join(work, f"bench-{b}.json")).items():
-        entry["executable"] = b
-        throughputs[f"{b}:{name}"] = entry
+    per_run = [medians(os.path.join(work, f"bench-{b}-{k}.json")) for k in range(1, int(runs) + 1)]
+    for name in per_run[0]:
+        entries = [r[name] for r in per_run if name in r]
+        throughputs[f"{b}:{name}"] = {
+            "executable": b,
+            "real_time_ns": median(e["real_time_ns"] for e in entries),
+            "rates": {c: median(e["rates"][c] for e in entries if c in e["rates"])
+                      for c in entries[0]["rates"]}}
 
 fronts = {}
 for w in workloads.split():
@@ -194,6 +214,7 @@ report = {
     "git": {"revision": git_rev, "dirty": git_dirty == "true"},
     "build_dir": build_dir,
     "repetitions": int(repetitions),
+    "runs": int(runs),
     "mapper_options": {"keep_pareto": True, "threads": 2},
     "seconds": {"benchmarks": int(t_bench), "mapping": int(t_map)},
     "throughputs": throughputs,
