@@ -13,37 +13,20 @@
 #include "arch/arch_loader.hpp"
 #include "arch/user_error.hpp"
 
+#include "test/support/error_files.hpp"
+
 namespace npumap::arch {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> error_files() {
-  std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator("test/errors")) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("arch_", 0) == 0 && entry.path().extension() == ".yaml") files.push_back("test/errors/" + name);
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::string expect_line(const std::string& file) {
-  std::ifstream in(file);
-  std::string first;
-  std::getline(in, first);
-  const std::string prefix = "# expect: ";
-  if (first.rfind(prefix, 0) != 0) return {};
-  return first.substr(prefix.size());
-}
-
 TEST(ArchErrors, EveryMustFailFileGivesItsExpectedLine) {
-  const auto files = error_files();
+  const auto files = npumap::testing::error_files("arch_");
   // One file per must-fail case (see the list in docs/arch-format.md, "Errors").
   ASSERT_GE(files.size(), 30u);
   for (const auto& file : files) {
     SCOPED_TRACE(file);
-    const std::string expected = expect_line(file);
+    const std::string expected = npumap::testing::expected_message(file);
     ASSERT_FALSE(expected.empty()) << "first line must be `# expect: ...`";
     try {
       load_arch(file);
@@ -56,7 +39,7 @@ TEST(ArchErrors, EveryMustFailFileGivesItsExpectedLine) {
 
 /// The cases the acceptance text names, each checked to exist so a deleted file is noticed.
 TEST(ArchErrors, TheNamedCasesHaveFiles) {
-  const auto files = error_files();
+  const auto files = npumap::testing::error_files("arch_");
   for (const char* name : {"malformed_yaml", "unknown_key", "unknown_top_key", "missing_accelerator",
                            "missing_block_field", "zero_sram", "negative_size", "negative_burst", "zero_clock",
                            "unknown_preset", "unknown_accelerator", "unknown_system_config", "unknown_memory_mode",

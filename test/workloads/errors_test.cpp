@@ -12,31 +12,14 @@
 
 #include "workloads/loader.hpp"
 
+#include "test/support/error_files.hpp"
+
 namespace npumap::workloads {
 namespace {
 
-std::vector<std::string> error_files() {
-  std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator("test/errors")) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("workload_", 0) == 0 && entry.path().extension() == ".yaml") files.push_back("test/errors/" + name);
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::string expected_text(const std::string& file) {
-  std::ifstream in(file);
-  std::string first;
-  std::getline(in, first);
-  const std::string prefix = "# expect: ";
-  if (first.rfind(prefix, 0) != 0) return {};
-  return first.substr(prefix.size());
-}
-
 TEST(WorkloadErrors, EveryCaseHasAFile) {
   // One file per must-fail case of the acceptance text (and a few more).
-  const std::vector<std::string> files = error_files();
+  const std::vector<std::string> files = npumap::testing::error_files("workload_");
   for (const char* name : {"malformed_yaml", "unknown_key", "unknown_top_key", "missing_field", "zero_size",
                            "negative_size", "output_size", "shapes_do_not_chain", "einsum_does_not_chain",
                            "weight_channels", "depthwise_channels", "cycle", "two_producers", "undeclared_input",
@@ -47,10 +30,10 @@ TEST(WorkloadErrors, EveryCaseHasAFile) {
 }
 
 TEST(WorkloadErrors, EachFileFailsWithItsExpectedMessage) {
-  const std::vector<std::string> files = error_files();
+  const std::vector<std::string> files = npumap::testing::error_files("workload_");
   ASSERT_GE(files.size(), 17u);
   for (const auto& file : files) {
-    const std::string expect = expected_text(file);
+    const std::string expect = npumap::testing::expected_message(file);
     ASSERT_FALSE(expect.empty()) << file << " has no `# expect:` first line";
     try {
       load_workload(file);
