@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
@@ -96,6 +97,32 @@ FmSram own_fm_sram(const arch::Arch& arch, const workloads::Workload& w, int lay
   return out;
 }
 
+bool operator==(const FmSram& a, const FmSram& b) {
+  return a.first_input == b.first_input && a.other_inputs == b.other_inputs && a.output == b.output;
+}
+
+/// A layer as the per-layer stage sees it: its mapspace and, per template, its own feature maps' SRAM.
+struct StageInput {
+  LayerSpace space;
+  std::vector<FmSram> fm;
+};
+
+StageInput make_stage_input(const arch::Arch& arch, const workloads::Workload& w, int layer, const SpaceOptions& options) {
+  StageInput in;
+  in.space = make_layer_space(arch, w, layer, options);
+  for (const Template& t : in.space.templates) in.fm.push_back(own_fm_sram(arch, w, layer, t));
+  return in;
+}
+
+/// Everything the stage reads of a layer is equal (the layer index itself is not read).
+bool same_stage_input(const StageInput& a, const StageInput& b) {
+  const LayerSpace& x = a.space;
+  const LayerSpace& y = b.space;
+  return x.num_inputs == y.num_inputs && x.batch_repeat == y.batch_repeat &&
+         x.block_config_grid == y.block_config_grid && x.unsupported == y.unsupported && x.base == y.base &&
+         x.block_configs == y.block_configs && x.templates == y.templates && a.fm == b.fm;
+}
+
 struct JobOutput {
   std::map<CompatKey, std::vector<PmappingRow>> groups;
   bool stopped = false;
@@ -106,7 +133,7 @@ bool should_stop(const StageOptions& o) {
   return o.deadline && std::chrono::steady_clock::now() >= *o.deadline;
 }
 
-JobOutput run_job(const arch::Arch& arch, const workloads::Workload& w, const LayerSpace& space, Job& job,
+JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram& fm, Job& job,
                   std::uint32_t job_index, const StageOptions& options, StageProgress* progress) {
   JobOutput out;
   KeepCounters& k = job.counters;
@@ -123,7 +150,6 @@ JobOutput run_job(const arch::Arch& arch, const workloads::Workload& w, const La
 
   const std::vector<int> cols = row_columns(options.objectives);
   const std::int64_t capacity = arch.sram_capacity_bytes;
-  const FmSram fm = own_fm_sram(arch, w, space.layer, tpl);
   const double repeat = space.batch_repeat;
   CompatKey base_key;
   for (int i = 0; i < space.num_inputs; ++i) base_key.push_back({tpl.inputs[i].residence, tpl.inputs[i].layout, 0});
@@ -219,23 +245,22 @@ JobOutput run_job(const arch::Arch& arch, const workloads::Workload& w, const La
   return out;
 }
 
-}  // namespace
-
-StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, const StageOptions& options,
-                          StageProgress* progress) {
+/// The stage over `inputs` (one LayerResult each), in the caller's oneTBB arena.
+StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, const StageOptions& options,
+                      StageProgress* progress) {
   StageResult result;
-  const int num_layers = static_cast<int>(w.layers.size());
-  result.layers.resize(static_cast<std::size_t>(num_layers));
+  const int num_layers = static_cast<int>(inputs.size());
+  result.layers.resize(inputs.size());
   for (int l = 0; l < num_layers; ++l) {
     LayerResult& lr = result.layers[static_cast<std::size_t>(l)];
-    lr.space = make_layer_space(arch, w, l, options.space);
+    lr.space = std::move(inputs[static_cast<std::size_t>(l)].space);
     for (std::uint32_t t = 0; t < lr.space.templates.size(); ++t) {
       lr.jobs.push_back(static_cast<std::uint32_t>(result.jobs.size()));
       result.jobs.push_back(Job{l, t, {}});
     }
   }
   const std::size_t num_jobs = result.jobs.size();
-  if (progress != nullptr) progress->jobs_total.store(num_jobs);
+  if (progress != nullptr) progress->jobs_total.fetch_add(num_jobs);
 
   // Longest first: a job's cost is its number of block configs.
   std::vector<std::uint32_t> order(num_jobs);
@@ -246,61 +271,53 @@ StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, 
   });
 
   std::vector<JobOutput> outputs(num_jobs);
-  // The arena gets exactly `threads` workers, even more than the machine's cores (for tests).
-  const int threads = std::max(1, options.threads);
-  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-  tbb::task_arena arena(threads);
-  arena.execute([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<std::size_t>(0, num_jobs, 1),
-        [&](const tbb::blocked_range<std::size_t>& range) {
-          for (std::size_t i = range.begin(); i != range.end(); ++i) {
-            const std::uint32_t j = order[i];
-            Job& job = result.jobs[j];
-            outputs[j] = run_job(arch, w, result.layers[static_cast<std::size_t>(job.layer)].space, job, j, options,
-                                 progress);
-            if (progress != nullptr) progress->jobs_done.fetch_add(1, std::memory_order_relaxed);
-          }
-        },
-        tbb::simple_partitioner());
-  });
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, num_jobs, 1),
+      [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+          const std::uint32_t j = order[i];
+          Job& job = result.jobs[j];
+          const auto l = static_cast<std::size_t>(job.layer);
+          outputs[j] = run_job(arch, result.layers[l].space, inputs[l].fm[job.template_index], job, j, options, progress);
+          if (progress != nullptr) progress->jobs_done.fetch_add(1, std::memory_order_relaxed);
+        }
+      },
+      tbb::simple_partitioner());
 
   // Per layer: concatenate job fronts in template order, Pareto per compatibility.
   const std::vector<int> cols = row_columns(options.objectives);
-  arena.execute([&] {
-    tbb::parallel_for(0, num_layers, [&](int l) {
-      LayerResult& lr = result.layers[static_cast<std::size_t>(l)];
-      std::map<CompatKey, std::vector<PmappingRow>> merged;
-      for (std::uint32_t j : lr.jobs) {
-        for (auto& [key, rows] : outputs[j].groups) {
-          auto& dst = merged[key];
-          dst.insert(dst.end(), rows.begin(), rows.end());
-        }
+  tbb::parallel_for(0, num_layers, [&](int l) {
+    LayerResult& lr = result.layers[static_cast<std::size_t>(l)];
+    std::map<CompatKey, std::vector<PmappingRow>> merged;
+    for (std::uint32_t j : lr.jobs) {
+      for (auto& [key, rows] : outputs[j].groups) {
+        auto& dst = merged[key];
+        dst.insert(dst.end(), rows.begin(), rows.end());
       }
-      ParetoWorkspace ws;
-      std::vector<std::uint32_t> survivors;
-      std::vector<double> table;
-      // A job's evaluated candidate survives if it is in at least one group's front.
-      std::map<std::pair<std::uint32_t, std::uint32_t>, char> kept;
-      for (auto& [key, rows] : merged) {
-        prune(rows, cols, ws, survivors, table);
-        for (const auto& r : rows) kept[{r.job, r.candidate}] = 1;
-        lr.groups.push_back(PmappingGroup{key, std::move(rows)});
-      }
-      std::vector<std::uint64_t> survivors_per_job(lr.jobs.size(), 0);
-      for (const auto& [id, _] : kept) {
-        const auto pos = std::find(lr.jobs.begin(), lr.jobs.end(), id.first) - lr.jobs.begin();
-        ++survivors_per_job[static_cast<std::size_t>(pos)];
-      }
-      std::vector<KeepCounters> counters;
-      for (std::size_t i = 0; i < lr.jobs.size(); ++i) {
-        KeepCounters& k = result.jobs[lr.jobs[i]].counters;
-        k.pareto = survivors_per_job[i];
-        k.apply(Cause::Dominated, k.evaluated, k.evaluated - k.pareto);
-        counters.push_back(k);
-      }
-      lr.rates = combine(counters);
-    });
+    }
+    ParetoWorkspace ws;
+    std::vector<std::uint32_t> survivors;
+    std::vector<double> table;
+    // A job's evaluated candidate survives if it is in at least one group's front.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, char> kept;
+    for (auto& [key, rows] : merged) {
+      prune(rows, cols, ws, survivors, table);
+      for (const auto& r : rows) kept[{r.job, r.candidate}] = 1;
+      lr.groups.push_back(PmappingGroup{key, std::move(rows)});
+    }
+    std::vector<std::uint64_t> survivors_per_job(lr.jobs.size(), 0);
+    for (const auto& [id, _] : kept) {
+      const auto pos = std::find(lr.jobs.begin(), lr.jobs.end(), id.first) - lr.jobs.begin();
+      ++survivors_per_job[static_cast<std::size_t>(pos)];
+    }
+    std::vector<KeepCounters> counters;
+    for (std::size_t i = 0; i < lr.jobs.size(); ++i) {
+      KeepCounters& k = result.jobs[lr.jobs[i]].counters;
+      k.pareto = survivors_per_job[i];
+      k.apply(Cause::Dominated, k.evaluated, k.evaluated - k.pareto);
+      counters.push_back(k);
+    }
+    lr.rates = combine(counters);
   });
   std::vector<KeepCounters> all;
   for (const auto& j : result.jobs) all.push_back(j.counters);
@@ -309,9 +326,65 @@ StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, 
   return result;
 }
 
+}  // namespace
+
+StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, const StageOptions& options,
+                          StageProgress* progress) {
+  std::vector<StageInput> inputs;
+  for (int l = 0; l < static_cast<int>(w.layers.size()); ++l) inputs.push_back(make_stage_input(arch, w, l, options.space));
+  // The arena gets exactly `threads` workers, even more than the machine's cores (for tests).
+  const int threads = std::max(1, options.threads);
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  tbb::task_arena arena(threads);
+  StageResult result;
+  arena.execute([&] { result = run_stage(arch, inputs, options, progress); });
+  return result;
+}
+
+SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>& layers, const StageOptions& options,
+                             StageProgress* progress) {
+  std::vector<StageInput> all(layers.size());
+  tbb::parallel_for(std::size_t{0}, layers.size(), [&](std::size_t i) {
+    all[i] = make_stage_input(arch, *layers[i].workload, layers[i].layer, options.space);
+  });
+  // Distinct inputs in order of first appearance; candidates are found by a cheap key, then compared whole.
+  SharedStage shared;
+  std::vector<StageInput> distinct;
+  std::map<std::tuple<std::uint64_t, std::size_t, std::size_t, std::array<int, 4>>, std::vector<std::uint32_t>> buckets;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const model::Pass& b = all[i].space.base;
+    const auto key = std::make_tuple(all[i].space.block_config_grid, all[i].space.templates.size(),
+                                     all[i].space.block_configs.size(), b.ofm.shape.dims);
+    auto& bucket = buckets[key];
+    std::uint32_t found = static_cast<std::uint32_t>(distinct.size());
+    for (std::uint32_t d : bucket) {
+      if (same_stage_input(distinct[d], all[i])) {
+        found = d;
+        break;
+      }
+    }
+    if (found == distinct.size()) {
+      bucket.push_back(found);
+      distinct.push_back(std::move(all[i]));
+    }
+    shared.distinct_of.push_back(found);
+  }
+  shared.stage = run_stage(arch, distinct, options, progress);
+  return shared;
+}
+
 JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& w, const StageResult& stage,
                               const std::vector<Objective>& objectives,
                               std::vector<std::vector<PmappingGroup>>& storage, bool allow_fusion) {
+  std::vector<const LayerResult*> layers;
+  for (const LayerResult& lr : stage.layers) layers.push_back(&lr);
+  return make_join_problem(arch, w, layers, objectives, storage, allow_fusion);
+}
+
+JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& w,
+                              const std::vector<const LayerResult*>& layers, const std::vector<Objective>& objectives,
+                              std::vector<std::vector<PmappingGroup>>& storage, bool allow_fusion) {
+  NPUMAP_ASSERT(layers.size() == w.layers.size());
   JoinProblem p;
   p.arena_is_sram = arch.feature_map_storage == arch.fast_storage;
   p.sram_capacity = arch.sram_capacity_bytes;
@@ -334,7 +407,7 @@ JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload&
   }
   storage.assign(w.layers.size(), {});
   for (int layer : w.topological_order) {
-    const auto& lr = stage.layers[static_cast<std::size_t>(layer)];
+    const auto& lr = *layers[static_cast<std::size_t>(layer)];
     auto& groups = storage[static_cast<std::size_t>(layer)];
     for (const auto& g : lr.groups) {
       bool rolling = false;

@@ -67,11 +67,36 @@ struct StageResult {
 StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& workload, const StageOptions& options,
                           StageProgress* progress = nullptr);
 
+/// A layer of some workload, as input to a shared per-layer stage.
+struct LayerRef {
+  const workloads::Workload* workload = nullptr;
+  int layer = -1;
+};
+
+/// The per-layer stage of layers from any number of workloads, each distinct layer computed once.
+struct SharedStage {
+  /// One LayerResult per distinct layer (in order of first appearance); its space.layer is the layer
+  /// index in the workload of that first appearance, and Job::layer indexes `stage.layers`.
+  StageResult stage;
+  std::vector<std::uint32_t> distinct_of;  ///< per LayerRef: index into stage.layers
+};
+
+/// Two layers are the same job set when their mapspaces (base pass, templates, block configs, batch
+/// repeat, support) and the SRAM their own whole feature maps take under every template are equal:
+/// the per-layer stage reads nothing else of the workload, so their results are identical.
+/// Runs in the caller's oneTBB arena (`options.threads` is not used); deterministic.
+SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>& layers, const StageOptions& options,
+                             StageProgress* progress = nullptr);
+
 /// The join problem of a workload: tensors with their sizes and lifetimes in topological order, and
 /// each layer's groups (copied into `storage`, indexed by layer; groups with a rolling buffer are left
 /// out unless `allow_fusion`).
 JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                               const std::vector<Objective>& objectives,
+                              std::vector<std::vector<PmappingGroup>>& storage, bool allow_fusion);
+/// As above, with each layer's result given by pointer (indexed by the workload's layer index).
+JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& workload,
+                              const std::vector<const LayerResult*>& layers, const std::vector<Objective>& objectives,
                               std::vector<std::vector<PmappingGroup>>& storage, bool allow_fusion);
 
 /// The pass of a row of a layer's group (for reports and `mapper eval`).

@@ -175,9 +175,21 @@ JoinResult join(const JoinProblem& problem) {
     }
   };
 
-  const int threads = std::max(1, problem.threads);
-  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-  tbb::task_arena arena(threads);
+  // threads > 0: a oneTBB arena of exactly that many workers; 0: the caller's arena (a sweep runs
+  // many joins inside its own parallel loop, where a process-wide limit would throttle the others).
+  std::optional<tbb::global_control> parallelism;
+  std::optional<tbb::task_arena> own_arena;
+  if (problem.threads > 0) {
+    parallelism.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(problem.threads));
+    own_arena.emplace(problem.threads);
+  }
+  const auto in_arena = [&](const auto& body) {
+    if (own_arena) {
+      own_arena->execute(body);
+    } else {
+      body();
+    }
+  };
   // The tolerance grid: a value v > 0 maps to the upper edge of its cell (1+tol)^ceil(log(v)/log(1+tol)).
   const double log_step = problem.tolerance > 0.0 ? std::log1p(problem.tolerance) : 0.0;
   const auto grid = [log_step](double v) {
@@ -383,7 +395,7 @@ JoinResult join(const JoinProblem& problem) {
         }
       }
     };
-    arena.execute([&] {
+    in_arena([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, work.size(), 1),
                         [&](const tbb::blocked_range<std::size_t>& range) {
                           for (std::size_t k = range.begin(); k != range.end(); ++k) merge_key(work[k]);

@@ -51,7 +51,9 @@ struct JoinProblem {
   std::vector<Objective> objectives = all_objectives();
   bool lookahead = true;  ///< drop groups that no later layer could match (off: for metamorphic tests)
   bool collapse = true;   ///< forget tensors that can no longer affect later layers (off: for tests)
-  int threads = 1;        ///< new groups of a step are merged in parallel; the result does not depend on it
+  /// New groups of a step are merged in parallel in an arena of this many workers, or in the caller's
+  /// oneTBB arena when 0 (sweeps). The result does not depend on it.
+  int threads = 1;
   /// 0: exact. Otherwise rows whose columns fall in the same cell of a log grid with ratio 1+tolerance
   /// compare as equal while pruning (FFM's optional tolerance), which bounds the fronts of runs with
   /// many objectives at the price of an approximate front.

@@ -52,6 +52,7 @@ struct Template {
   FmChoice output;
   std::array<bool, 2> input_may_roll{};  ///< also emit rows with this input as a rolling buffer
   bool output_may_roll = false;          ///< also emit rows with the output as a rolling buffer
+  friend bool operator==(const Template&, const Template&) = default;
 };
 
 /// Switches of the mapspace.
