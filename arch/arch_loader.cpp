@@ -490,4 +490,22 @@ Arch load_arch_string(const std::string& text, const std::string& file, const st
   return load_root(YamlNode::load_string(text, file), file, presets_dir, "");
 }
 
+Arch load_arch_with_overrides(const std::string& base, const YamlNode& overrides, const std::string& name,
+                              const std::string& presets_dir) {
+  Loader loader{presets_dir, preset_names(presets_dir), {}, {}};
+  if (std::find(loader.presets.begin(), loader.presets.end(), base) != loader.presets.end()) {
+    loader.chain.push_back(base);
+    loader.collect(YamlNode::load_file(loader.preset_path(base)));
+  } else {
+    std::error_code ec;
+    if (!fs::is_regular_file(base, ec)) {
+      if (looks_like_path(base)) throw UserError({base, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(loader.presets));
+      throw UserError({}, "arch", fmt::format("unknown preset `{}`", base), choice_hint(base, loader.presets));
+    }
+    loader.collect(YamlNode::load_file(base));
+  }
+  if (!overrides.is_null()) loader.collect(overrides);
+  return loader.build(name);
+}
+
 }  // namespace npumap::arch

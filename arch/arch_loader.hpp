@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "arch/arch.hpp"
+#include "arch/yaml_reader.hpp"
 
 namespace npumap::arch {
 
@@ -24,6 +25,12 @@ Arch load_arch(const std::string& spec, const std::string& presets_dir);
 
 /// Parse arch YAML held in memory; `file` names it in error messages.
 Arch load_arch_string(const std::string& text, const std::string& file, const std::string& presets_dir);
+
+/// An arch built from `base` (a preset name or an arch file) with `overrides` applied last: a map of
+/// arch-file keys whose nodes may come from another file (a sweep spec), so every error points there.
+/// `name` names the result in reports.
+Arch load_arch_with_overrides(const std::string& base, const YamlNode& overrides, const std::string& name,
+                              const std::string& presets_dir);
 
 /// Parse a byte size: an integer, or a number with a unit B, KiB, MiB or GiB ("512KiB", "1.5MiB").
 /// Returns false when `text` is not such a size (the value may still be zero or negative).

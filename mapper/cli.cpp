@@ -4,6 +4,7 @@
 //   mapper eval FILE.json [--check] [--block-configs]        re-evaluate passes or a result.json (eval_command.cpp)
 //   mapper list presets|workloads|objectives|system-configs|memory-modes   what can be named
 //   mapper show RESULT.json                                  re-print a saved run's report
+//   mapper sweep SPEC.yaml [--out DIR] [--restart]           map workloads over a grid of arch points (sweep.cpp)
 //
 // Every option binds to a field of RunOptions (options.hpp), which holds the defaults. Bad input of
 // any kind surfaces as UserError and becomes one line on stderr and exit status 2.
@@ -27,6 +28,7 @@
 #include "mapper/options.hpp"
 #include "mapper/report.hpp"
 #include "mapper/run.hpp"
+#include "mapper/sweep.hpp"
 #include "npumap_version.hpp"
 
 namespace npumap::mapper {
@@ -41,6 +43,7 @@ Examples:
   mapper eval --block-configs test/data/npu_reference_block_configs.json --check
   mapper list presets
   mapper show runs/<timestamp>/result.json
+  mapper sweep sweeps/example.yaml
 )";
 
 std::vector<std::string> workload_files() {
@@ -154,6 +157,21 @@ int run_cli(int argc, char** argv) {
   show->add_option("result", show_path, "result.json written by an earlier run")->required();
   show->add_option("--format", show_format, "Report format")->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
 
+  CLI::App* sweep = app.add_subcommand("sweep", "Map workloads on every arch point of a sweep spec (docs/sweep-format.md)");
+  SweepOptions sweep_options;
+  int sweep_threads = 0;
+  int sweep_verbose = 0;
+  bool sweep_quiet = false;
+  bool sweep_no_sharing = false;
+  sweep->add_option("spec", sweep_options.spec, "Sweep spec YAML file")->required();
+  sweep->add_option("--out,-o", sweep_options.out_dir, "Output folder (default: runs/sweep-<name>); a rerun resumes it");
+  sweep->add_option("--threads,-j", sweep_threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+  sweep->add_flag("--restart", sweep_options.restart, "Discard the points an earlier run of this sweep finished");
+  sweep->add_flag("--no-layer-sharing", sweep_no_sharing,
+                  "Compute every layer on its own instead of once per distinct layer (to measure the saving)");
+  sweep->add_flag("-v,--verbose", sweep_verbose, "Log each finished arch point");
+  sweep->add_flag("-q,--quiet", sweep_quiet, "Only print errors");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -172,6 +190,13 @@ int run_cli(int argc, char** argv) {
     }
     if (list->parsed()) return run_list(list_what, std::cout);
     if (show->parsed()) return run_show(show_path, show_format, std::cout);
+    if (sweep->parsed()) {
+      const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+      sweep_options.threads = sweep_threads > 0 ? sweep_threads : static_cast<int>(cores);
+      sweep_options.share_layers = !sweep_no_sharing;
+      sweep_options.verbosity = sweep_quiet ? -1 : sweep_verbose;
+      return run_sweep(sweep_options, std::cout);
+    }
 
     if (run.workload.empty()) {
       throw UserError({}, "--workload", "no workload given", "e.g. --workload workloads/resnet18.yaml");

@@ -342,7 +342,7 @@ StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, 
 }
 
 SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>& layers, const StageOptions& options,
-                             StageProgress* progress) {
+                             StageProgress* progress, bool share_identical) {
   std::vector<StageInput> all(layers.size());
   tbb::parallel_for(std::size_t{0}, layers.size(), [&](std::size_t i) {
     all[i] = make_stage_input(arch, *layers[i].workload, layers[i].layer, options.space);
@@ -357,7 +357,7 @@ SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>
                                      all[i].space.block_configs.size(), b.ofm.shape.dims);
     auto& bucket = buckets[key];
     std::uint32_t found = static_cast<std::uint32_t>(distinct.size());
-    for (std::uint32_t d : bucket) {
+    for (std::uint32_t d : share_identical ? bucket : std::vector<std::uint32_t>{}) {
       if (same_stage_input(distinct[d], all[i])) {
         found = d;
         break;

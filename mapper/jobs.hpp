@@ -85,8 +85,9 @@ struct SharedStage {
 /// repeat, support) and the SRAM their own whole feature maps take under every template are equal:
 /// the per-layer stage reads nothing else of the workload, so their results are identical.
 /// Runs in the caller's oneTBB arena (`options.threads` is not used); deterministic.
+/// With `share_identical` false every layer is computed on its own (to measure what sharing saves).
 SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>& layers, const StageOptions& options,
-                             StageProgress* progress = nullptr);
+                             StageProgress* progress = nullptr, bool share_identical = true);
 
 /// The join problem of a workload: tensors with their sizes and lifetimes in topological order, and
 /// each layer's groups (copied into `storage`, indexed by layer; groups with a rolling buffer are left

@@ -1,0 +1,404 @@
+// A design-space sweep, end to end.
+//
+//   load_sweep_spec (every check, every arch point built) -> <out>/points.jsonl read back (points a
+//   killed run finished are skipped) -> the remaining points in a oneTBB parallel loop; each point runs
+//   the shared per-layer stage over all workloads' layers (identical layers computed once) and one
+//   join per workload, all in the same arena -> each finished point appended to points.jsonl at once
+//   -> when every point is done, sweep.csv, sweep.json, pareto.csv and pareto.svg rendered from the
+//   records in point order and written atomically.
+//
+// A point stopped by Ctrl-C is not recorded; the run exits 130 and the same command resumes it.
+
+#include "mapper/sweep.hpp"
+
+#include <fcntl.h>
+#include <iostream>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "arch/user_error.hpp"
+#include "mapper/jobs.hpp"
+#include "mapper/join.hpp"
+#include "mapper/report.hpp"
+
+namespace npumap::mapper {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+std::atomic<bool> g_sweep_interrupted{false};
+extern "C" void on_sweep_sigint(int) { g_sweep_interrupted.store(true); }
+
+constexpr const char* kJournal = "points.jsonl";
+const std::vector<std::string> kFinalFiles = {"sweep.csv", "sweep.json", "pareto.csv", "pareto.svg"};
+
+Json journal_header(const SweepSpec& spec) {
+  return Json{{"sweep", spec.name}, {"spec", spec.file}, {"fingerprint", spec.fingerprint}, {"points", spec.points.size()}};
+}
+
+/// The records of an earlier run of the same sweep, by point index. A line that does not parse (the
+/// tail of a killed write) is dropped, and the journal is rewritten without it.
+std::map<std::size_t, Json> read_journal(const fs::path& journal, const SweepSpec& spec) {
+  std::ifstream in(journal);
+  std::string line;
+  std::map<std::size_t, Json> records;
+  if (!std::getline(in, line)) return records;  // empty journal: start afresh
+  Json header;
+  try {
+    header = Json::parse(line);
+  } catch (const nlohmann::json::exception&) {
+    throw UserError({journal.string(), 1, 1}, "", "not a sweep journal", "remove the folder or choose another --out");
+  }
+  if (!header.is_object() || header.value("fingerprint", "") != spec.fingerprint) {
+    throw UserError({journal.string(), 1, 1}, "",
+                    "the folder holds points of a different sweep (the spec, a workload, the base arch or the tool "
+                    "version changed)",
+                    "rerun with --restart to discard them, or choose another --out");
+  }
+  std::size_t dropped = 0;
+  std::string kept = header.dump() + "\n";
+  while (std::getline(in, line)) {
+    const bool complete_line = !in.eof();  // the last line of a killed write has no newline
+    try {
+      Json r = Json::parse(line);
+      const std::size_t i = r.at("point").get<std::size_t>();
+      if (!complete_line || i >= spec.points.size() || r.at("id").get<std::string>() != spec.points[i].id) {
+        ++dropped;
+        continue;
+      }
+      kept += line + "\n";
+      records[i] = std::move(r);
+    } catch (const nlohmann::json::exception&) {
+      ++dropped;
+    }
+  }
+  if (dropped > 0) {
+    spdlog::warn("{}: dropped {} unreadable line(s) (a write cut short); those points run again", journal.string(), dropped);
+    write_file_atomic(journal, kept);
+  }
+  return records;
+}
+
+/// Appends whole lines to the journal and syncs each, so a finished point survives a kill.
+class Journal {
+ public:
+  explicit Journal(const fs::path& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw UserError({path.string(), 0, 0}, "--out", "cannot open the sweep journal", "check the folder's permissions");
+  }
+  ~Journal() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+  void append(const std::string& line) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::string text = line + "\n";
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw UserError({path_.string(), 0, 0}, "", "writing the sweep journal failed", "check free disk space");
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    ::fdatasync(fd_);
+  }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+  std::mutex mutex_;
+};
+
+class SweepProgress {
+ public:
+  SweepProgress(std::size_t total, std::size_t already, bool enabled) : total_(total), done_(already), enabled_(enabled) {
+    if (enabled_) thread_ = std::thread([this] { loop(); });
+  }
+  ~SweepProgress() { stop(); }
+  void point_done() { done_.fetch_add(1); }
+  void stop() {
+    if (!thread_.joinable()) return;
+    stopping_.store(true);
+    thread_.join();
+    if (shown_) std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  void loop() {
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t first = done_.load();
+    while (!stopping_.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (elapsed < 1.0) continue;
+      const std::size_t done = done_.load();
+      const double rate = static_cast<double>(done - first) / elapsed;
+      const double eta = rate > 0 ? static_cast<double>(total_ - done) / rate : 0.0;
+      const int width = 30;
+      const int filled = static_cast<int>(width * static_cast<double>(done) / static_cast<double>(std::max<std::size_t>(1, total_)));
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu arch points, %.1fs elapsed, ~%.0fs left",
+                   std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                   std::string(static_cast<std::size_t>(width - filled), '.').c_str(), done, total_, elapsed, eta);
+      std::fflush(stderr);
+      shown_ = true;
+    }
+  }
+  std::size_t total_;
+  std::atomic<std::size_t> done_;
+  bool enabled_;
+  std::atomic<bool> stopping_{false};
+  bool shown_ = false;
+  std::thread thread_;
+};
+
+std::string human_bytes(double v) {
+  if (v >= 1024.0 * 1024.0) return fmt::format("{:.2f} MiB", v / (1024.0 * 1024.0));
+  if (v >= 1024.0) return fmt::format("{:.0f} KiB", v / 1024.0);
+  return fmt::format("{:.0f} B", v);
+}
+
+/// The text report: what ran, what the cache saved, and each workload's cross-arch front.
+std::string summary_text(const SweepSpec& spec, const std::vector<Json>& records, const Json& sweep_json,
+                         std::size_t computed, double seconds, int threads, const fs::path& folder) {
+  std::string out = fmt::format("sweep {}: {} arch points x {} workloads (spec {}, base {})\n", spec.name,
+                                spec.points.size(), spec.workloads.size(), spec.file, spec.base);
+  out += fmt::format("  {} points computed in this run, {} resumed from {}\n", computed, spec.points.size() - computed,
+                     (folder / kJournal).string());
+  std::uint64_t total = 0, distinct = 0;
+  for (const Json& r : records) {
+    total += r["layers"]["total"].get<std::uint64_t>();
+    distinct += r["layers"]["distinct"].get<std::uint64_t>();
+  }
+  if (total > 0) {
+    out += fmt::format("  layers: {} (arch point, layer) pairs, {} distinct; the shared-layer cache reused {:.0f}%\n",
+                       total, distinct, 100.0 * static_cast<double>(total - distinct) / static_cast<double>(total));
+  }
+  if (computed > 0 && seconds > 0) {
+    out += fmt::format("  time {:.1f} s, {:.1f} points/min, {} threads\n", seconds, 60.0 * static_cast<double>(computed) / seconds, threads);
+  }
+  out += "cross-arch Pareto front (minimise MACs/cycle and SRAM bytes, against cycles and off-chip bytes);\n"
+         "per arch point on the front: its best cycles and best off-chip bytes among its front mappings\n";
+  for (const auto& w : spec.workloads) {
+    const Json& front = sweep_json["pareto"][w.id];
+    std::size_t rows = 0;
+    for (const Json& r : records) {
+      for (const Json& wr : r["workloads"]) {
+        if (wr["workload"] == w.id) rows += wr["front"].size();
+      }
+    }
+    // Group the front's mappings by arch point, in point order.
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<const Json*>> by_point;
+    for (const Json& p : front) {
+      const std::string id = p["point"].get<std::string>();
+      if (by_point.count(id) == 0) order.push_back(id);
+      by_point[id].push_back(&p);
+    }
+    out += fmt::format("  {}: {} of {} mappings, on {} arch points\n", w.id, front.size(), rows, order.size());
+    if (order.empty()) continue;
+    out += fmt::format("    {:<6} {:>9} {:>10} {:>14} {:>11} {:>9}  {}\n", "point", "MACs/cyc", "SRAM", "best cycles",
+                       "best offchip", "mappings", "parameters");
+    for (const std::string& id : order) {
+      const auto& list = by_point[id];
+      double cycles = (*list[0])["cycles"].get<double>(), offchip = (*list[0])["offchip_bytes"].get<double>();
+      for (const Json* p : list) {
+        cycles = std::min(cycles, (*p)["cycles"].get<double>());
+        offchip = std::min(offchip, (*p)["offchip_bytes"].get<double>());
+      }
+      const Json& p0 = *list[0];
+      std::string params;
+      for (const auto& [k, v] : p0["params"].items()) params += fmt::format("{}{}={}", params.empty() ? "" : " ", k, v.get<std::string>());
+      out += fmt::format("    {:<6} {:>9} {:>10} {:>14.0f} {:>11} {:>9}  {}\n", id, p0["macs_per_cycle"].get<int>(),
+                         human_bytes(p0["sram_capacity_bytes"].get<double>()), cycles, human_bytes(offchip), list.size(),
+                         params.empty() ? "(base)" : params);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Json compute_sweep_point(const SweepSpec& spec, const SweepPoint& point, bool share_layers,
+                         const std::atomic<bool>* interrupt, bool& complete) {
+  std::vector<LayerRef> refs;
+  std::vector<std::size_t> first_ref;
+  for (const auto& w : spec.workloads) {
+    first_ref.push_back(refs.size());
+    for (int l = 0; l < static_cast<int>(w.workload.layers.size()); ++l) refs.push_back(LayerRef{&w.workload, l});
+  }
+  StageOptions stage_options;
+  stage_options.objectives = spec.objectives;
+  stage_options.space.fusion = spec.fusion;
+  stage_options.interrupt = interrupt;
+  const SharedStage shared = run_shared_stage(point.arch, refs, stage_options, nullptr, share_layers);
+
+  std::vector<Json> fronts(spec.workloads.size());
+  std::vector<char> stopped(spec.workloads.size(), 0);
+  tbb::parallel_for(std::size_t{0}, spec.workloads.size(), [&](std::size_t wi) {
+    const workloads::Workload& w = spec.workloads[wi].workload;
+    std::vector<const LayerResult*> layers;
+    bool some_layer_empty = false;
+    for (std::size_t l = 0; l < w.layers.size(); ++l) {
+      const LayerResult& lr = shared.stage.layers[shared.distinct_of[first_ref[wi] + l]];
+      std::size_t rows = 0;
+      for (const auto& g : lr.groups) rows += g.rows.size();
+      some_layer_empty = some_layer_empty || rows == 0;
+      layers.push_back(&lr);
+    }
+    Json front = Json::array();
+    if (!some_layer_empty) {
+      std::vector<std::vector<PmappingGroup>> storage;
+      JoinProblem problem = make_join_problem(point.arch, w, layers, spec.objectives, storage, spec.fusion);
+      problem.threads = 0;  // the sweep's arena
+      problem.tolerance = spec.tolerance;
+      problem.interrupt = interrupt;
+      const JoinResult joined = join(problem);
+      stopped[wi] = joined.partial ? 1 : 0;
+      for (const FrontPoint& p : joined.front) {
+        front.push_back(Json{{"cycles", p.cycles}, {"offchip_bytes", p.offchip_bytes},
+                             {"sram_bytes", p.peak_sram_bytes}, {"energy_pj", p.energy_pj}});
+      }
+    }
+    fronts[wi] = Json{{"workload", spec.workloads[wi].id}, {"status", front.empty() ? "no_valid_mapping" : "ok"},
+                      {"front", front}};
+  });
+  complete = !shared.stage.partial && std::find(stopped.begin(), stopped.end(), 1) == stopped.end();
+
+  std::uint64_t evaluated = 0;
+  for (const Job& j : shared.stage.jobs) evaluated += j.counters.evaluated;
+  const arch::Arch& a = point.arch;
+  Json params = Json::object();
+  for (const auto& [k, v] : point.params) params[k] = v;
+  Json record;
+  record["point"] = point.index;
+  record["id"] = point.id;
+  record["params"] = params;
+  record["arch"] = {{"accelerator", a.accel.name},
+                    {"macs_per_cycle", a.accel.macs * a.accel.cores},
+                    {"sram_capacity_bytes", a.sram_capacity_bytes},
+                    {"core_clock_hz", a.core_clock},
+                    {"system_config", a.system_config},
+                    {"memory_mode", a.memory_mode}};
+  record["layers"] = {{"total", refs.size()}, {"distinct", shared.stage.layers.size()}};
+  record["evaluated"] = evaluated;
+  record["workloads"] = fronts;
+  return record;
+}
+
+int run_sweep(const SweepOptions& options, std::ostream& out) {
+  auto logger = spdlog::get("mapper");
+  if (!logger) logger = spdlog::stderr_color_mt("mapper");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("[%l] %v");
+  spdlog::set_level(options.verbosity > 0 ? spdlog::level::info : options.verbosity < 0 ? spdlog::level::err : spdlog::level::warn);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const SweepSpec spec = load_sweep_spec(options.spec);
+  const fs::path folder = options.out_dir.empty() ? fs::path("runs") / ("sweep-" + spec.name) : fs::path(options.out_dir);
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) throw UserError({folder.string(), 0, 0}, "--out", "cannot create the output folder: " + ec.message(), "check the path");
+  const fs::path journal_path = folder / kJournal;
+  if (options.restart) {
+    fs::remove(journal_path, ec);
+    for (const auto& f : kFinalFiles) fs::remove(folder / f, ec);
+  }
+  std::map<std::size_t, Json> records;
+  if (fs::exists(journal_path) && fs::file_size(journal_path, ec) > 0) {
+    records = read_journal(journal_path, spec);
+  } else {
+    for (const auto& f : kFinalFiles) {
+      if (fs::exists(folder / f))
+        throw UserError({(folder / f).string(), 0, 0}, "--out", "the folder holds a sweep's results but no points.jsonl",
+                        "choose another --out, or --restart to replace them");
+    }
+    write_file_atomic(journal_path, journal_header(spec).dump() + "\n");
+  }
+  const std::size_t resumed = records.size();
+  spdlog::info("sweep {}: {} arch points x {} workloads, {} already done in {}", spec.name, spec.points.size(),
+               spec.workloads.size(), resumed, journal_path.string());
+
+  std::vector<std::size_t> todo;
+  for (const auto& p : spec.points) {
+    if (records.count(p.index) == 0) todo.push_back(p.index);
+  }
+  g_sweep_interrupted.store(false);
+  const auto previous_handler = std::signal(SIGINT, on_sweep_sigint);
+  std::mutex records_mutex;
+  const auto t1 = std::chrono::steady_clock::now();
+  {
+    Journal journal(journal_path);
+    SweepProgress progress(spec.points.size(), resumed, options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
+    tbb::task_arena arena(std::max(1, options.threads));
+    arena.execute([&] {
+      tbb::parallel_for(
+          tbb::blocked_range<std::size_t>(0, todo.size(), 1),
+          [&](const tbb::blocked_range<std::size_t>& range) {
+            for (std::size_t k = range.begin(); k != range.end(); ++k) {
+              if (g_sweep_interrupted.load()) return;
+              const SweepPoint& point = spec.points[todo[k]];
+              const auto start = std::chrono::steady_clock::now();
+              bool complete = false;
+              Json record = compute_sweep_point(spec, point, options.share_layers, &g_sweep_interrupted, complete);
+              if (!complete) return;
+              const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+              Json line = record;
+              line["elapsed_s"] = seconds;  // the journal's own; the final files leave it out
+              journal.append(line.dump());
+              spdlog::info("{} done in {:.2f} s ({} layers, {} distinct)", point.id, seconds,
+                           record["layers"]["total"].get<std::uint64_t>(), record["layers"]["distinct"].get<std::uint64_t>());
+              progress.point_done();
+              std::lock_guard<std::mutex> lock(records_mutex);
+              // Kept as read back from text, exactly as a resumed run would hold it.
+              records[point.index] = Json::parse(record.dump());
+            }
+          },
+          tbb::simple_partitioner());
+    });
+  }
+  std::signal(SIGINT, previous_handler);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  const std::size_t computed = records.size() - resumed;
+  if (records.size() < spec.points.size()) {
+    std::cerr << fmt::format("sweep interrupted: {} of {} arch points done, kept in {}; run the same command to resume\n",
+                             records.size(), spec.points.size(), journal_path.string());
+    return 130;
+  }
+
+  std::vector<Json> ordered;
+  for (auto& [index, record] : records) {
+    record.erase("elapsed_s");
+    ordered.push_back(record);
+  }
+  const SweepFiles files = render_sweep(spec, ordered);
+  write_file_atomic(folder / "sweep.csv", files.csv);
+  write_file_atomic(folder / "pareto.csv", files.pareto_csv);
+  write_file_atomic(folder / "pareto.svg", files.svg);
+  write_file_atomic(folder / "sweep.json", files.json);
+  if (options.verbosity >= 0) {
+    out << summary_text(spec, ordered, Json::parse(files.json), computed, seconds, options.threads, folder);
+    out << fmt::format("wrote {}: sweep.csv, sweep.json, pareto.csv, pareto.svg (journal: {})\n", folder.string(), kJournal);
+  }
+  spdlog::info("sweep finished in {:.2f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return 0;
+}
+
+}  // namespace npumap::mapper
