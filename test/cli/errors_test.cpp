@@ -3,7 +3,7 @@
 // The loader tests (test/arch, test/workloads) check the exception each file raises; this test
 // checks what the user sees of it: exit status 2, exactly one line on stderr that starts with the
 // file's path and contains the text of the file's `# expect:` first line, nothing on stdout, and no
-// result written. The files are listed when the test binary starts, sorted, one test case per file,
+// result written. arch_*.yaml go to --arch, workload_*.yaml to --workload, sweep_*.yaml to `mapper sweep`. The files are listed when the test binary starts, sorted, one test case per file,
 // so adding a file to test/errors adds a case without touching this file.
 
 #include <algorithm>
@@ -51,8 +51,10 @@ TEST_P(ErrorFile, ExitsTwoWithOneLineNamingTheFile) {
     args = {"--arch", file, "--workload", "workloads/tiny_chain.yaml", "--out", out_dir};
   } else if (name.rfind("workload_", 0) == 0) {
     args = {"--workload", file, "--out", out_dir};
+  } else if (name.rfind("sweep_", 0) == 0) {
+    args = {"sweep", file, "--out", out_dir};
   } else {
-    FAIL() << file << ": name must start with arch_ or workload_ to say which option it is given to";
+    FAIL() << file << ": name must start with arch_, workload_ or sweep_ to say how it is given to the mapper";
   }
   const RunResult r = run_mapper(args);
   EXPECT_EQ(r.status, 2) << command_text(args) << "\nstderr: " << r.err;
@@ -64,6 +66,7 @@ TEST_P(ErrorFile, ExitsTwoWithOneLineNamingTheFile) {
       << "stderr does not contain the expected text\n  expect: " << expect << "\n  got:    " << err_lines[0];
   EXPECT_TRUE(r.out.empty()) << "nothing on stdout for bad input, got:\n" << r.out;
   EXPECT_FALSE(fs::exists(fs::path(out_dir) / "result.json")) << "a rejected input must not leave a result";
+  EXPECT_FALSE(fs::exists(fs::path(out_dir))) << "a rejected sweep spec must not start any work";
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::string>& info) {
@@ -76,7 +79,7 @@ std::string case_name(const ::testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(TestErrors, ErrorFile, ::testing::ValuesIn(error_files()), case_name);
 
-TEST(TestErrorsFolder, HoldsBothKindsOfFiles) {
+TEST(TestErrorsFolder, HoldsEveryKindOfFile) {
   // Guards against the listing silently finding nothing (wrong folder, renamed files).
   const std::vector<std::string> files = error_files();
   const auto count = [&](const char* prefix) {
@@ -86,6 +89,7 @@ TEST(TestErrorsFolder, HoldsBothKindsOfFiles) {
   };
   EXPECT_GE(count("arch_"), 10);
   EXPECT_GE(count("workload_"), 10);
+  EXPECT_GE(count("sweep_"), 10);
 }
 
 }  // namespace
