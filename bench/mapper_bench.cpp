@@ -15,6 +15,9 @@
 //       reported front (without the no-fusion comparison join), at 2 threads.
 //   Chain/<N>                           N layers alternating a 3x3 conv 16->16 and a 3x3 depthwise
 //       conv on 28x28x16, SAME padding; the time should grow about linearly in N.
+//   Join/<workload>                     the join alone (the stage is computed once at setup), at 2
+//       threads; join_rows_per_second counts the candidate merged rows (JoinStepStats::rows_paired)
+//       the join built and filtered per wall second.
 // Objectives are the CLI's default, cycles and off-chip bytes (RunOptions::objectives).
 //
 // With NPUMAP_BENCH_SMOKE=1 (the ctest smoke run) only tiny_chain and a 4-layer chain are run, so
@@ -252,6 +255,27 @@ void end_to_end(benchmark::State& state, const std::string& name, std::size_t la
   if (layers > 0) state.counters["layers"] = static_cast<double>(layers);
 }
 
+void join_only(benchmark::State& state, const std::string& name) {
+  const auto& w = workload(name);
+  const FrontDigest& ref = reference_front(name);
+  const StageResult stage = npumap::mapper::run_per_layer(arch(), w, stage_options(kEndToEndThreads));
+  std::vector<std::vector<PmappingGroup>> storage;
+  JoinProblem problem = npumap::mapper::make_join_problem(arch(), w, stage, objectives(), storage, true);
+  problem.threads = kEndToEndThreads;
+  std::uint64_t paired = 0;
+  for (auto _ : state) {
+    const JoinResult joined = npumap::mapper::join(problem);
+    const FrontDigest d = digest(joined);
+    if (joined.partial || d.size != ref.size || d.hash != ref.hash) {
+      fail(state, "join front differs from the single-threaded reference");
+      return;
+    }
+    for (const auto& st : joined.steps) paired += st.rows_paired;
+  }
+  state.counters["join_rows_per_second"] = benchmark::Counter(static_cast<double>(paired), benchmark::Counter::kIsRate);
+  state.counters["front_size"] = static_cast<double>(ref.size);
+}
+
 // A bad workload file or preset must fail the run, not abort it with an uncaught exception.
 template <typename F>
 void guarded(benchmark::State& state, F&& body) {
@@ -268,6 +292,10 @@ void bm_per_layer_stage(benchmark::State& state, const std::string& name) {
 
 void bm_end_to_end(benchmark::State& state, const std::string& name) {
   guarded(state, [&] { end_to_end(state, name, 0); });
+}
+
+void bm_join(benchmark::State& state, const std::string& name) {
+  guarded(state, [&] { join_only(state, name); });
 }
 
 void bm_chain(benchmark::State& state) {
@@ -293,6 +321,9 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("BM_EndToEnd/" + name).c_str(), bm_end_to_end, name)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
+  }
+  for (const auto& name : small ? std::vector<std::string>{"tiny_chain"} : std::vector<std::string>{"resnet50", "mobilenet_v2"}) {
+    benchmark::RegisterBenchmark(("BM_Join/" + name).c_str(), bm_join, name)->UseRealTime()->Unit(benchmark::kMillisecond);
   }
   auto* chain = benchmark::RegisterBenchmark("BM_Chain", bm_chain)->ArgName("layers");
   if (small) {

@@ -30,7 +30,7 @@ REPORT=""
 BASELINE="bench/baseline.json"
 UPDATE=0
 
-BENCHES=(model_bench pareto_bench mapper_bench)
+BENCHES=(model_bench pareto_bench mapper_bench sweep_bench)
 WORKLOADS=(resnet18 resnet50 mobilenet_v2 bert_base_layer)
 PRESETS=(ethos-u55-256 ethos-u65-256)
 

@@ -1,0 +1,129 @@
+// Throughput of design-space sweeps (mapper/sweep.hpp): arch points mapped per second, with the
+// shared-layer cache (each distinct layer computed once per arch point across all workloads) and
+// without it (every layer of every workload computed on its own); their ratio is the cache's speedup.
+//
+// Case: Sweep/zoo/sharing:{1,0}: the four zoo networks (resnet18, resnet50, mobilenet_v2,
+// bert_base_layer) on two arch points (ethos-u55-128 and ethos-u55-256, 4 MiB SRAM), points run in
+// parallel on a 2-worker oneTBB arena as `mapper sweep -j 2` runs them (without the file writes).
+// points_per_second counts finished arch points; layers_distinct_fraction is distinct / total layers.
+//
+// Every iteration's records must reproduce a reference computed at setup on one thread without
+// sharing (an FNV-1a hash over every front value), so a fast but wrong cache fails the run.
+// With NPUMAP_BENCH_SMOKE=1 (the ctest smoke run) the sweep is tiny_chain and tiny_residual.
+
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "mapper/sweep.hpp"
+#include "mapper/sweep_spec.hpp"
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+bool smoke() {
+  const char* env = std::getenv("NPUMAP_BENCH_SMOKE");
+  return env != nullptr && std::strcmp(env, "1") == 0;
+}
+
+const npumap::mapper::SweepSpec& spec() {
+  static const npumap::mapper::SweepSpec s = [] {
+    const std::string workloads = smoke() ? "[tiny_chain, tiny_residual]" : "[resnet18, resnet50, mobilenet_v2, bert_base_layer]";
+    const fs::path file = fs::temp_directory_path() / ("npumap-sweep-bench-" + std::to_string(getpid()) + ".yaml");
+    std::ofstream(file) << "name: zoo\nworkloads: " << workloads
+                        << "\ngrid:\n  accelerator: [ethos-u55-128, ethos-u55-256]\n";
+    npumap::mapper::SweepSpec loaded = npumap::mapper::load_sweep_spec(file.string());
+    fs::remove(file);
+    return loaded;
+  }();
+  return s;
+}
+
+std::uint64_t hash_fronts(const std::vector<Json>& records) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  const auto add = [&h](double v) {
+    const auto bits = std::bit_cast<std::uint64_t>(v);
+    for (int b = 0; b < 8; ++b) {
+      h ^= (bits >> (8 * b)) & 0xffU;
+      h *= 0x100000001b3ULL;
+    }
+  };
+  for (const Json& r : records) {
+    for (const Json& w : r["workloads"]) {
+      add(static_cast<double>(w["front"].size()));
+      for (const Json& p : w["front"]) {
+        add(p["cycles"].get<double>());
+        add(p["offchip_bytes"].get<double>());
+        add(p["sram_bytes"].get<double>());
+        add(p["energy_pj"].get<double>());
+      }
+    }
+  }
+  return h;
+}
+
+std::vector<Json> run_points(tbb::task_arena& arena, bool share) {
+  const auto& s = spec();
+  std::vector<Json> records(s.points.size());
+  arena.execute([&] {
+    tbb::parallel_for(std::size_t{0}, s.points.size(), [&](std::size_t i) {
+      bool complete = false;
+      records[i] = npumap::mapper::compute_sweep_point(s, s.points[i], share, nullptr, complete);
+    });
+  });
+  return records;
+}
+
+std::uint64_t reference_hash() {
+  static const std::uint64_t h = [] {
+    tbb::task_arena one(1);
+    return hash_fronts(run_points(one, false));
+  }();
+  return h;
+}
+
+void bm_sweep(benchmark::State& state) {
+  const bool share = state.range(0) != 0;
+  try {
+    const std::uint64_t ref = reference_hash();
+    tbb::task_arena arena(2);
+    double total = 0, distinct = 0;
+    std::uint64_t points = 0;
+    for (auto _ : state) {
+      const std::vector<Json> records = run_points(arena, share);
+      if (hash_fronts(records) != ref) {
+        state.SkipWithError("sweep fronts differ from the single-threaded reference without sharing");
+        std::exit(1);
+      }
+      points += records.size();
+      total = distinct = 0;
+      for (const Json& r : records) {
+        total += r["layers"]["total"].get<double>();
+        distinct += r["layers"]["distinct"].get<double>();
+      }
+    }
+    state.counters["points_per_second"] = benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
+    state.counters["layers_distinct_fraction"] = total > 0 ? distinct / total : 0.0;
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    std::exit(1);
+  }
+}
+
+}  // namespace
+
+BENCHMARK(bm_sweep)->Name("BM_Sweep/zoo")->ArgName("sharing")->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();
