@@ -167,6 +167,7 @@ int run_cli(int argc, char** argv) {
   sweep->add_option("--out,-o", sweep_options.out_dir, "Output folder (default: runs/sweep-<name>); a rerun resumes it");
   sweep->add_option("--threads,-j", sweep_threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
   sweep->add_flag("--restart", sweep_options.restart, "Discard the points an earlier run of this sweep finished");
+  sweep->add_flag("--dry-run", sweep_options.dry_run, "Check the spec and list its arch points; map nothing");
   sweep->add_flag("--no-layer-sharing", sweep_no_sharing,
                   "Compute every layer on its own instead of once per distinct layer (to measure the saving)");
   sweep->add_flag("-v,--verbose", sweep_verbose, "Log each finished arch point");

@@ -234,6 +234,23 @@ std::string summary_text(const SweepSpec& spec, const std::vector<Json>& records
   return out;
 }
 
+/// `--dry-run`: the checked spec's arch points, one line each, with what the arch makes of them.
+std::string list_points(const SweepSpec& spec) {
+  std::string out = fmt::format("sweep {}: {} arch points x {} workloads (base {}); spec checked, nothing mapped\n",
+                                spec.name, spec.points.size(), spec.workloads.size(), spec.base);
+  for (const auto& w : spec.workloads) out += fmt::format("  workload {}: {} ({} layers)\n", w.id, w.path, w.workload.layers.size());
+  for (const SweepPoint& p : spec.points) {
+    std::string params;
+    for (const auto& [k, v] : p.params) params += fmt::format("{}{}={}", params.empty() ? "" : " ", k, v);
+    const arch::Arch& a = p.arch;
+    out += fmt::format("  {:<6} {:<60} {} MACs/cycle, {} SRAM, {:g} MHz, weights in {}, feature maps in {}\n", p.id,
+                       params.empty() ? "(base)" : params, a.accel.macs * a.accel.cores,
+                       human_bytes(static_cast<double>(a.sram_capacity_bytes)), a.core_clock / 1e6,
+                       arch::mem_area_name(a.permanent_storage), arch::mem_area_name(a.feature_map_storage));
+  }
+  return out;
+}
+
 }  // namespace
 
 Json compute_sweep_point(const SweepSpec& spec, const SweepPoint& point, bool share_layers,
@@ -312,6 +329,10 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
 
   const auto t0 = std::chrono::steady_clock::now();
   const SweepSpec spec = load_sweep_spec(options.spec);
+  if (options.dry_run) {
+    out << list_points(spec);
+    return 0;
+  }
   const fs::path folder = options.out_dir.empty() ? fs::path("runs") / ("sweep-" + spec.name) : fs::path(options.out_dir);
   std::error_code ec;
   fs::create_directories(folder, ec);
@@ -357,7 +378,12 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
               const SweepPoint& point = spec.points[todo[k]];
               const auto start = std::chrono::steady_clock::now();
               bool complete = false;
-              Json record = compute_sweep_point(spec, point, options.share_layers, &g_sweep_interrupted, complete);
+              Json record;
+              // Isolated: while this point waits for its own jobs, its thread must not pick up
+              // another point (which would hold both points' stages in memory at once).
+              tbb::this_task_arena::isolate([&] {
+                record = compute_sweep_point(spec, point, options.share_layers, &g_sweep_interrupted, complete);
+              });
               if (!complete) return;
               const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
               Json line = record;

@@ -27,6 +27,7 @@ struct SweepOptions {
   int threads = 1;
   bool restart = false;        ///< discard the points an earlier run finished
   bool share_layers = true;    ///< compute identical layers once per arch point (off: to measure the saving)
+  bool dry_run = false;        ///< check the spec and list its arch points; map nothing, write nothing
   int verbosity = 0;           ///< -1 quiet, 0 normal, 1 a line per finished point
 };
 

@@ -151,6 +151,22 @@ TEST_F(SweepCli, JournalOfAnotherSweepIsRefused) {
   EXPECT_NE(read_text(reference_ / "sweep.json").find("\"fusion\": false"), std::string::npos);
 }
 
+TEST_F(SweepCli, DryRunListsThePointsAndWritesNothing) {
+  const fs::path folder = tmp_ / "dry";
+  const std::vector<std::string> args = {"sweep", spec_.string(), "--out", folder.string(), "--dry-run"};
+  const RunResult r = run_mapper(args);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(folder));
+  const std::vector<std::string> lines = lines_of(r.out);
+  // A title, the 2 workloads, then the 12 points: p01 is the first grid point (last key fastest).
+  ASSERT_EQ(lines.size(), 1u + 2u + kPoints) << r.out;
+  EXPECT_EQ(lines[3].rfind("  p01    accelerator=ethos-u55-32 sram_capacity=1MiB", 0), 0u) << lines[3];
+  EXPECT_NE(lines[3].find("32 MACs/cycle, 1.00 MiB SRAM, 500 MHz, weights in OffChipFlash, feature maps in Sram"),
+            std::string::npos)
+      << lines[3];
+  EXPECT_EQ(lines.back().rfind("  p12    accelerator=ethos-u55-256 sram_capacity=4MiB", 0), 0u) << lines.back();
+}
+
 TEST_F(SweepCli, SummaryReportsTheSharedLayerCache) {
   const RunResult r = complete_run(spec_, tmp_ / "summary", "2");
   // resnet18 has 31 layers (conv1, max pool, 8 basic blocks of two convs and an add, 3 downsample
