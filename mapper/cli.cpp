@@ -2,7 +2,7 @@
 //
 //   mapper --workload W [--arch A] [--keep-pareto] ...     map a workload (run.cpp)
 //   mapper eval FILE.json [--check] [--block-configs]        re-evaluate passes or a result.json (eval_command.cpp)
-//   mapper list presets|workloads|objectives|system-configs|memory-modes   what can be named
+//   mapper list presets|workloads|objectives|system-configs|memory-modes|sweep-parameters   what can be named
 //   mapper show RESULT.json                                  re-print a saved run's report
 //   mapper sweep SPEC.yaml [--out DIR] [--restart]           map workloads over a grid of arch points (sweep.cpp)
 //
@@ -68,9 +68,11 @@ int run_list(const std::string& what, std::ostream& out) {
     for (const auto& name : arch::system_config_names()) out << name << "\n";
   } else if (what == "memory-modes") {
     for (const auto& name : arch::memory_mode_names()) out << name << "\n";
+  } else if (what == "sweep-parameters") {
+    for (const auto& name : sweep_parameter_keys()) out << name << "\n";
   } else {
     throw UserError({}, "list", fmt::format("unknown list `{}`", what),
-                    "one of: presets, workloads, objectives, system-configs, memory-modes");
+                    "one of: presets, workloads, objectives, system-configs, memory-modes, sweep-parameters");
   }
   return 0;
 }
@@ -147,9 +149,9 @@ int run_cli(int argc, char** argv) {
   eval->add_flag("--block-configs", eval_block_configs, "The file holds block-config records instead of passes");
   eval->add_option("--out,-o", eval_options.output_path, "Write results to this file (default: stdout)");
 
-  CLI::App* list = app.add_subcommand("list", "List presets, workloads, objectives, system-configs or memory-modes");
+  CLI::App* list = app.add_subcommand("list", "List presets, workloads, objectives, system-configs, memory-modes or sweep-parameters");
   std::string list_what;
-  list->add_option("what", list_what, "presets|workloads|objectives|system-configs|memory-modes")->required();
+  list->add_option("what", list_what, "presets|workloads|objectives|system-configs|memory-modes|sweep-parameters")->required();
 
   CLI::App* show = app.add_subcommand("show", "Re-print the report of a saved result.json");
   std::string show_path;

@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -25,6 +24,7 @@
 #include "arch/user_error.hpp"
 #include "mapper/jobs.hpp"
 #include "mapper/join.hpp"
+#include "mapper/progress_line.hpp"
 #include "mapper/report.hpp"
 #include "model/evaluate.hpp"
 #include "model/pass_json.hpp"
@@ -138,46 +138,6 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
   return j;
 }
 
-class ProgressBar {
- public:
-  ProgressBar(const StageProgress& progress, bool enabled) : progress_(progress), enabled_(enabled) {
-    if (enabled_) thread_ = std::thread([this] { loop(); });
-  }
-  ~ProgressBar() { stop(); }
-  void stop() {
-    if (!thread_.joinable()) return;
-    done_.store(true);
-    thread_.join();
-    if (shown_) std::fputs("\r\033[K", stderr);
-  }
-
- private:
-  void loop() {
-    const auto start = std::chrono::steady_clock::now();
-    while (!done_.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (elapsed < 1.0) continue;
-      const double done = static_cast<double>(progress_.jobs_done.load());
-      const double total = static_cast<double>(std::max<std::uint64_t>(1, progress_.jobs_total.load()));
-      const double eta = done > 0 ? elapsed * (total - done) / done : 0.0;
-      const int width = 30;
-      const int filled = static_cast<int>(width * done / total);
-      std::fprintf(stderr, "\r[%s%s] %.0f/%.0f jobs, %llu pmappings evaluated, %.1fs elapsed, ~%.1fs left",
-                   std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                   std::string(static_cast<std::size_t>(width - filled), '.').c_str(), done, total,
-                   static_cast<unsigned long long>(progress_.evaluated.load()), elapsed, eta);
-      std::fflush(stderr);
-      shown_ = true;
-    }
-  }
-  const StageProgress& progress_;
-  bool enabled_;
-  std::atomic<bool> done_{false};
-  bool shown_ = false;
-  std::thread thread_;
-};
-
 }  // namespace
 
 int run_mapping(const RunOptions& options, std::ostream& out, std::ostream& err) {
@@ -211,7 +171,15 @@ int run_mapping(const RunOptions& options, std::ostream& out, std::ostream& err)
   StageProgress progress;
   StageResult stage;
   {
-    ProgressBar bar(progress, options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
+    ProgressLine line(
+        [&progress](double elapsed) {
+          const double done = static_cast<double>(progress.jobs_done.load());
+          const double total = static_cast<double>(std::max<std::uint64_t>(1, progress.jobs_total.load()));
+          const double eta = done > 0 ? elapsed * (total - done) / done : 0.0;
+          return fmt::format("{} {:.0f}/{:.0f} jobs, {} pmappings evaluated, {:.1f}s elapsed, ~{:.1f}s left",
+                             progress_bar(done, total), done, total, progress.evaluated.load(), elapsed, eta);
+        },
+        options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
     stage = run_per_layer(arch, workload, stage_options, &progress);
   }
   const auto t1 = std::chrono::steady_clock::now();

@@ -21,7 +21,6 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -33,6 +32,7 @@
 #include "arch/user_error.hpp"
 #include "mapper/jobs.hpp"
 #include "mapper/join.hpp"
+#include "mapper/progress_line.hpp"
 #include "mapper/report.hpp"
 
 namespace npumap::mapper {
@@ -127,48 +127,6 @@ class Journal {
   std::mutex mutex_;
 };
 
-class SweepProgress {
- public:
-  SweepProgress(std::size_t total, std::size_t already, bool enabled) : total_(total), done_(already), enabled_(enabled) {
-    if (enabled_) thread_ = std::thread([this] { loop(); });
-  }
-  ~SweepProgress() { stop(); }
-  void point_done() { done_.fetch_add(1); }
-  void stop() {
-    if (!thread_.joinable()) return;
-    stopping_.store(true);
-    thread_.join();
-    if (shown_) std::fputs("\r\033[K", stderr);
-  }
-
- private:
-  void loop() {
-    const auto start = std::chrono::steady_clock::now();
-    const std::size_t first = done_.load();
-    while (!stopping_.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (elapsed < 1.0) continue;
-      const std::size_t done = done_.load();
-      const double rate = static_cast<double>(done - first) / elapsed;
-      const double eta = rate > 0 ? static_cast<double>(total_ - done) / rate : 0.0;
-      const int width = 30;
-      const int filled = static_cast<int>(width * static_cast<double>(done) / static_cast<double>(std::max<std::size_t>(1, total_)));
-      std::fprintf(stderr, "\r[%s%s] %zu/%zu arch points, %.1fs elapsed, ~%.0fs left",
-                   std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                   std::string(static_cast<std::size_t>(width - filled), '.').c_str(), done, total_, elapsed, eta);
-      std::fflush(stderr);
-      shown_ = true;
-    }
-  }
-  std::size_t total_;
-  std::atomic<std::size_t> done_;
-  bool enabled_;
-  std::atomic<bool> stopping_{false};
-  bool shown_ = false;
-  std::thread thread_;
-};
-
 std::string human_bytes(double v) {
   if (v >= 1024.0 * 1024.0) return fmt::format("{:.2f} MiB", v / (1024.0 * 1024.0));
   if (v >= 1024.0) return fmt::format("{:.0f} KiB", v / 1024.0);
@@ -239,12 +197,18 @@ std::string list_points(const SweepSpec& spec) {
   std::string out = fmt::format("sweep {}: {} arch points x {} workloads (base {}); spec checked, nothing mapped\n",
                                 spec.name, spec.points.size(), spec.workloads.size(), spec.base);
   for (const auto& w : spec.workloads) out += fmt::format("  workload {}: {} ({} layers)\n", w.id, w.path, w.workload.layers.size());
+  std::vector<std::string> texts;
+  std::size_t width = 0;
   for (const SweepPoint& p : spec.points) {
     std::string params;
     for (const auto& [k, v] : p.params) params += fmt::format("{}{}={}", params.empty() ? "" : " ", k, v);
+    texts.push_back(params.empty() ? "(base)" : params);
+    width = std::max(width, texts.back().size());
+  }
+  for (const SweepPoint& p : spec.points) {
     const arch::Arch& a = p.arch;
-    out += fmt::format("  {:<6} {:<60} {} MACs/cycle, {} SRAM, {:g} MHz, weights in {}, feature maps in {}\n", p.id,
-                       params.empty() ? "(base)" : params, a.accel.macs * a.accel.cores,
+    out += fmt::format("  {:<6} {:<{}}  {} MACs/cycle, {} SRAM, {:g} MHz, weights in {}, feature maps in {}\n", p.id,
+                       texts[p.index], width, a.accel.macs * a.accel.cores,
                        human_bytes(static_cast<double>(a.sram_capacity_bytes)), a.core_clock / 1e6,
                        arch::mem_area_name(a.permanent_storage), arch::mem_area_name(a.feature_map_storage));
   }
@@ -367,7 +331,17 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
   const auto t1 = std::chrono::steady_clock::now();
   {
     Journal journal(journal_path);
-    SweepProgress progress(spec.points.size(), resumed, options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
+    std::atomic<std::size_t> done{resumed};
+    ProgressLine line(
+        [&](double elapsed) {
+          const std::size_t now = done.load();
+          const double rate = static_cast<double>(now - resumed) / elapsed;
+          const double eta = rate > 0 ? static_cast<double>(spec.points.size() - now) / rate : 0.0;
+          return fmt::format("{} {}/{} arch points, {:.1f}s elapsed, ~{:.0f}s left",
+                             progress_bar(static_cast<double>(now), static_cast<double>(spec.points.size())), now,
+                             spec.points.size(), elapsed, eta);
+        },
+        options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
     tbb::task_arena arena(std::max(1, options.threads));
     arena.execute([&] {
       tbb::parallel_for(
@@ -391,7 +365,7 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
               journal.append(line.dump());
               spdlog::info("{} done in {:.2f} s ({} layers, {} distinct)", point.id, seconds,
                            record["layers"]["total"].get<std::uint64_t>(), record["layers"]["distinct"].get<std::uint64_t>());
-              progress.point_done();
+              done.fetch_add(1);
               std::lock_guard<std::mutex> lock(records_mutex);
               // Kept as read back from text, exactly as a resumed run would hold it.
               records[point.index] = Json::parse(record.dump());
