@@ -31,8 +31,10 @@ BASELINE="bench/baseline.json"
 UPDATE=0
 
 BENCHES=(model_bench pareto_bench mapper_bench sweep_bench)
-WORKLOADS=(resnet18 resnet50 mobilenet_v2 bert_base_layer)
-PRESETS=(ethos-u55-256 ethos-u65-256)
+# Every workload of the zoo (workloads/*.yaml), so a new one is covered without editing this file.
+WORKLOADS=()
+for f in workloads/*.yaml; do WORKLOADS+=("$(basename "$f" .yaml)"); done
+PRESETS=(ethos-u55-64 ethos-u55-256 ethos-u65-256)
 
 usage() {
   cat <<EOF
@@ -297,6 +299,9 @@ for key, b in sorted(base.get("fronts", {}).items()):
                         f"is neither matched nor dominated by the new front ({len(n['front'])} points)")
     if not lost and sorted(map(tuple, n["front"])) != sorted(map(tuple, b["front"])):
         notes.append(f"front {key}: changed but not worse ({len(b['front'])} -> {len(n['front'])} points)")
+
+for key in sorted(set(fronts) - set(base.get("fronts", {}))):
+    notes.append(f"front {key}: new workload/preset, not in the baseline")
 
 for note in notes:
     print(f"nightly: note: {note}")
