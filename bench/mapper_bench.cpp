@@ -10,7 +10,9 @@
 //
 // Cases:
 //   PerLayerStage/<workload>/threads:N  run_per_layer only; pmappings_per_second counts the
-//       candidates the cycle model scored (sum of KeepCounters::evaluated over jobs) per wall second.
+//       workload's scored candidates (sum of KeepCounters::evaluated over every layer's jobs) per wall
+//       second. Identical layers are computed once and share their counters, so this is the rate at
+//       which the workload's mapspace is covered, not the rate of cycle-model calls.
 //   EndToEnd/<workload>                 run_per_layer + join with fusion, as `mapper` does it for the
 //       reported front (without the no-fusion comparison join), at 2 threads.
 //   Chain/<N>                           N layers alternating a 3x3 conv 16->16 and a 3x3 depthwise

@@ -328,28 +328,13 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
 
 }  // namespace
 
-StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, const StageOptions& options,
-                          StageProgress* progress) {
-  std::vector<StageInput> inputs;
-  for (int l = 0; l < static_cast<int>(w.layers.size()); ++l) inputs.push_back(make_stage_input(arch, w, l, options.space));
-  // The arena gets exactly `threads` workers, even more than the machine's cores (for tests).
-  const int threads = std::max(1, options.threads);
-  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-  tbb::task_arena arena(threads);
-  StageResult result;
-  arena.execute([&] { result = run_stage(arch, inputs, options, progress); });
-  return result;
-}
+namespace {
 
-SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>& layers, const StageOptions& options,
-                             StageProgress* progress, bool share_identical) {
-  std::vector<StageInput> all(layers.size());
-  tbb::parallel_for(std::size_t{0}, layers.size(), [&](std::size_t i) {
-    all[i] = make_stage_input(arch, *layers[i].workload, layers[i].layer, options.space);
-  });
-  // Distinct inputs in order of first appearance; candidates are found by a cheap key, then compared whole.
-  SharedStage shared;
-  std::vector<StageInput> distinct;
+/// Moves the distinct inputs of `all` (in order of first appearance) into `distinct`, and returns
+/// for each input the index of its distinct one. Candidates are found by a cheap key, then compared
+/// whole. With `share` false every input is its own.
+std::vector<std::uint32_t> deduplicate(std::vector<StageInput>& all, std::vector<StageInput>& distinct, bool share) {
+  std::vector<std::uint32_t> distinct_of;
   std::map<std::tuple<std::uint64_t, std::size_t, std::size_t, std::array<int, 4>>, std::vector<std::uint32_t>> buckets;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const model::Pass& b = all[i].space.base;
@@ -357,7 +342,7 @@ SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>
                                      all[i].space.block_configs.size(), b.ofm.shape.dims);
     auto& bucket = buckets[key];
     std::uint32_t found = static_cast<std::uint32_t>(distinct.size());
-    for (std::uint32_t d : share_identical ? bucket : std::vector<std::uint32_t>{}) {
+    for (std::uint32_t d : share ? bucket : std::vector<std::uint32_t>{}) {
       if (same_stage_input(distinct[d], all[i])) {
         found = d;
         break;
@@ -367,8 +352,67 @@ SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>
       bucket.push_back(found);
       distinct.push_back(std::move(all[i]));
     }
-    shared.distinct_of.push_back(found);
+    distinct_of.push_back(found);
   }
+  return distinct_of;
+}
+
+}  // namespace
+
+StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, const StageOptions& options,
+                          StageProgress* progress) {
+  const std::size_t num_layers = w.layers.size();
+  std::vector<StageInput> inputs;
+  for (std::size_t l = 0; l < num_layers; ++l) {
+    inputs.push_back(make_stage_input(arch, w, static_cast<int>(l), options.space));
+  }
+  // Identical layers (resnet50's repeated bottlenecks, for one) are computed once.
+  std::vector<StageInput> distinct;
+  const std::vector<std::uint32_t> distinct_of = deduplicate(inputs, distinct, true);
+  // The arena gets exactly `threads` workers, even more than the machine's cores (for tests).
+  const int threads = std::max(1, options.threads);
+  tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  tbb::task_arena arena(threads);
+  StageResult computed;
+  arena.execute([&] { computed = run_stage(arch, distinct, options, progress); });
+
+  // Every layer gets its distinct layer's result with jobs of its own, numbered in layer then template
+  // order exactly as if each layer had been computed: the result is the same, only cheaper.
+  StageResult result;
+  result.layers.resize(num_layers);
+  for (std::size_t l = 0; l < num_layers; ++l) {
+    const LayerResult& src = computed.layers[distinct_of[l]];
+    LayerResult& dst = result.layers[l];
+    dst.space = src.space;
+    dst.space.layer = static_cast<int>(l);
+    dst.rates = src.rates;
+    dst.groups = src.groups;
+    std::map<std::uint32_t, std::uint32_t> job_of;
+    for (std::uint32_t j : src.jobs) {
+      job_of[j] = static_cast<std::uint32_t>(result.jobs.size());
+      dst.jobs.push_back(static_cast<std::uint32_t>(result.jobs.size()));
+      result.jobs.push_back(Job{static_cast<int>(l), computed.jobs[j].template_index, computed.jobs[j].counters});
+    }
+    for (auto& g : dst.groups) {
+      for (auto& row : g.rows) row.job = job_of.at(row.job);
+    }
+  }
+  std::vector<KeepCounters> all;
+  for (const auto& j : result.jobs) all.push_back(j.counters);
+  result.overall = combine(all);
+  result.partial = computed.partial;
+  return result;
+}
+
+SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>& layers, const StageOptions& options,
+                             StageProgress* progress, bool share_identical) {
+  std::vector<StageInput> all(layers.size());
+  tbb::parallel_for(std::size_t{0}, layers.size(), [&](std::size_t i) {
+    all[i] = make_stage_input(arch, *layers[i].workload, layers[i].layer, options.space);
+  });
+  SharedStage shared;
+  std::vector<StageInput> distinct;
+  shared.distinct_of = deduplicate(all, distinct, share_identical);
   shared.stage = run_stage(arch, distinct, options, progress);
   return shared;
 }

@@ -117,7 +117,8 @@ TEST(SharedStage, DistinctLayersMatchTheHandCount) {
 
 TEST(SharedStage, EveryLayerGetsWhatItsOwnStageComputes) {
   // Metamorphic: sharing must not change any layer's groups. Checked on zoo networks with many
-  // repeated layers (resnet18's basic blocks) and on small ones, against run_per_layer per workload.
+  // repeated layers (resnet18's basic blocks) and on small ones, against each layer computed on its
+  // own (no sharing at all) and against run_per_layer, which shares within a workload.
   const std::vector<workloads::Workload> ws = {tiny("tiny_chain"), tiny("tiny_residual"), tiny("resnet18"),
                                                four_identical("four")};
   std::vector<const workloads::Workload*> ptrs;
@@ -126,14 +127,20 @@ TEST(SharedStage, EveryLayerGetsWhatItsOwnStageComputes) {
     const arch::Arch a = preset(name);
     const SharedStage shared = shared_stage(a, ptrs, true);
     EXPECT_LT(shared.stage.layers.size(), shared.distinct_of.size()) << "resnet18 repeats layers";
+    const SharedStage alone = shared_stage(a, ptrs, false);
+    ASSERT_EQ(alone.stage.layers.size(), alone.distinct_of.size());
     std::size_t ref = 0;
     for (const auto& w : ws) {
       StageOptions o;
       o.threads = 2;
       const StageResult own = run_per_layer(a, w, o);
       for (std::size_t l = 0; l < w.layers.size(); ++l, ++ref) {
-        expect_same_groups(shared.stage, shared.stage.layers[shared.distinct_of[ref]], own, own.layers[l],
-                           name + " " + w.name + " layer " + w.layers[l].name);
+        const std::string what = name + " " + w.name + " layer " + w.layers[l].name;
+        expect_same_groups(shared.stage, shared.stage.layers[shared.distinct_of[ref]], alone.stage,
+                           alone.stage.layers[ref], what + " (shared vs alone)");
+        expect_same_groups(own, own.layers[l], alone.stage, alone.stage.layers[ref], what + " (run_per_layer vs alone)");
+        EXPECT_EQ(own.layers[l].space.layer, static_cast<int>(l));
+        for (std::uint32_t j : own.layers[l].jobs) EXPECT_EQ(own.jobs[j].layer, static_cast<int>(l)) << what;
       }
     }
   }
