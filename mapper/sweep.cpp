@@ -321,9 +321,9 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
   spdlog::info("sweep {}: {} arch points x {} workloads, {} already done in {}", spec.name, spec.points.size(),
                spec.workloads.size(), resumed, journal_path.string());
 
-  std::vector<std::size_t> todo;
+  std::vector<std::size_t> remaining;
   for (const auto& p : spec.points) {
-    if (records.count(p.index) == 0) todo.push_back(p.index);
+    if (records.count(p.index) == 0) remaining.push_back(p.index);
   }
   g_sweep_interrupted.store(false);
   const auto previous_handler = std::signal(SIGINT, on_sweep_sigint);
@@ -332,7 +332,7 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
   {
     Journal journal(journal_path);
     std::atomic<std::size_t> done{resumed};
-    ProgressLine line(
+    ProgressLine progress(
         [&](double elapsed) {
           const std::size_t now = done.load();
           const double rate = static_cast<double>(now - resumed) / elapsed;
@@ -345,11 +345,11 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
     tbb::task_arena arena(std::max(1, options.threads));
     arena.execute([&] {
       tbb::parallel_for(
-          tbb::blocked_range<std::size_t>(0, todo.size(), 1),
+          tbb::blocked_range<std::size_t>(0, remaining.size(), 1),
           [&](const tbb::blocked_range<std::size_t>& range) {
             for (std::size_t k = range.begin(); k != range.end(); ++k) {
               if (g_sweep_interrupted.load()) return;
-              const SweepPoint& point = spec.points[todo[k]];
+              const SweepPoint& point = spec.points[remaining[k]];
               const auto start = std::chrono::steady_clock::now();
               bool complete = false;
               Json record;
@@ -360,9 +360,9 @@ int run_sweep(const SweepOptions& options, std::ostream& out) {
               });
               if (!complete) return;
               const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-              Json line = record;
-              line["elapsed_s"] = seconds;  // the journal's own; the final files leave it out
-              journal.append(line.dump());
+              Json journal_line = record;
+              journal_line["elapsed_s"] = seconds;  // the journal's own; the final files leave it out
+              journal.append(journal_line.dump());
               spdlog::info("{} done in {:.2f} s ({} layers, {} distinct)", point.id, seconds,
                            record["layers"]["total"].get<std::uint64_t>(), record["layers"]["distinct"].get<std::uint64_t>());
               done.fetch_add(1);
