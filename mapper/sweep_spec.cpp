@@ -321,7 +321,10 @@ SweepSpec load_sweep_spec(const std::string& path) {
     }
     if (settings.size() > kMaxPoints) throw p->error(fmt::format("the sweep has more than {} points", kMaxPoints), "split it into several specs");
   }
-  if (settings.empty()) settings.emplace_back(), blame.push_back(root);
+  if (settings.empty()) {  // neither grid nor list: the base arch is the one point
+    settings.emplace_back();
+    blame.push_back(root);
+  }
 
   const int width = static_cast<int>(std::to_string(settings.size()).size());
   std::map<std::vector<std::pair<std::string, std::string>>, std::string> seen;
