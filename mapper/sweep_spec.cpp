@@ -220,6 +220,7 @@ std::string fnv1a_hex(const std::string& bytes) {
 SweepSpec load_sweep_spec(const std::string& path) {
   SweepSpec spec;
   spec.file = path;
+  if (fs::is_directory(path)) throw UserError({path, 0, 0}, "", "is a folder, not a sweep spec", "give a .yaml file, e.g. sweeps/example.yaml");
   const YamlNode root = YamlNode::load_file(path);
   if (root.is_null()) throw UserError({path, 1, 1}, "", "empty sweep spec", "write at least `workloads:` (see docs/sweep-format.md)");
   root.expect_map();
