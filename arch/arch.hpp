@@ -122,7 +122,7 @@ struct Arch {
   int available_shram_banks(bool uses_lut) const;
 };
 
-/// Accelerator constants by name ("ethos-u55-256"); throws UserError for an unknown name.
+/// Accelerator constants by name ("ethos-u55-256"); throws common::UserError for an unknown name.
 const AcceleratorConfig& accelerator_config(std::string_view name);
 const AcceleratorConfig& accelerator_config(Accelerator kind);
 /// Names of the six accelerators, in enum order.
@@ -134,7 +134,7 @@ std::vector<std::string> memory_mode_names();
 /// The default energy table (illustrative figures, documented in docs/arch-format.md), by accelerator.
 EnergyTable default_energy_table(const AcceleratorConfig& accel);
 
-/// Build an arch from names: accelerator, system config, memory mode (§2). Unknown names throw UserError.
+/// Build an arch from names: accelerator, system config, memory mode (§2). Unknown names throw common::UserError.
 Arch make_arch(std::string_view accelerator, std::string_view system_config = "internal-default",
                std::string_view memory_mode = "internal-default");
 

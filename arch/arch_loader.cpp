@@ -9,7 +9,7 @@
 // the quantities that depend on several keys are recomputed (bandwidth per cycle from the clock
 // scale and the AXI width) and cross-key rules are checked (the cache fits in the SRAM).
 //
-// Every read goes through YamlNode, so each error names file:line:col and the key path; unknown
+// Every read goes through common::YamlNode, so each error names file:line:col and the key path; unknown
 // keys and unknown names get a closest-match hint. Nothing here falls back to a silent default:
 // a key that is absent keeps make_arch()'s value, which docs/arch-format.md lists.
 
@@ -26,8 +26,8 @@
 
 #include <fmt/format.h>
 
-#include "arch/user_error.hpp"
-#include "arch/yaml_reader.hpp"
+#include "common/user_error.hpp"
+#include "common/yaml_reader.hpp"
 
 namespace npumap::arch {
 namespace {
@@ -66,48 +66,48 @@ std::string join(const std::vector<std::string>& items) {
 }
 
 std::string choice_hint(const std::string& value, const std::vector<std::string>& valid) {
-  const std::string near = closest_match(value, valid);
+  const std::string near = common::closest_match(value, valid);
   return near.empty() ? "one of: " + join(valid) : fmt::format("did you mean `{}`? one of: {}", near, join(valid));
 }
 
 /// A string naming one of `valid`; `what` words the error ("accelerator", "preset", ...).
-std::string read_name(const YamlNode& n, const char* what, const std::vector<std::string>& valid) {
+std::string read_name(const common::YamlNode& n, const char* what, const std::vector<std::string>& valid) {
   const std::string s = n.as_string();
   if (std::find(valid.begin(), valid.end(), s) != valid.end()) return s;
   throw n.error(fmt::format("unknown {} `{}`", what, s), choice_hint(s, valid));
 }
 
-int to_int(const YamlNode& n, std::int64_t v) {
+int to_int(const common::YamlNode& n, std::int64_t v) {
   if (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min())
     throw n.error(fmt::format("value {} is too large", v), "use a value below 2147483648");
   return static_cast<int>(v);
 }
 
-int read_positive_int(const YamlNode& n) {
+int read_positive_int(const common::YamlNode& n) {
   const std::int64_t v = n.as_int();
   if (v <= 0) throw n.error(fmt::format("must be positive, got {}", v), "write a whole number of at least 1");
   return to_int(n, v);
 }
 
-int read_non_negative_int(const YamlNode& n) {
+int read_non_negative_int(const common::YamlNode& n) {
   const std::int64_t v = n.as_int();
   if (v < 0) throw n.error(fmt::format("must not be negative, got {}", v), "write 0 or more");
   return to_int(n, v);
 }
 
-double read_positive_double(const YamlNode& n) {
+double read_positive_double(const common::YamlNode& n) {
   const double v = n.as_double();
   if (!(v > 0.0)) throw n.error(fmt::format("must be positive, got {}", n.as_string()), "write a number above 0");
   return v;
 }
 
-double read_non_negative_double(const YamlNode& n) {
+double read_non_negative_double(const common::YamlNode& n) {
   const double v = n.as_double();
   if (v < 0.0) throw n.error(fmt::format("must not be negative, got {}", n.as_string()), "write 0 or more");
   return v;
 }
 
-std::int64_t read_byte_size(const YamlNode& n) {
+std::int64_t read_byte_size(const common::YamlNode& n) {
   const std::string s = n.as_string();
   std::int64_t bytes = 0;
   if (!parse_byte_size(s, bytes))
@@ -117,13 +117,13 @@ std::int64_t read_byte_size(const YamlNode& n) {
   return bytes;
 }
 
-Block read_block(const YamlNode& n) {
+Block read_block(const common::YamlNode& n) {
   n.check_keys(kBlockKeys);
   return Block{read_positive_int(n.at("w")), read_positive_int(n.at("h")), read_positive_int(n.at("d"))};
 }
 
 template <std::size_t N, typename T, typename Read>
-std::array<T, N> read_fixed_list(const YamlNode& n, Read read) {
+std::array<T, N> read_fixed_list(const common::YamlNode& n, Read read) {
   const auto items = n.items();
   if (items.size() != N)
     throw n.error(fmt::format("expected {} values, got {}", N, items.size()),
@@ -142,7 +142,7 @@ MemArea area_of(const std::string& name) {
 
 /// Applies `read` to each `Area: value` entry of a map whose keys must be in `areas`.
 template <typename Apply>
-void for_each_area(const YamlNode& n, const std::vector<std::string>& areas, Apply apply) {
+void for_each_area(const common::YamlNode& n, const std::vector<std::string>& areas, Apply apply) {
   n.check_keys(areas);
   for (const auto& [key, value] : n.entries()) apply(area_of(key), value);
 }
@@ -156,7 +156,7 @@ void check_no_duplicate_keys(const YAML::Node& node, const std::string& file) {
       const std::string key = kv.first.Scalar();
       if (!seen.insert(key).second) {
         const YAML::Mark m = kv.first.Mark();
-        throw UserError({file, m.line + 1, m.column + 1}, key, "duplicate key", "keep one of the two entries");
+        throw common::UserError({file, m.line + 1, m.column + 1}, key, "duplicate key", "keep one of the two entries");
       }
       check_no_duplicate_keys(kv.second, file);
     }
@@ -167,14 +167,14 @@ void check_no_duplicate_keys(const YAML::Node& node, const std::string& file) {
 
 /// What the layers say about the keys that need all layers at once.
 struct Derived {
-  std::optional<YamlNode> sram_capacity;
-  std::optional<YamlNode> cache_size;
-  std::optional<YamlNode> axi_port_width;
+  std::optional<common::YamlNode> sram_capacity;
+  std::optional<common::YamlNode> cache_size;
+  std::optional<common::YamlNode> axi_port_width;
   std::array<bool, kNumMemAreas> clock_scale_set{};
 };
 
-void apply_memory(const YamlNode& n, Arch& arch, Derived& derived) {
-  for_each_area(n, kAxiAreas, [&](MemArea area, const YamlNode& m) {
+void apply_memory(const common::YamlNode& n, Arch& arch, Derived& derived) {
+  for_each_area(n, kAxiAreas, [&](MemArea area, const common::YamlNode& m) {
     m.check_keys(kMemoryKeys);
     MemoryParams& p = arch.memory[static_cast<int>(area)];
     if (auto v = m.find("clock_scale")) {
@@ -187,7 +187,7 @@ void apply_memory(const YamlNode& n, Arch& arch, Derived& derived) {
   });
 }
 
-void apply_npu(const YamlNode& n, Arch& arch) {
+void apply_npu(const common::YamlNode& n, Arch& arch) {
   n.check_keys(kNpuKeys);
   AcceleratorConfig& a = arch.accel;
   if (auto v = n.find("macs")) a.macs = read_positive_int(*v);
@@ -216,7 +216,7 @@ void apply_npu(const YamlNode& n, Arch& arch) {
   }
 }
 
-void apply_shram(const YamlNode& n, Arch& arch) {
+void apply_shram(const common::YamlNode& n, Arch& arch) {
   n.check_keys(kShramKeys);
   ShramConstants& s = arch.shram;
   if (auto v = n.find("bank_size")) s.bank_size_bytes = to_int(*v, read_byte_size(*v));
@@ -240,10 +240,10 @@ void apply_shram(const YamlNode& n, Arch& arch) {
   }
 }
 
-void apply_scheduler(const YamlNode& n, Arch& arch) {
+void apply_scheduler(const common::YamlNode& n, Arch& arch) {
   n.check_keys(kSchedulerKeys);
   if (auto v = n.find("bandwidth_weights")) {
-    for_each_area(*v, kEnergyAreas, [&](MemArea area, const YamlNode& w) {
+    for_each_area(*v, kEnergyAreas, [&](MemArea area, const common::YamlNode& w) {
       arch.bandwidth_weights[static_cast<int>(area)] = read_non_negative_double(w);
     });
   }
@@ -251,15 +251,15 @@ void apply_scheduler(const YamlNode& n, Arch& arch) {
   if (auto v = n.find("max_sram_used_weight")) arch.max_sram_used_weight = read_non_negative_double(*v);
 }
 
-void apply_energy(const YamlNode& n, Arch& arch) {
+void apply_energy(const common::YamlNode& n, Arch& arch) {
   n.check_keys(kEnergyKeys);
   if (auto v = n.find("read_pj_per_byte")) {
-    for_each_area(*v, kEnergyAreas, [&](MemArea area, const YamlNode& e) {
+    for_each_area(*v, kEnergyAreas, [&](MemArea area, const common::YamlNode& e) {
       arch.energy.read_pj_per_byte[static_cast<int>(area)] = read_non_negative_double(e);
     });
   }
   if (auto v = n.find("write_pj_per_byte")) {
-    for_each_area(*v, kEnergyAreas, [&](MemArea area, const YamlNode& e) {
+    for_each_area(*v, kEnergyAreas, [&](MemArea area, const common::YamlNode& e) {
       arch.energy.write_pj_per_byte[static_cast<int>(area)] = read_non_negative_double(e);
     });
   }
@@ -267,7 +267,7 @@ void apply_energy(const YamlNode& n, Arch& arch) {
 }
 
 /// The overrides of one layer (everything except the identity keys and `preset`).
-void apply_layer(const YamlNode& root, Arch& arch, Derived& derived) {
+void apply_layer(const common::YamlNode& root, Arch& arch, Derived& derived) {
   if (auto v = root.find("name")) arch.name = v->as_string();
   if (auto v = root.find("core_clock")) arch.core_clock = read_positive_double(*v);
   if (auto v = root.find("axi_port_width")) {
@@ -298,14 +298,14 @@ void apply_layer(const YamlNode& root, Arch& arch, Derived& derived) {
 struct Loader {
   std::string presets_dir;
   std::vector<std::string> presets;
-  std::vector<YamlNode> layers;      ///< base preset first, the file asked for last
+  std::vector<common::YamlNode> layers;      ///< base preset first, the file asked for last
   std::vector<std::string> chain;    ///< presets being read, to catch a preset that names itself
 
   std::string preset_path(const std::string& name) const { return (fs::path(presets_dir) / (name + ".yaml")).string(); }
 
-  void collect(const YamlNode& root) {
+  void collect(const common::YamlNode& root) {
     if (root.is_null())
-      throw UserError({root.file(), 1, 1}, "", "empty arch file", "write at least `preset:` or `accelerator:`");
+      throw common::UserError({root.file(), 1, 1}, "", "empty arch file", "write at least `preset:` or `accelerator:`");
     root.expect_map();
     check_no_duplicate_keys(root.raw(), root.file());
     root.check_keys(kTopKeys);
@@ -314,24 +314,24 @@ struct Loader {
       if (std::find(chain.begin(), chain.end(), name) != chain.end())
         throw p->error(fmt::format("preset `{}` starts from itself", name), "remove the `preset:` loop");
       chain.push_back(name);
-      collect(YamlNode::load_file(preset_path(name)));
+      collect(common::YamlNode::load_file(preset_path(name)));
       chain.pop_back();
     }
     layers.push_back(root);
   }
 
   /// The last layer's value of an identity key, if any layer states it.
-  std::optional<YamlNode> last(std::string_view key) const {
+  std::optional<common::YamlNode> last(std::string_view key) const {
     for (auto it = layers.rbegin(); it != layers.rend(); ++it)
       if (auto v = it->find(key)) return v;
     return std::nullopt;
   }
 
   Arch build(const std::string& default_name) const {
-    const YamlNode& top = layers.back();
+    const common::YamlNode& top = layers.back();
     const auto acc_node = last("accelerator");
     if (!acc_node)
-      throw UserError(top.location(), "accelerator", "missing required key",
+      throw common::UserError(top.location(), "accelerator", "missing required key",
                       "add `accelerator:` or `preset:`; accelerators: " + join(accelerator_names()));
     const std::string acc = read_name(*acc_node, "accelerator", accelerator_names());
     std::string sys = "internal-default";
@@ -359,19 +359,19 @@ struct Loader {
     if (arch.spilling_enabled && arch.vela_sram_size > arch.sram_capacity_bytes) {
       // Point at whatever set the cache size: `cache_size`, else the memory mode, which may sit in a
       // later file than the preset's `sram_capacity`.
-      const std::optional<YamlNode> mode_node = last("memory_mode");
-      const YamlNode& at = derived.cache_size ? *derived.cache_size : mode_node ? *mode_node : *derived.sram_capacity;
+      const std::optional<common::YamlNode> mode_node = last("memory_mode");
+      const common::YamlNode& at = derived.cache_size ? *derived.cache_size : mode_node ? *mode_node : *derived.sram_capacity;
       throw at.error(fmt::format("the {} byte cache does not fit in sram_capacity ({} bytes)", arch.vela_sram_size,
                                  arch.sram_capacity_bytes),
                      "raise `sram_capacity` or use a smaller cache");
     }
     const int usable = arch.total_shram_banks() - arch.shram.reserved_output_banks - arch.shram.reserved_weight_banks;
     if (usable <= 0) {
-      std::optional<YamlNode> at;
+      std::optional<common::YamlNode> at;
       if (auto npu = last("npu")) at = npu->find("shram_banks");
       if (!at) at = last("shram");
       if (!at) at = top;
-      throw UserError(at->location(), "npu.shram_banks",
+      throw common::UserError(at->location(), "npu.shram_banks",
                       fmt::format("{} SHRAM banks leave no bank for the IFM and accumulators", arch.accel.shram_banks),
                       "raise npu.shram_banks or lower the reserved banks");
     }
@@ -379,7 +379,7 @@ struct Loader {
   }
 };
 
-Arch load_root(const YamlNode& root, const std::string& default_name, const std::string& presets_dir,
+Arch load_root(const common::YamlNode& root, const std::string& default_name, const std::string& presets_dir,
                const std::string& preset_name) {
   Loader loader{presets_dir, preset_names(presets_dir), {}, {}};
   if (!preset_name.empty()) loader.chain.push_back(preset_name);
@@ -477,32 +477,32 @@ Arch load_arch(const std::string& spec, const std::string& presets_dir) {
   const auto presets = preset_names(presets_dir);
   if (std::find(presets.begin(), presets.end(), spec) != presets.end()) {
     const std::string file = (fs::path(presets_dir) / (spec + ".yaml")).string();
-    return load_root(YamlNode::load_file(file), spec, presets_dir, spec);
+    return load_root(common::YamlNode::load_file(file), spec, presets_dir, spec);
   }
   std::error_code ec;
-  if (fs::is_regular_file(spec, ec)) return load_root(YamlNode::load_file(spec), spec, presets_dir, "");
+  if (fs::is_regular_file(spec, ec)) return load_root(common::YamlNode::load_file(spec), spec, presets_dir, "");
   if (looks_like_path(spec))
-    throw UserError({spec, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(presets));
-  throw UserError({}, "arch", fmt::format("unknown preset `{}`", spec), choice_hint(spec, presets));
+    throw common::UserError({spec, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(presets));
+  throw common::UserError({}, "arch", fmt::format("unknown preset `{}`", spec), choice_hint(spec, presets));
 }
 
 Arch load_arch_string(const std::string& text, const std::string& file, const std::string& presets_dir) {
-  return load_root(YamlNode::load_string(text, file), file, presets_dir, "");
+  return load_root(common::YamlNode::load_string(text, file), file, presets_dir, "");
 }
 
-Arch load_arch_with_overrides(const std::string& base, const YamlNode& overrides, const std::string& name,
+Arch load_arch_with_overrides(const std::string& base, const common::YamlNode& overrides, const std::string& name,
                               const std::string& presets_dir) {
   Loader loader{presets_dir, preset_names(presets_dir), {}, {}};
   if (std::find(loader.presets.begin(), loader.presets.end(), base) != loader.presets.end()) {
     loader.chain.push_back(base);
-    loader.collect(YamlNode::load_file(loader.preset_path(base)));
+    loader.collect(common::YamlNode::load_file(loader.preset_path(base)));
   } else {
     std::error_code ec;
     if (!fs::is_regular_file(base, ec)) {
-      if (looks_like_path(base)) throw UserError({base, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(loader.presets));
-      throw UserError({}, "arch", fmt::format("unknown preset `{}`", base), choice_hint(base, loader.presets));
+      if (looks_like_path(base)) throw common::UserError({base, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(loader.presets));
+      throw common::UserError({}, "arch", fmt::format("unknown preset `{}`", base), choice_hint(base, loader.presets));
     }
-    loader.collect(YamlNode::load_file(base));
+    loader.collect(common::YamlNode::load_file(base));
   }
   if (!overrides.is_null()) loader.collect(overrides);
   return loader.build(name);

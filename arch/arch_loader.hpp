@@ -1,12 +1,12 @@
 #pragma once
 // Reading an arch: a preset name (arch/presets/<name>.yaml) or a YAML file in the format of
-// docs/arch-format.md. Every problem with the input is a UserError located at file:line:col.
+// docs/arch-format.md. Every problem with the input is a common::UserError located at file:line:col.
 
 #include <string>
 #include <vector>
 
 #include "arch/arch.hpp"
-#include "arch/yaml_reader.hpp"
+#include "common/yaml_reader.hpp"
 
 namespace npumap::arch {
 
@@ -29,7 +29,7 @@ Arch load_arch_string(const std::string& text, const std::string& file, const st
 /// An arch built from `base` (a preset name or an arch file) with `overrides` applied last: a map of
 /// arch-file keys whose nodes may come from another file (a sweep spec), so every error points there.
 /// `name` names the result in reports.
-Arch load_arch_with_overrides(const std::string& base, const YamlNode& overrides, const std::string& name,
+Arch load_arch_with_overrides(const std::string& base, const common::YamlNode& overrides, const std::string& name,
                               const std::string& presets_dir);
 
 /// Parse a byte size: an integer, or a number with a unit B, KiB, MiB or GiB ("512KiB", "1.5MiB").

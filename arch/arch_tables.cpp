@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "arch/arch.hpp"
-#include "arch/user_error.hpp"
+#include "common/user_error.hpp"
 
 namespace npumap::arch {
 namespace {
@@ -125,9 +125,9 @@ const std::array<MemoryMode, 4> kVelaMemoryModes = {{
 [[noreturn]] void unknown_name(const char* key, std::string_view value, const std::vector<std::string>& valid) {
   std::string list;
   for (const auto& v : valid) list += (list.empty() ? "" : ", ") + v;
-  const std::string near = closest_match(std::string(value), valid);
+  const std::string near = common::closest_match(std::string(value), valid);
   std::string hint = near.empty() ? "valid: " + list : "did you mean '" + near + "'? valid: " + list;
-  throw UserError({}, key, "unknown " + std::string(key) + " '" + std::string(value) + "'", std::move(hint));
+  throw common::UserError({}, key, "unknown " + std::string(key) + " '" + std::string(value) + "'", std::move(hint));
 }
 
 const SystemConfig& find_system_config(std::string_view name, bool u65) {

@@ -38,20 +38,20 @@
 
 #include "arch/arch.hpp"
 #include "arch/arch_loader.hpp"
-#include "mapper/jobs.hpp"
-#include "mapper/join.hpp"
-#include "mapper/options.hpp"
+#include "common/hash.hpp"
+#include "mapper/search/map_network.hpp"
+#include "mapper/search/objectives.hpp"
 #include "workloads/loader.hpp"
 #include "workloads/workload.hpp"
 
 namespace {
 
-using npumap::mapper::JoinProblem;
-using npumap::mapper::JoinResult;
-using npumap::mapper::Objective;
-using npumap::mapper::PmappingGroup;
-using npumap::mapper::StageOptions;
-using npumap::mapper::StageResult;
+using npumap::search::JoinProblem;
+using npumap::search::JoinResult;
+using npumap::search::Objective;
+using npumap::search::PmappingGroup;
+using npumap::search::StageOptions;
+using npumap::search::StageResult;
 
 constexpr const char* kArch = "ethos-u55-256";
 constexpr int kEndToEndThreads = 2;
@@ -68,20 +68,7 @@ const npumap::arch::Arch& arch() {
 
 std::vector<Objective> objectives() { return {Objective::Cycles, Objective::OffchipBytes}; }
 
-class Fnv1a {
- public:
-  void add(std::uint64_t v) {
-    for (int b = 0; b < 8; ++b) {
-      h_ ^= (v >> (8 * b)) & 0xffU;
-      h_ *= 0x100000001b3ULL;
-    }
-  }
-  void add(double v) { add(std::bit_cast<std::uint64_t>(v)); }
-  std::uint64_t value() const { return h_; }
-
- private:
-  std::uint64_t h_ = 0xcbf29ce484222325ULL;
-};
+using Fnv1a = npumap::common::Fnv1a;
 
 // The YAML of an N-layer chain: conv and depthwise alternate so both op kinds and the fusion of
 // their pair are exercised; 16 channels and SAME padding keep every shape 28x28x16, so the layers
@@ -120,6 +107,16 @@ StageOptions stage_options(int threads) {
   o.threads = threads;
   o.objectives = objectives();
   o.space.fusion = true;
+  return o;
+}
+
+/// The search as `mapper` runs it for its reported front (the comparison without fusion left out, as in
+/// the baseline).
+npumap::search::SearchOptions search_options(int threads) {
+  npumap::search::SearchOptions o;
+  o.objectives = objectives();
+  o.threads = threads;
+  o.compare_without_fusion = false;
   return o;
 }
 
@@ -183,19 +180,15 @@ struct EndToEnd {
 };
 
 EndToEnd map_end_to_end(const npumap::workloads::Workload& w, int threads) {
-  StageResult stage = npumap::mapper::run_per_layer(arch(), w, stage_options(threads));
-  std::vector<std::vector<PmappingGroup>> storage;
-  JoinProblem problem = npumap::mapper::make_join_problem(arch(), w, stage, objectives(), storage, true);
-  problem.threads = threads;
-  const JoinResult joined = npumap::mapper::join(problem);
-  return {stage.partial || joined.partial, digest(joined)};
+  const npumap::search::SearchResult r = npumap::search::map_network(arch(), w, search_options(threads), {});
+  return {r.partial || !r.joined, r.joined ? digest(*r.joined) : FrontDigest{}};
 }
 
 const StageDigest& reference_stage(const std::string& name) {
   static std::map<std::string, StageDigest> cache;
   auto it = cache.find(name);
   if (it != cache.end()) return it->second;
-  return cache.emplace(name, digest(npumap::mapper::run_per_layer(arch(), workload(name), stage_options(1))))
+  return cache.emplace(name, digest(npumap::search::run_per_layer(arch(), workload(name), stage_options(1))))
       .first->second;
 }
 
@@ -225,7 +218,7 @@ void per_layer_stage(benchmark::State& state, const std::string& name) {
   const StageOptions options = stage_options(threads);
   std::uint64_t evaluated = 0;
   for (auto _ : state) {
-    const StageResult stage = npumap::mapper::run_per_layer(arch(), w, options);
+    const StageResult stage = npumap::search::run_per_layer(arch(), w, options);
     const StageDigest d = digest(stage);
     if (stage.partial || d.rows != ref.rows || d.hash != ref.hash) {
       fail(state, "per-layer stage differs from the single-threaded reference");
@@ -260,13 +253,18 @@ void end_to_end(benchmark::State& state, const std::string& name, std::size_t la
 void join_only(benchmark::State& state, const std::string& name) {
   const auto& w = workload(name);
   const FrontDigest& ref = reference_front(name);
-  const StageResult stage = npumap::mapper::run_per_layer(arch(), w, stage_options(kEndToEndThreads));
-  std::vector<std::vector<PmappingGroup>> storage;
-  JoinProblem problem = npumap::mapper::make_join_problem(arch(), w, stage, objectives(), storage, true);
+  // The join problem exactly as map_network builds it; only the join is timed.
+  const npumap::search::SearchResult searched =
+      npumap::search::map_network(arch(), w, search_options(kEndToEndThreads), {});
+  if (!searched.problem) {
+    fail(state, "no join problem: a layer has no valid pmapping");
+    return;
+  }
+  JoinProblem problem = *searched.problem;
   problem.threads = kEndToEndThreads;
   std::uint64_t paired = 0;
   for (auto _ : state) {
-    const JoinResult joined = npumap::mapper::join(problem);
+    const JoinResult joined = npumap::search::join(problem);
     const FrontDigest d = digest(joined);
     if (joined.partial || d.size != ref.size || d.hash != ref.hash) {
       fail(state, "join front differs from the single-threaded reference");

@@ -24,12 +24,13 @@
 #include <tuple>
 #include <vector>
 
-#include "mapper/pareto.hpp"
+#include "common/hash.hpp"
+#include "mapper/search/pareto.hpp"
 
 namespace {
 
-using npumap::mapper::pareto_front;
-using npumap::mapper::ParetoWorkspace;
+using npumap::search::pareto_front;
+using npumap::search::ParetoWorkspace;
 
 enum class Shape { Uniform, Anticorrelated };
 
@@ -49,14 +50,9 @@ bool smoke() {
 double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 std::uint64_t fnv1a(const std::vector<std::uint32_t>& indices) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::uint32_t v : indices) {
-    for (int b = 0; b < 4; ++b) {
-      h ^= (v >> (8 * b)) & 0xffU;
-      h *= 0x100000001b3ULL;
-    }
-  }
-  return h;
+  npumap::common::Fnv1a h;
+  for (std::uint32_t v : indices) h.add(static_cast<std::uint64_t>(v));
+  return h.value();
 }
 
 // Block-nested-loop filter in index order, independent of the kernel's sorting: a new row is

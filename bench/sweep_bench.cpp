@@ -25,8 +25,9 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include "mapper/sweep.hpp"
-#include "mapper/sweep_spec.hpp"
+#include "common/hash.hpp"
+#include "mapper/sweep/sweep.hpp"
+#include "mapper/sweep/sweep_spec.hpp"
 
 namespace {
 
@@ -38,13 +39,13 @@ bool smoke() {
   return env != nullptr && std::strcmp(env, "1") == 0;
 }
 
-const npumap::mapper::SweepSpec& spec() {
-  static const npumap::mapper::SweepSpec s = [] {
+const npumap::sweep::SweepSpec& spec() {
+  static const npumap::sweep::SweepSpec s = [] {
     const std::string workloads = smoke() ? "[tiny_chain, tiny_residual]" : "[resnet18, resnet50, mobilenet_v2, bert_base_layer]";
     const fs::path file = fs::temp_directory_path() / ("npumap-sweep-bench-" + std::to_string(getpid()) + ".yaml");
     std::ofstream(file) << "name: zoo\nworkloads: " << workloads
                         << "\ngrid:\n  accelerator: [ethos-u55-128, ethos-u55-256]\n";
-    npumap::mapper::SweepSpec loaded = npumap::mapper::load_sweep_spec(file.string());
+    npumap::sweep::SweepSpec loaded = npumap::sweep::load_sweep_spec(file.string());
     fs::remove(file);
     return loaded;
   }();
@@ -52,14 +53,8 @@ const npumap::mapper::SweepSpec& spec() {
 }
 
 std::uint64_t hash_fronts(const std::vector<Json>& records) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  const auto add = [&h](double v) {
-    const auto bits = std::bit_cast<std::uint64_t>(v);
-    for (int b = 0; b < 8; ++b) {
-      h ^= (bits >> (8 * b)) & 0xffU;
-      h *= 0x100000001b3ULL;
-    }
-  };
+  npumap::common::Fnv1a hash;
+  const auto add = [&hash](double v) { hash.add(v); };
   for (const Json& r : records) {
     for (const Json& w : r["workloads"]) {
       add(static_cast<double>(w["front"].size()));
@@ -71,7 +66,7 @@ std::uint64_t hash_fronts(const std::vector<Json>& records) {
       }
     }
   }
-  return h;
+  return hash.value();
 }
 
 std::vector<Json> run_points(tbb::task_arena& arena, bool share) {
@@ -80,7 +75,7 @@ std::vector<Json> run_points(tbb::task_arena& arena, bool share) {
   arena.execute([&] {
     tbb::parallel_for(std::size_t{0}, s.points.size(), [&](std::size_t i) {
       bool complete = false;
-      records[i] = npumap::mapper::compute_sweep_point(s, s.points[i], share, nullptr, complete);
+      records[i] = npumap::sweep::compute_sweep_point(s, s.points[i], share, {}, complete);
     });
   });
   return records;

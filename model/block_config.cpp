@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "arch/user_error.hpp"
+#include "common/user_error.hpp"
 
 namespace npumap::model {
 

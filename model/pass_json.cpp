@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "arch/user_error.hpp"
+#include "common/user_error.hpp"
 
 namespace npumap::model {
 namespace {
@@ -28,7 +28,7 @@ struct Ctx {
   Ctx at(std::string_view key) const { return Ctx{file, path.empty() ? std::string(key) : path + "." + std::string(key)}; }
   Ctx index(std::size_t i) const { return Ctx{file, fmt::format("{}[{}]", path, i)}; }
   [[noreturn]] void fail(const std::string& message, const std::string& hint = {}) const {
-    throw UserError(SourceLocation{file, 0, 0}, path, message, hint);
+    throw common::UserError(common::SourceLocation{file, 0, 0}, path, message, hint);
   }
 };
 
@@ -44,7 +44,7 @@ void check_keys(const json& obj, const Ctx& ctx, const std::vector<std::string>&
     bool ok = false;
     for (const auto& a : allowed) ok = ok || a == item.key();
     if (!ok) {
-      const std::string near = closest_match(item.key(), allowed);
+      const std::string near = common::closest_match(item.key(), allowed);
       ctx.at(item.key()).fail("unknown key", near.empty() ? "valid keys: " + joined(allowed)
                                                           : "did you mean '" + near + "'?");
     }
@@ -93,7 +93,7 @@ E as_enum(const json& v, const Ctx& ctx, Parse parse, const std::vector<std::str
   const std::string s = as_string(v, ctx);
   E out{};
   if (!parse(s, out)) {
-    const std::string near = closest_match(s, valid);
+    const std::string near = common::closest_match(s, valid);
     ctx.fail("unknown value '" + s + "'",
              near.empty() ? "valid: " + joined(valid) : "did you mean '" + near + "'? valid: " + joined(valid));
   }
@@ -330,7 +330,7 @@ PassInput read_pass_input(const json& input, const std::string& file, const std:
   PassInput out;
   try {
     out.arch = arch::make_arch(accel, sys, mode);
-  } catch (const UserError& e) {
+  } catch (const common::UserError& e) {
     ctx.at(e.key_path()).fail(e.message(), e.hint());
   }
   if (const json* v = find(input, "arch_params")) apply_arch_params(*v, ctx.at("arch_params"), out.arch);

@@ -30,7 +30,7 @@ struct PassInput {
 };
 
 /// Reads an `input` object. The arch is make_arch(accelerator, system_config, memory_mode) with any
-/// `arch_params` values applied on top. Bad input throws UserError naming `file` and `path.key`.
+/// `arch_params` values applied on top. Bad input throws common::UserError naming `file` and `path.key`.
 PassInput read_pass_input(const nlohmann::json& input, const std::string& file, const std::string& path);
 
 /// Writes a pass as an `input` object; `arch_params` is written from `arch`.

@@ -12,7 +12,7 @@
 //   4. shapes, in topological order: output sizes from kernel, stride, dilation and padding,
 //      channel counts against weights, operands of the same shape, Einsum operands against their
 //      producers, then MACs with overflow checks.
-// All file access goes through YamlNode so every error carries file:line:col and a key path.
+// All file access goes through common::YamlNode so every error carries file:line:col and a key path.
 
 #include "workloads/loader.hpp"
 
@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "workloads/dag.hpp"
 #include "workloads/einsum.hpp"
 
 namespace npumap::workloads {
@@ -81,7 +82,7 @@ const OpSpelling& op_spelling(const std::string& name) {
 const std::vector<std::string> kActivationNames = {"none", "relu", "relu6", "relu_n1_to_1", "sigmoid", "tanh", "lut"};
 const std::vector<std::string> kDataTypeNames = {"int8", "uint8", "int16", "int32"};
 
-Activation parse_activation(const YamlNode& n) {
+Activation parse_activation(const common::YamlNode& n) {
   const std::string s = n.as_choice(kActivationNames);
   for (std::size_t i = 0; i < kActivationNames.size(); ++i) {
     if (kActivationNames[i] == s) return static_cast<Activation>(i);
@@ -89,7 +90,7 @@ Activation parse_activation(const YamlNode& n) {
   return Activation::None;
 }
 
-DataType parse_dtype(const YamlNode& n) {
+DataType parse_dtype(const common::YamlNode& n) {
   const std::string s = n.as_choice(kDataTypeNames);
   for (std::size_t i = 0; i < kDataTypeNames.size(); ++i) {
     if (kDataTypeNames[i] == s) return static_cast<DataType>(i);
@@ -148,7 +149,7 @@ int input_count(OpKind kind) { return (is_binary_elementwise(kind) || kind == Op
 bool checked_mul(std::int64_t a, std::int64_t b, std::int64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
 bool checked_add(std::int64_t a, std::int64_t b, std::int64_t& out) { return !__builtin_add_overflow(a, b, &out); }
 
-std::int64_t bounded(const YamlNode& n, std::int64_t v) {
+std::int64_t bounded(const common::YamlNode& n, std::int64_t v) {
   if (v > kMaxDimension) {
     throw n.error(fmt::format("must be at most {}, got {}", kMaxDimension, v),
                   "sizes are counted in 32-bit integers by the NPU model");
@@ -156,16 +157,16 @@ std::int64_t bounded(const YamlNode& n, std::int64_t v) {
   return v;
 }
 
-std::int64_t dimension(const YamlNode& n) { return bounded(n, n.as_positive_int()); }
+std::int64_t dimension(const common::YamlNode& n) { return bounded(n, n.as_positive_int()); }
 
-std::int64_t non_negative(const YamlNode& n) {
+std::int64_t non_negative(const common::YamlNode& n) {
   const std::int64_t v = n.as_int();
   if (v < 0) throw n.error(fmt::format("must not be negative, got {}", v), "padding is 0 or more");
   return bounded(n, v);
 }
 
 // A product of sizes that must fit in 64 bits (element counts, MACs).
-std::int64_t product(std::initializer_list<std::int64_t> factors, const YamlNode& where, const char* what) {
+std::int64_t product(std::initializer_list<std::int64_t> factors, const common::YamlNode& where, const char* what) {
   std::int64_t p = 1;
   for (std::int64_t f : factors) {
     if (!checked_mul(p, f, p)) throw where.error(fmt::format("{} overflows 64 bits", what), "use smaller sizes");
@@ -174,7 +175,7 @@ std::int64_t product(std::initializer_list<std::int64_t> factors, const YamlNode
 }
 
 // Dimensions as written; the element count and the byte count at 32 bits per element must fit.
-std::vector<std::int64_t> read_shape(const YamlNode& n) {
+std::vector<std::int64_t> read_shape(const common::YamlNode& n) {
   n.expect_sequence();
   const auto items = n.items();
   if (items.empty() || items.size() > 4) {
@@ -198,7 +199,7 @@ std::vector<std::int64_t> read_shape(const YamlNode& n) {
 }
 
 // `kernel: 3` or `kernel: [3, 5]` (height, width).
-std::pair<std::int64_t, std::int64_t> read_pair(const YamlNode& n) {
+std::pair<std::int64_t, std::int64_t> read_pair(const common::YamlNode& n) {
   if (n.is_scalar()) {
     const std::int64_t v = dimension(n);
     return {v, v};
@@ -210,13 +211,13 @@ std::pair<std::int64_t, std::int64_t> read_pair(const YamlNode& n) {
   return {dimension(items[0]), dimension(items[1])};
 }
 
-double read_positive_double(const YamlNode& n) {
+double read_positive_double(const common::YamlNode& n) {
   const double v = n.as_double();
   if (!(v > 0.0)) throw n.error(fmt::format("must be greater than 0, got {}", n.as_string()), "write a positive number");
   return v;
 }
 
-double read_compression(const YamlNode& n) {
+double read_compression(const common::YamlNode& n) {
   const double v = n.as_double();
   if (!(v > 0.0 && v <= 1.0)) {
     throw n.error(fmt::format("must be greater than 0 and at most 1, got {}", n.as_string()),
@@ -247,29 +248,29 @@ std::int64_t needed_total_padding(std::int64_t in, std::int64_t stride, std::int
 
 // What pass 1 learned about a layer that later passes still need, with the nodes to blame.
 struct Pending {
-  explicit Pending(YamlNode n) : node(std::move(n)) {}
-  YamlNode node;
+  explicit Pending(common::YamlNode n) : node(std::move(n)) {}
+  common::YamlNode node;
   std::vector<std::string> input_names;
-  std::vector<YamlNode> input_nodes;  // for Einsum layers, the einsum node once per operand
-  std::optional<YamlNode> output_shape_node;
-  std::optional<YamlNode> kernel_node;
-  std::optional<YamlNode> weight_shape_node;
+  std::vector<common::YamlNode> input_nodes;  // for Einsum layers, the einsum node once per operand
+  std::optional<common::YamlNode> output_shape_node;
+  std::optional<common::YamlNode> kernel_node;
+  std::optional<common::YamlNode> weight_shape_node;
   std::optional<DataType> dtype;
   std::optional<double> quant_scale;
   std::optional<EinsumExpr> expr;
   EinsumRoles roles;
   std::unordered_map<std::string, std::int64_t> rank_size;
   std::optional<OpKind> einsum_op;    // `op:` written next to an einsum
-  std::optional<YamlNode> einsum_node;
-  std::optional<YamlNode> op_node;
-  std::optional<YamlNode> bias_node;
-  std::optional<YamlNode> compression_node;
-  std::optional<YamlNode> weight_dtype_node;
+  std::optional<common::YamlNode> einsum_node;
+  std::optional<common::YamlNode> op_node;
+  std::optional<common::YamlNode> bias_node;
+  std::optional<common::YamlNode> compression_node;
+  std::optional<common::YamlNode> weight_dtype_node;
 };
 
 class Loader {
  public:
-  explicit Loader(const YamlNode& root) : root_(root) {}
+  explicit Loader(const common::YamlNode& root) : root_(root) {}
 
   Workload run() {
     read_top();
@@ -285,7 +286,7 @@ class Loader {
 
   void read_top() {
     if (root_.is_null()) {
-      throw UserError({root_.file(), 1, 1}, "", "the file holds no workload",
+      throw common::UserError({root_.file(), 1, 1}, "", "the file holds no workload",
                       "write a mapping with name, inputs and layers (docs/workload-format.md)");
     }
     root_.expect_map();
@@ -295,7 +296,7 @@ class Loader {
     w_.source_file = root_.file();
     if (auto n = root_.find("weight_compression")) default_compression_ = read_compression(*n);
 
-    const YamlNode inputs = root_.at("inputs");
+    const common::YamlNode inputs = root_.at("inputs");
     const auto input_items = inputs.items();
     if (input_items.empty()) throw inputs.error("must list at least one network input", "add `- {name: x, shape: [...], dtype: int8}`");
     for (const auto& item : input_items) read_declared(item, /*constant=*/false);
@@ -303,16 +304,16 @@ class Loader {
       for (const auto& item : constants->items()) read_declared(item, /*constant=*/true);
     }
 
-    const YamlNode layers = root_.at("layers");
+    const common::YamlNode layers = root_.at("layers");
     const auto layer_items = layers.items();
     if (layer_items.empty()) throw layers.error("must list at least one layer", "add `- name: ...` entries");
     for (const auto& item : layer_items) read_layer(item);
   }
 
-  void read_declared(const YamlNode& item, bool constant) {
+  void read_declared(const common::YamlNode& item, bool constant) {
     item.expect_map();
     item.check_keys(constant ? kConstantKeys : kInputKeys);
-    const YamlNode name_node = item.at("name");
+    const common::YamlNode name_node = item.at("name");
     TensorInfo t;
     t.name = name_node.as_string();
     if (t.name.empty()) throw name_node.error("must not be empty", "name the tensor");
@@ -333,14 +334,14 @@ class Loader {
     add_tensor(std::move(t));
   }
 
-  void read_layer(const YamlNode& item) {
+  void read_layer(const common::YamlNode& item) {
     item.expect_map();
     item.check_keys(kLayerKeys);
     const int index = static_cast<int>(w_.layers.size());
     Pending p(item);
     Layer l;
     l.location = item.location();
-    const YamlNode name_node = item.at("name");
+    const common::YamlNode name_node = item.at("name");
     l.name = name_node.as_string();
     if (l.name.empty()) throw name_node.error("must not be empty", "name the layer");
     if (const int existing = layer_index(l.name); existing >= 0) {
@@ -351,7 +352,7 @@ class Loader {
     l.weight_compression = default_compression_;
 
     std::string output_name;
-    std::optional<YamlNode> output_node;
+    std::optional<common::YamlNode> output_node;
     std::vector<std::int64_t> output_dims;
     if (auto e = item.find("einsum")) {
       read_einsum(item, *e, p, l);
@@ -359,7 +360,7 @@ class Loader {
       output_node = *e;
       output_dims = einsum_dims(p, p.expr->out);
     } else {
-      const YamlNode op_node = item.at("op");
+      const common::YamlNode op_node = item.at("op");
       const OpSpelling& op = op_spelling(op_node.as_choice(op_names()));
       l.kind = op.kind;
       l.activation = op.activation;
@@ -403,7 +404,7 @@ class Loader {
     pending_.push_back(std::move(p));
   }
 
-  void check_applicable(const YamlNode& item, OpKind kind, const std::string& op) {
+  void check_applicable(const common::YamlNode& item, OpKind kind, const std::string& op) {
     const auto allowed = keys_for(kind);
     for (const auto& [key, value] : item.entries()) {
       if (!contains(allowed, key)) {
@@ -413,8 +414,8 @@ class Loader {
     }
   }
 
-  void read_op_fields(const YamlNode& item, Pending& p, Layer& l) {
-    const YamlNode inputs = item.at("inputs");
+  void read_op_fields(const common::YamlNode& item, Pending& p, Layer& l) {
+    const common::YamlNode inputs = item.at("inputs");
     const auto input_items = inputs.items();
     const int wanted = input_count(l.kind);
     if (static_cast<int>(input_items.size()) != wanted) {
@@ -454,7 +455,7 @@ class Loader {
     if (auto n = item.find("transpose_b")) l.transpose_b = n->as_bool();
   }
 
-  void read_padding(const YamlNode& n, Layer& l) {
+  void read_padding(const common::YamlNode& n, Layer& l) {
     if (n.is_scalar()) {
       const std::string mode = n.as_choice({"SAME", "VALID"});
       l.padding_mode = mode == "SAME" ? PaddingMode::Same : PaddingMode::Valid;
@@ -468,7 +469,7 @@ class Loader {
     l.padding = {non_negative(items[0]), non_negative(items[1]), non_negative(items[2]), non_negative(items[3])};
   }
 
-  void read_einsum(const YamlNode& item, const YamlNode& e, Pending& p, Layer& l) {
+  void read_einsum(const common::YamlNode& item, const common::YamlNode& e, Pending& p, Layer& l) {
     for (const auto& [key, value] : item.entries()) {
       if (!contains(kEinsumKeys, key)) {
         throw value.error("does not apply to an einsum layer",
@@ -486,11 +487,11 @@ class Loader {
     if (!roles) throw e.error(error, "every rank of Z[m,n] = A[m,k] * B[k,n] appears in at least two of the tensors");
     p.roles = *roles;
 
-    const YamlNode ranks = item.at("ranks");
+    const common::YamlNode ranks = item.at("ranks");
     ranks.expect_map();
     for (const auto& kv : ranks.raw()) {
       if (!kv.first.IsScalar()) {
-        throw UserError({ranks.file(), kv.first.Mark().line + 1, kv.first.Mark().column + 1}, ranks.path(),
+        throw common::UserError({ranks.file(), kv.first.Mark().line + 1, kv.first.Mark().column + 1}, ranks.path(),
                         "a rank name must be a plain word", "write ranks: {m: 128, k: 768}");
       }
     }
@@ -556,12 +557,12 @@ class Loader {
 
   // ---- pass 2 ----
 
-  int lookup(const std::string& name, const YamlNode& where) {
+  int lookup(const std::string& name, const common::YamlNode& where) {
     const int t = tensor_index(name);
     if (t >= 0) return t;
     std::vector<std::string> names;
     for (const auto& tensor : w_.tensors) names.push_back(tensor.name);
-    const std::string near = closest_match(name, names);
+    const std::string near = common::closest_match(name, names);
     throw where.error(fmt::format("tensor `{}` is not produced by any layer and is not declared as a network input", name),
                       near.empty() ? "declare it under `inputs:` or produce it with a layer"
                                    : fmt::format("did you mean `{}`? otherwise declare it under `inputs:`", near));
@@ -594,7 +595,7 @@ class Loader {
   void lower_einsum(Layer& l, Pending& p, const std::vector<int>& ids) {
     const TensorInfo& a = w_.tensors[static_cast<std::size_t>(ids[0])];
     const TensorInfo& b = w_.tensors[static_cast<std::size_t>(ids[1])];
-    const YamlNode& e = *p.einsum_node;
+    const common::YamlNode& e = *p.einsum_node;
     if (a.is_constant && b.is_constant) {
       throw e.error(fmt::format("both operands `{}` and `{}` are constants", a.name, b.name),
                     "a product of constants is itself a constant; compute it offline");
@@ -636,17 +637,9 @@ class Loader {
 
   void build_graph() {
     const std::size_t n = w_.layers.size();
-    w_.dag = Dag(n);
-    for (std::size_t t = 0; t < w_.tensors.size(); ++t) {
-      const TensorInfo& tensor = w_.tensors[t];
-      if (tensor.producer < 0) continue;
-      for (int c : tensor.consumers) {
-        boost::add_edge(static_cast<std::size_t>(tensor.producer), static_cast<std::size_t>(c), DagEdge{static_cast<int>(t)},
-                        w_.dag);
-      }
-    }
+    const Dag dag = build_dag(w_);
     std::vector<std::size_t> indegree(n, 0);
-    for (std::size_t v = 0; v < n; ++v) indegree[v] = boost::in_degree(v, w_.dag);
+    for (std::size_t v = 0; v < n; ++v) indegree[v] = boost::in_degree(v, dag);
     std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
     for (std::size_t v = 0; v < n; ++v) {
       if (indegree[v] == 0) ready.push(v);
@@ -657,17 +650,17 @@ class Loader {
       ready.pop();
       done[v] = true;
       w_.topological_order.push_back(static_cast<int>(v));
-      for (auto [it, end] = boost::out_edges(v, w_.dag); it != end; ++it) {
-        const std::size_t u = boost::target(*it, w_.dag);
+      for (auto [it, end] = boost::out_edges(v, dag); it != end; ++it) {
+        const std::size_t u = boost::target(*it, dag);
         if (--indegree[u] == 0) ready.push(u);
       }
     }
-    if (w_.topological_order.size() != n) report_cycle(done);
+    if (w_.topological_order.size() != n) report_cycle(dag, done);
   }
 
   // Every layer left over has a left-over predecessor, so walking predecessors from any of them
   // must revisit a layer; the walk from that layer back to itself is a cycle.
-  [[noreturn]] void report_cycle(const std::vector<bool>& done) {
+  [[noreturn]] void report_cycle(const Dag& dag, const std::vector<bool>& done) {
     const std::size_t n = w_.layers.size();
     std::size_t v = 0;
     while (done[v]) ++v;
@@ -677,8 +670,8 @@ class Loader {
       visit_step[v] = static_cast<int>(walk.size());
       walk.push_back(v);
       std::size_t best = n;
-      for (auto [it, end] = boost::in_edges(v, w_.dag); it != end; ++it) {
-        const std::size_t u = boost::source(*it, w_.dag);
+      for (auto [it, end] = boost::in_edges(v, dag); it != end; ++it) {
+        const std::size_t u = boost::source(*it, dag);
         if (!done[u]) best = std::min(best, u);
       }
       NPUMAP_ASSERT(best < n);
@@ -704,7 +697,7 @@ class Loader {
         break;
       }
     }
-    const YamlNode& where = p.expr ? *p.einsum_node : p.input_nodes[slot];
+    const common::YamlNode& where = p.expr ? *p.einsum_node : p.input_nodes[slot];
     throw where.error(fmt::format("layer `{}` is part of a cycle: {}", l.name, fmt::join(names, " -> ")),
                       "a workload is a DAG; one of these layers must read an earlier tensor");
   }
@@ -954,7 +947,7 @@ class Loader {
     w_.tensors.push_back(std::move(t));
   }
 
-  const YamlNode& root_;
+  const common::YamlNode& root_;
   Workload w_;
   std::unordered_map<std::string, int> tensor_by_name_;
   std::unordered_map<std::string, int> layer_by_name_;
@@ -964,12 +957,12 @@ class Loader {
 
 }  // namespace
 
-Workload load_workload(const YamlNode& root) { return Loader(root).run(); }
+Workload load_workload(const common::YamlNode& root) { return Loader(root).run(); }
 
-Workload load_workload(const std::string& path) { return load_workload(YamlNode::load_file(path)); }
+Workload load_workload(const std::string& path) { return load_workload(common::YamlNode::load_file(path)); }
 
 Workload load_workload_from_string(const std::string& text, const std::string& file_name) {
-  return load_workload(YamlNode::load_string(text, file_name));
+  return load_workload(common::YamlNode::load_string(text, file_name));
 }
 
 }  // namespace npumap::workloads

@@ -1,13 +1,13 @@
 #pragma once
 // Reading and checking a workload YAML file (docs/workload-format.md). Every problem in the file
-// becomes one npumap::UserError naming file:line:col, the key path and a hint; a Workload that
+// becomes one npumap::common::UserError naming file:line:col, the key path and a hint; a Workload that
 // comes back has consistent shapes, exactly one producer per produced tensor, no cycle, and MAC and
 // byte counts that fit in 64 bits.
 
 #include <cstdint>
 #include <string>
 
-#include "arch/yaml_reader.hpp"
+#include "common/yaml_reader.hpp"
 #include "workloads/workload.hpp"
 
 namespace npumap::workloads {
@@ -24,6 +24,6 @@ Workload load_workload(const std::string& path);
 /// Loads and checks workload text; `file_name` is used in error messages and as source_file.
 Workload load_workload_from_string(const std::string& text, const std::string& file_name);
 /// Loads and checks an already parsed document.
-Workload load_workload(const YamlNode& root);
+Workload load_workload(const common::YamlNode& root);
 
 }  // namespace npumap::workloads

@@ -17,10 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include <boost/graph/adjacency_list.hpp>
 
 #include "arch/arch.hpp"
-#include "arch/user_error.hpp"
+#include "common/user_error.hpp"
 
 namespace npumap::workloads {
 
@@ -84,7 +83,7 @@ struct TensorInfo {
   double quant_scale = 1.0;        ///< every tensor counts as quantized; 1.0 unless the file says otherwise
   int producer = -1;               ///< layer index, -1 for inputs and constants
   std::vector<int> consumers;      ///< layer indices in file order, each once
-  SourceLocation location;         ///< where the tensor is declared or produced
+  common::SourceLocation location;         ///< where the tensor is declared or produced
   /// A produced tensor no layer reads.
   bool is_network_output() const { return producer >= 0 && consumers.empty(); }
 };
@@ -130,19 +129,11 @@ struct Layer {
   std::vector<std::pair<std::string, std::int64_t>> ranks;  ///< its rank sizes, in file order
 
   std::int64_t macs = 0;                     ///< multiply-accumulates (see macs())
-  SourceLocation location;                   ///< the layer's entry in the file
+  common::SourceLocation location;                   ///< the layer's entry in the file
 
   int ifm() const { return inputs.empty() ? -1 : inputs[0]; }
   int ifm2() const { return inputs.size() > 1 ? inputs[1] : -1; }
 };
-
-/// Edge property of the DAG: the shared tensor that connects producer to consumer.
-struct DagEdge {
-  int tensor = -1;
-};
-
-/// Vertices are layer indices; one edge per (shared tensor, consuming layer).
-using Dag = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property, DagEdge>;
 
 /// A loaded, checked network.
 struct Workload {
@@ -150,7 +141,6 @@ struct Workload {
   std::string source_file;
   std::vector<Layer> layers;          ///< in file order
   std::vector<TensorInfo> tensors;    ///< inputs and constants in file order, then layer outputs
-  Dag dag;
   std::vector<int> topological_order;  ///< layer indices; ties broken by file order
 
   /// Index of a tensor or layer by name, -1 if none.

@@ -1,5 +1,5 @@
 // Must-fail arch inputs. Each test/errors/arch_*.yaml opens with `# expect: <text>`, the exact
-// message after the file name; the loader must throw a UserError whose what() is the path followed
+// message after the file name; the loader must throw a common::UserError whose what() is the path followed
 // by that text. The same files drive the CLI test (exit status 2, the line on stderr).
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "arch/arch_loader.hpp"
-#include "arch/user_error.hpp"
+#include "common/user_error.hpp"
 
 #include "test/support/error_files.hpp"
 
@@ -31,7 +31,7 @@ TEST(ArchErrors, EveryMustFailFileGivesItsExpectedLine) {
     try {
       load_arch(file);
       ADD_FAILURE() << "loaded without error";
-    } catch (const UserError& e) {
+    } catch (const common::UserError& e) {
       EXPECT_EQ(std::string(e.what()), file + expected);
     }
   }
@@ -53,8 +53,8 @@ TEST(ArchErrors, TheNamedCasesHaveFiles) {
 TEST(ArchErrors, ErrorCarriesItsParts) {
   try {
     load_arch_string("accelerator: ethos-u55-256\nmemory:\n  Sramm: {burst_length: 64}\n", "m.yaml", default_presets_dir());
-    FAIL() << "expected a UserError";
-  } catch (const UserError& e) {
+    FAIL() << "expected a common::UserError";
+  } catch (const common::UserError& e) {
     EXPECT_EQ(e.where().file, "m.yaml");
     EXPECT_EQ(e.where().line, 3);
     EXPECT_EQ(e.where().column, 3);
@@ -71,8 +71,8 @@ TEST(ArchErrors, ErrorInsideAPresetChainPointsAtThatFile) {
   std::ofstream(dir / "base.yaml") << "accelerator: ethos-u55-64\ncore_clock: -5\n";
   try {
     load_arch_string("preset: base\n", "top.yaml", dir.string());
-    ADD_FAILURE() << "expected a UserError";
-  } catch (const UserError& e) {
+    ADD_FAILURE() << "expected a common::UserError";
+  } catch (const common::UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               (dir / "base.yaml").string() + ":2:13: core_clock: must be positive, got -5 (write a number above 0)");
   }
@@ -83,7 +83,7 @@ TEST(ArchErrors, ShramBanksAndOtherRangeChecks) {
   const auto error_of = [](const std::string& text) -> std::string {
     try {
       load_arch_string(text, "r.yaml", default_presets_dir());
-    } catch (const UserError& e) {
+    } catch (const common::UserError& e) {
       return e.what();
     }
     return "(no error)";

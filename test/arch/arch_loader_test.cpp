@@ -11,7 +11,7 @@
 
 #include "arch/arch.hpp"
 #include "arch/arch_loader.hpp"
-#include "arch/user_error.hpp"
+#include "common/user_error.hpp"
 
 namespace npumap::arch {
 namespace {
@@ -457,8 +457,8 @@ TEST(ArchLayers, PresetLoopIsAnError) {
   const std::string b = dir.write("b.yaml", "preset: a\n");
   try {
     load_arch("a", dir.path.string());
-    FAIL() << "expected a UserError";
-  } catch (const UserError& e) {
+    FAIL() << "expected a common::UserError";
+  } catch (const common::UserError& e) {
     // a -> b -> a: the loop is found at b's `preset: a` (line 1, value at column 9).
     EXPECT_EQ(std::string(e.what()), b + ":1:9: preset: preset `a` starts from itself (remove the `preset:` loop)");
   }
@@ -476,8 +476,8 @@ TEST(ArchResolve, PresetNameThenPath) {
 TEST(ArchResolve, UnknownPresetNamesTheClosest) {
   try {
     load_arch("ethos-u55-255");
-    FAIL() << "expected a UserError";
-  } catch (const UserError& e) {
+    FAIL() << "expected a common::UserError";
+  } catch (const common::UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "arch: unknown preset `ethos-u55-255` (did you mean `ethos-u55-256`? one of: ethos-u55-32, ethos-u55-64, "
               "ethos-u55-128, ethos-u55-256, ethos-u65-256, ethos-u65-512)");
@@ -488,8 +488,8 @@ TEST(ArchResolve, UnknownPresetNamesTheClosest) {
 TEST(ArchResolve, MissingFile) {
   try {
     load_arch("no/such/arch.yaml");
-    FAIL() << "expected a UserError";
-  } catch (const UserError& e) {
+    FAIL() << "expected a common::UserError";
+  } catch (const common::UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "no/such/arch.yaml: cannot open arch file (check the path, or name a preset: ethos-u55-32, ethos-u55-64, "
               "ethos-u55-128, ethos-u55-256, ethos-u65-256, ethos-u65-512)");

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "arch/arch.hpp"
-#include "arch/user_error.hpp"
+#include "common/user_error.hpp"
 
 namespace npumap::arch {
 namespace {
@@ -71,19 +71,19 @@ TEST(ArchTables, NamesListDefaultFirst) {
 TEST(ArchTables, UnknownNamesThrowWithHint) {
   try {
     make_arch("ethos-u55-265");
-    FAIL() << "expected UserError";
-  } catch (const UserError& e) {
+    FAIL() << "expected common::UserError";
+  } catch (const common::UserError& e) {
     EXPECT_EQ(e.key_path(), "accelerator");
     EXPECT_NE(e.hint().find("ethos-u55-256"), std::string::npos) << e.what();
   }
   try {
     make_arch("ethos-u55-256", "internal-default", "Shared_SRAM");
-    FAIL() << "expected UserError";
-  } catch (const UserError& e) {
+    FAIL() << "expected common::UserError";
+  } catch (const common::UserError& e) {
     EXPECT_EQ(e.key_path(), "memory_mode");
     EXPECT_NE(e.hint().find("Shared_Sram"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(make_arch("ethos-u55-256", "Ethos_U99"), UserError);
+  EXPECT_THROW(make_arch("ethos-u55-256", "Ethos_U99"), common::UserError);
 }
 
 TEST(ArchTables, SramSizesAndWeights) {

@@ -1,4 +1,4 @@
-// The pass JSON reader's validation: each bad input throws UserError naming the file and the key path,
+// The pass JSON reader's validation: each bad input throws common::UserError naming the file and the key path,
 // with a closest-match hint where one exists; plus arch_params overrides and the Pass value semantics.
 
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "arch/user_error.hpp"
+#include "common/user_error.hpp"
 #include "model/pass_json.hpp"
 
 namespace npumap::model {
@@ -19,11 +19,11 @@ json first_reference_input() {
   return json::parse(in).at(0).at("input");
 }
 
-/// Reads `input` and returns the UserError text (empty if it was accepted).
+/// Reads `input` and returns the common::UserError text (empty if it was accepted).
 std::string error_of(const json& input) {
   try {
     read_pass_input(input, "passes.json", "records[7].input");
-  } catch (const UserError& e) {
+  } catch (const common::UserError& e) {
     return e.what();
   }
   return {};

@@ -1,5 +1,5 @@
 // The must-fail inputs of test/errors/workload_*.yaml: each file's first line is
-// `# expect: <text>`, and loading the file must throw a UserError whose one-line message is the
+// `# expect: <text>`, and loading the file must throw a common::UserError whose one-line message is the
 // file name followed by exactly that text. The CLI test runs the same files through `mapper`.
 
 #include <algorithm>
@@ -38,7 +38,7 @@ TEST(WorkloadErrors, EachFileFailsWithItsExpectedMessage) {
     try {
       load_workload(file);
       ADD_FAILURE() << file << " loaded without an error";
-    } catch (const UserError& e) {
+    } catch (const common::UserError& e) {
       const std::string what = e.what();
       EXPECT_EQ(what, file + expect) << file;
       EXPECT_EQ(what.find('\n'), std::string::npos) << file << ": the message must be one line";
@@ -50,7 +50,7 @@ TEST(WorkloadErrors, EachFileFailsWithItsExpectedMessage) {
 }
 
 TEST(WorkloadErrors, MissingFileIsAUserError) {
-  EXPECT_THROW(load_workload("test/errors/no_such_workload.yaml"), UserError);
+  EXPECT_THROW(load_workload("test/errors/no_such_workload.yaml"), common::UserError);
 }
 
 TEST(WorkloadErrors, SelfLoopIsACycle) {
@@ -60,7 +60,7 @@ TEST(WorkloadErrors, SelfLoopIsACycle) {
         "  - {name: me, op: add, inputs: [x, y], output: y, output_shape: [1,2,2,2]}\n",
         "self.yaml");
     FAIL() << "no error";
-  } catch (const UserError& e) {
+  } catch (const common::UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "self.yaml:4:37: layers[0].inputs[1]: layer `me` is part of a cycle: `me` -> `me` (a workload is a DAG; "
               "one of these layers must read an earlier tensor)");
@@ -71,7 +71,7 @@ TEST(WorkloadErrors, EmptyDocumentAndOddKeysAreUserErrors) {
   auto message = [](const std::string& text) -> std::string {
     try {
       load_workload_from_string(text, "odd.yaml");
-    } catch (const UserError& e) {
+    } catch (const common::UserError& e) {
       return e.what();
     }
     return "no error";

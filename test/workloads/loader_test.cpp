@@ -24,7 +24,7 @@ Workload one_layer(const std::string& in_shape, const std::string& layer, const 
 std::string error_of(const std::string& text) {
   try {
     load(text);
-  } catch (const UserError& e) {
+  } catch (const common::UserError& e) {
     return e.what();
   }
   return "no error";

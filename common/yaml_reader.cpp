@@ -1,0 +1,189 @@
+#include "common/yaml_reader.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace npumap::common {
+namespace {
+
+std::string join_path(const std::string& parent, std::string_view key) {
+  if (parent.empty()) return std::string(key);
+  return parent + "." + std::string(key);
+}
+
+std::string join_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+YamlNode::YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+
+YamlNode YamlNode::load_string(const std::string& text, const std::string& file) {
+  auto name = std::make_shared<const std::string>(file);
+  try {
+    return YamlNode(YAML::Load(text), name, "");
+  } catch (const YAML::Exception& e) {
+    throw UserError({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
+                    "check indentation, colons and brackets near this position");
+  }
+}
+
+YamlNode YamlNode::load_file(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw UserError({file, 0, 0}, "", "cannot open file", "check the path");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return load_string(buffer.str(), file);
+}
+
+SourceLocation YamlNode::location() const {
+  if (!node_) return {*file_, 0, 0};
+  const YAML::Mark mark = node_.Mark();
+  if (mark.line < 0) return {*file_, 0, 0};
+  return {*file_, mark.line + 1, mark.column + 1};
+}
+
+UserError YamlNode::error(const std::string& message, const std::string& hint) const {
+  return UserError(location(), path_, message, hint);
+}
+
+YamlNode YamlNode::child(const YAML::Node& node, std::string path) const { return YamlNode(node, file_, std::move(path)); }
+
+void YamlNode::expect_map() const {
+  if (!node_.IsMap()) throw error("expected a mapping of keys to values", "write `key: value` lines");
+}
+
+void YamlNode::expect_sequence() const {
+  if (!node_.IsSequence()) throw error("expected a list", "write `- item` lines or [a, b, c]");
+}
+
+bool YamlNode::has(std::string_view key) const {
+  if (!node_.IsMap()) return false;
+  for (const auto& kv : node_) {
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) return true;
+  }
+  return false;
+}
+
+std::optional<YamlNode> YamlNode::find(std::string_view key) const {
+  expect_map();
+  for (const auto& kv : node_) {
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) return child(kv.second, join_path(path_, key));
+  }
+  return std::nullopt;
+}
+
+YamlNode YamlNode::at(std::string_view key) const {
+  auto found = find(key);
+  if (!found) {
+    throw UserError(location(), join_path(path_, key), "missing required key",
+                    fmt::format("add `{}:` here", key));
+  }
+  return *found;
+}
+
+std::vector<YamlNode> YamlNode::items() const {
+  expect_sequence();
+  std::vector<YamlNode> out;
+  out.reserve(node_.size());
+  for (std::size_t i = 0; i < node_.size(); ++i) out.push_back(child(node_[i], fmt::format("{}[{}]", path_, i)));
+  return out;
+}
+
+std::vector<std::pair<std::string, YamlNode>> YamlNode::entries() const {
+  expect_map();
+  std::vector<std::pair<std::string, YamlNode>> out;
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.as<std::string>();
+    out.emplace_back(key, child(kv.second, join_path(path_, key)));
+  }
+  return out;
+}
+
+void YamlNode::check_keys(std::initializer_list<std::string_view> allowed) const {
+  check_keys(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void YamlNode::check_keys(const std::vector<std::string>& allowed) const {
+  expect_map();
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.Scalar();
+    bool ok = false;
+    for (const auto& a : allowed) ok = ok || (a == key);
+    if (ok) continue;
+    const std::string near = closest_match(key, allowed);
+    const YAML::Mark mark = kv.first.Mark();
+    throw UserError({*file_, mark.line + 1, mark.column + 1}, join_path(path_, key), "unknown key",
+                    near.empty() ? "allowed keys: " + join_list(allowed) : "did you mean `" + near + "`?");
+  }
+}
+
+std::string YamlNode::as_string() const {
+  if (!node_ || !node_.IsScalar()) throw error("expected a single value", "write a plain string");
+  return node_.Scalar();
+}
+
+bool YamlNode::as_bool() const {
+  const std::string s = as_string();
+  if (s == "true" || s == "True" || s == "yes") return true;
+  if (s == "false" || s == "False" || s == "no") return false;
+  throw error(fmt::format("expected true or false, got `{}`", s), "write true or false");
+}
+
+double YamlNode::as_double() const {
+  const std::string s = as_string();
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  throw error(fmt::format("expected a number, got `{}`", s), "write a decimal number such as 1.5 or 2e6");
+}
+
+std::int64_t YamlNode::as_int() const {
+  const std::string s = as_string();
+  std::int64_t v = 0;
+  const char* begin = s.data();
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(begin, end, v);
+  if (ec == std::errc::result_out_of_range) throw error(fmt::format("integer `{}` does not fit in 64 bits", s), "use a smaller value");
+  if (ec != std::errc() || ptr != end) throw error(fmt::format("expected an integer, got `{}`", s), "write a whole number");
+  return v;
+}
+
+std::int64_t YamlNode::as_positive_int() const {
+  const std::int64_t v = as_int();
+  if (v <= 0) throw error(fmt::format("must be a positive integer, got {}", v), "sizes and counts are at least 1");
+  return v;
+}
+
+std::vector<std::int64_t> YamlNode::as_int_list() const {
+  std::vector<std::int64_t> out;
+  for (const auto& item : items()) out.push_back(item.as_int());
+  return out;
+}
+
+std::string YamlNode::as_choice(const std::vector<std::string>& choices) const {
+  const std::string s = as_string();
+  for (const auto& c : choices) {
+    if (c == s) return s;
+  }
+  const std::string near = closest_match(s, choices);
+  throw error(fmt::format("unknown value `{}`", s),
+              near.empty() ? "one of: " + join_list(choices) : "did you mean `" + near + "`? one of: " + join_list(choices));
+}
+
+}  // namespace npumap::common

@@ -1,0 +1,245 @@
+// The command line of `mapper` (CLI11; the only folder that uses it).
+//
+//   mapper --workload W [--arch A] [--keep-pareto] ...     map a workload (run_command.cpp)
+//   mapper eval FILE.json [--check] [--block-configs]        re-evaluate passes or a result.json (mapper/eval/)
+//   mapper list presets|workloads|objectives|system-configs|memory-modes|sweep-parameters   what can be named
+//   mapper show RESULT.json                                  re-print a saved run's report
+//   mapper sweep SPEC.yaml [--out DIR] [--restart]           map workloads over a grid of arch points (mapper/sweep/)
+//
+// Every option binds to a field of RunOptions (run_command.hpp), which holds the defaults. Bad input of
+// any kind surfaces as UserError and becomes one line on stderr and exit status 2; any other exception
+// is an internal error: one line `internal error: ...` and exit status 3. The thread limit of a command
+// (tbb::global_control) is set here, never in library code.
+
+#include "mapper/cli/cli.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <tbb/global_control.h>
+
+#include "arch/arch.hpp"
+#include "arch/arch_loader.hpp"
+#include "common/user_error.hpp"
+#include "common/json_file.hpp"
+#include "mapper/cli/process.hpp"
+#include "mapper/cli/run_command.hpp"
+#include "mapper/eval/eval_block_configs.hpp"
+#include "mapper/eval/eval_command.hpp"
+#include "mapper/report/report.hpp"
+#include "mapper/search/objectives.hpp"
+#include "mapper/sweep/sweep.hpp"
+#include "npumap_version.hpp"
+
+namespace npumap::cli {
+namespace {
+
+constexpr const char* kExamples = R"(
+Examples:
+  mapper --workload workloads/resnet18.yaml --keep-pareto
+  mapper --workload workloads/resnet50.yaml --arch ethos-u65-256 --objectives cycles,offchip_bytes
+  mapper --workload workloads/mobilenet_v2.yaml --per-layer --format json
+  mapper eval test/data/npu_reference_passes.json --check
+  mapper eval --block-configs test/data/npu_reference_block_configs.json --check
+  mapper list presets
+  mapper show runs/<timestamp>/result.json
+  mapper sweep sweeps/example.yaml
+)";
+
+std::vector<std::string> workload_files() {
+  std::vector<std::string> out;
+  const std::filesystem::path dir = std::filesystem::path(NPUMAP_SOURCE_DIR) / "workloads";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".yaml") out.push_back(entry.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int run_list(const std::string& what, std::ostream& out) {
+  if (what == "presets") {
+    for (const auto& name : arch::preset_names()) out << name << "\n";
+  } else if (what == "workloads") {
+    for (const auto& name : workload_files()) out << "workloads/" << name << "\n";
+  } else if (what == "objectives") {
+    for (search::Objective o : search::all_objectives()) out << search::objective_name(o) << "\n";
+  } else if (what == "system-configs") {
+    for (const auto& name : arch::system_config_names()) out << name << "\n";
+  } else if (what == "memory-modes") {
+    for (const auto& name : arch::memory_mode_names()) out << name << "\n";
+  } else if (what == "sweep-parameters") {
+    for (const auto& name : sweep::sweep_parameter_keys()) out << name << "\n";
+  } else {
+    throw common::UserError({}, "list", fmt::format("unknown list `{}`", what),
+                    "one of: presets, workloads, objectives, system-configs, memory-modes, sweep-parameters");
+  }
+  return 0;
+}
+
+int run_show(const std::string& path, const std::string& format, std::ostream& out) {
+  const nlohmann::ordered_json result = common::read_json_file(path, "give the result.json of an earlier run");
+  if (!result.is_object() || !result.contains("tool") || !result.contains("per_layer")) {
+    throw common::UserError({path, 0, 0}, "", "not a npu-mapper result", "give the result.json of an earlier run");
+  }
+  try {
+    if (format == "json") {
+      out << result.dump(1) << "\n";
+    } else if (format == "csv") {
+      out << report::render_csv(result);
+    } else {
+      out << report::render_text(result);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw common::UserError({path, 0, 0}, "", std::string("malformed result: ") + e.what(), "was it written by this version?");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"npu-mapper: Pareto-optimal mappings of neural networks onto Ethos-U-class NPUs"};
+  app.footer(kExamples);
+  app.set_version_flag("--version", fmt::format("mapper {} (git {})", kVersion, kGitRevision));
+  app.require_subcommand(0, 1);
+
+  RunOptions run;
+  std::string objectives_text;
+  for (search::Objective o : search::default_objectives()) {
+    objectives_text += (objectives_text.empty() ? "" : ",") + std::string(search::objective_name(o));
+  }
+  std::string format_text = "text";
+  int threads = 0;
+  double time_limit = 0.0;
+  int verbose = 0;
+  bool quiet = false;
+  app.add_option("--workload,-w", run.workload, "Workload YAML file (see docs/workload-format.md)");
+  app.add_option("--arch,-a", run.arch, "Arch preset name or arch YAML file (see `mapper list presets`)")
+      ->capture_default_str();
+  app.add_flag("--keep-pareto", run.keep_pareto, "Keep and write the whole Pareto front (default: report the best point)");
+  app.add_option("--objectives", objectives_text, "Comma-separated objectives of the front")->capture_default_str();
+  app.add_option("--tolerance", run.tolerance,
+                 "Relative tolerance of the join's pruning: 0 is exact; e.g. 0.01 bounds the front of runs with "
+                 "3-4 objectives (approximate)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app.add_option("--threads,-j", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+  app.add_option("--seed", run.seed, "Seed recorded in provenance (the search is exhaustive: nothing is sampled)")->capture_default_str();
+  app.add_option("--time-limit", time_limit, "Stop at chunk boundaries after this many seconds (result marked partial)")
+      ->check(CLI::Range(1e-9, 1e9));
+  app.add_option("--out,-o", run.out_dir, "Output folder (default: a new folder runs/<timestamp>)");
+  app.add_option("--format", format_text, "Report format on stdout")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
+      ->capture_default_str();
+  app.add_flag("--no-fusion", run.no_fusion, "Forbid layer fusion through SRAM rolling buffers");
+  app.add_flag("--per-layer", run.per_layer, "Stop after the per-layer stage; report each layer's front size, best cycles and keep rates");
+  app.add_flag("-v,--verbose", verbose, "Log the effective configuration and per-stage timings (-vv: per join step)");
+  app.add_flag("-q,--quiet", quiet, "Only print errors");
+  bool internal_error_test = false;  // a test hook: proves that an internal error exits 3 with one line
+  app.add_flag("--internal-error-test", internal_error_test)->group("");
+
+  CLI::App* eval = app.add_subcommand("eval", "Evaluate passes (docs/pass-format.md) with the cycle model");
+  eval::EvalOptions eval_options;
+  bool eval_block_configs = false;
+  eval->add_option("file", eval_options.input_path, "JSON list of passes or {id, input, expected} records")->required();
+  eval->add_flag("--check", eval_options.check, "Compare with `expected`; exit 1 on any mismatch");
+  eval->add_flag("--block-configs", eval_block_configs, "The file holds block-config records instead of passes");
+  eval->add_option("--out,-o", eval_options.output_path, "Write results to this file (default: stdout)");
+
+  CLI::App* list = app.add_subcommand("list", "List presets, workloads, objectives, system-configs, memory-modes or sweep-parameters");
+  std::string list_what;
+  list->add_option("what", list_what, "presets|workloads|objectives|system-configs|memory-modes|sweep-parameters")->required();
+
+  CLI::App* show = app.add_subcommand("show", "Re-print the report of a saved result.json");
+  std::string show_path;
+  std::string show_format = "text";
+  show->add_option("result", show_path, "result.json written by an earlier run")->required();
+  show->add_option("--format", show_format, "Report format")->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
+
+  CLI::App* sweep = app.add_subcommand("sweep", "Map workloads on every arch point of a sweep spec (docs/sweep-format.md)");
+  sweep::SweepOptions sweep_options;
+  int sweep_threads = 0;
+  int sweep_verbose = 0;
+  bool sweep_quiet = false;
+  bool sweep_no_sharing = false;
+  sweep->add_option("spec", sweep_options.spec, "Sweep spec YAML file")->required();
+  sweep->add_option("--out,-o", sweep_options.out_dir, "Output folder (default: runs/sweep-<name>); a rerun resumes it");
+  sweep->add_option("--threads,-j", sweep_threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+  sweep->add_flag("--restart", sweep_options.restart, "Discard the points an earlier run of this sweep finished");
+  sweep->add_flag("--dry-run", sweep_options.dry_run, "Check the spec and list its arch points; map nothing");
+  sweep->add_flag("--no-layer-sharing", sweep_no_sharing,
+                  "Compute every layer on its own instead of once per distinct layer (to measure the saving)");
+  sweep->add_flag("-v,--verbose", sweep_verbose, "Log each finished arch point");
+  sweep->add_flag("-q,--quiet", sweep_quiet, "Only print errors");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "usage: " << e.what() << " (see mapper --help)\n";
+    return 2;
+  }
+
+  // One command's thread limit; the arenas below it never exceed it.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int requested = sweep->parsed() ? sweep_threads : threads;
+  const int worker_threads = requested > 0 ? requested : static_cast<int>(cores);
+  std::optional<tbb::global_control> parallelism;
+  if (!eval->parsed() && !list->parsed() && !show->parsed()) {
+    parallelism.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(worker_threads));
+  }
+  std::atomic<bool>& interrupted = interrupt_flag();
+  interrupted.store(false);
+  try {
+    if (internal_error_test) throw std::logic_error("test hook: --internal-error-test");
+    if (eval->parsed()) {
+      if (eval_block_configs) {
+        return eval::run_eval_block_configs(eval_options.input_path, eval_options.check, eval_options.output_path,
+                                            std::cout, std::cerr);
+      }
+      return eval::run_eval(eval_options, std::cout, std::cerr);
+    }
+    if (list->parsed()) return run_list(list_what, std::cout);
+    if (show->parsed()) return run_show(show_path, show_format, std::cout);
+    if (sweep->parsed()) {
+      set_log_verbosity(sweep_quiet ? -1 : sweep_verbose, true);
+      sweep_options.threads = worker_threads;
+      sweep_options.share_layers = !sweep_no_sharing;
+      sweep_options.verbosity = sweep_quiet ? -1 : sweep_verbose;
+      return sweep::run_sweep(sweep_options, &interrupted, std::cout);
+    }
+
+    if (run.workload.empty()) {
+      throw common::UserError({}, "--workload", "no workload given", "e.g. --workload workloads/resnet18.yaml");
+    }
+    run.objectives = search::parse_objectives(objectives_text);
+    run.format = format_text == "json" ? Format::Json : format_text == "csv" ? Format::Csv : Format::Text;
+    run.threads = worker_threads;
+    if (time_limit > 0.0) run.time_limit_s = time_limit;
+    run.verbosity = quiet ? -1 : verbose;
+    set_log_verbosity(run.verbosity, false);
+    return run_mapping(run, &interrupted, std::cout);
+  } catch (const common::UserError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    if (what.rfind("internal error: ", 0) == 0) what = what.substr(16);
+    std::cerr << "internal error: " << what << " (please report it with the command line and input files)\n";
+    return 3;
+  } catch (...) {
+    std::cerr << "internal error: unknown exception (please report it with the command line and input files)\n";
+    return 3;
+  }
+}
+
+}  // namespace npumap::cli

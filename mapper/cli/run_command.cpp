@@ -1,0 +1,109 @@
+// A mapping run, end to end.
+//
+//   load_arch + load_workload -> search::map_network (per-layer stage, join with fusion, the join
+//   without fusion for comparison, keep rates) -> report::result_document -> text/JSON/CSV report on
+//   stdout, and result.json, front.csv, front.svg in the output folder.
+//
+// The result document is the single source of every report: `mapper show` re-renders it, so the
+// text of a saved run and of a live run are the same function of the same data.
+
+#include "mapper/cli/run_command.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "arch/arch_loader.hpp"
+#include "mapper/report/progress_line.hpp"
+#include "mapper/report/report.hpp"
+#include "mapper/report/result_document.hpp"
+#include "mapper/search/map_network.hpp"
+#include "workloads/loader.hpp"
+
+namespace npumap::cli {
+namespace {
+
+/// Folder for this run's files: the given one, or runs/<timestamp>[-n] that does not exist yet.
+std::filesystem::path output_folder(const std::string& requested) {
+  namespace fs = std::filesystem;
+  if (!requested.empty()) return fs::path(requested);
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  fs::path base = fs::path("runs") / stamp;
+  fs::path candidate = base;
+  for (int n = 2; fs::exists(candidate); ++n) candidate = fs::path(base.string() + fmt::format("-{}", n));
+  return candidate;
+}
+
+}  // namespace
+
+int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, std::ostream& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::filesystem::path folder = output_folder(options.out_dir);
+  report::check_output_folder(folder);
+  const arch::Arch arch = arch::load_arch(options.arch);
+  const workloads::Workload workload = workloads::load_workload(options.workload);
+  spdlog::info("workload {} ({} layers), arch {}, threads {}, seed {}", workload.name, workload.layers.size(),
+               arch.name, options.threads, options.seed);
+
+  std::optional<common::StopToken::Clock::time_point> deadline;
+  if (options.time_limit_s) {
+    deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(*options.time_limit_s));
+  }
+  const common::StopToken stop(interrupt, deadline);
+  search::SearchOptions search_options;
+  search_options.objectives = options.objectives;
+  search_options.fusion = !options.no_fusion;
+  search_options.tolerance = options.tolerance;
+  search_options.per_layer_only = options.per_layer;
+  search_options.threads = options.threads;
+
+  search::StageProgress progress;
+  search::SearchResult result;
+  {
+    report::ProgressLine line(
+        [&progress](double elapsed) {
+          const double done = static_cast<double>(progress.jobs_done.load());
+          const double total = static_cast<double>(std::max<std::uint64_t>(1, progress.jobs_total.load()));
+          const double eta = done > 0 ? elapsed * (total - done) / done : 0.0;
+          return fmt::format("{} {:.0f}/{:.0f} jobs, {} pmappings evaluated, {:.1f}s elapsed, ~{:.1f}s left",
+                             report::progress_bar(done, total), done, total, progress.evaluated.load(), elapsed, eta);
+        },
+        options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
+    result = search::map_network(arch, workload, search_options, stop, &progress);
+  }
+  spdlog::info("search: {} jobs, {} pmappings evaluated, front of {} points in {:.3f} s", result.stage.jobs.size(),
+               result.evaluated, result.joined ? result.joined->front.size() : 0,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+
+  report::RunProvenance run;
+  run.workload_path = options.workload;
+  run.arch_spec = options.arch;
+  run.seed = options.seed;
+  run.threads = options.threads;
+  run.keep_pareto = options.keep_pareto;
+  run.per_layer = options.per_layer;
+  run.time_limit_s = options.time_limit_s;
+  const nlohmann::ordered_json document = report::result_document(run, arch, workload, search_options, result);
+
+  report::write_outputs(folder, document);
+  if (options.verbosity >= 0) {
+    switch (options.format) {
+      case Format::Text: out << report::render_text(document); break;
+      case Format::Json: out << document.dump(1) << "\n"; break;
+      case Format::Csv: out << report::render_csv(document); break;
+    }
+    if (options.format == Format::Text) out << "\nwrote " << (folder / "result.json").string() << ", front.csv, front.svg\n";
+  }
+  return report::exit_status(result.status);
+}
+
+}  // namespace npumap::cli

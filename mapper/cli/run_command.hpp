@@ -1,0 +1,42 @@
+#pragma once
+// `mapper --workload W ...`: load, search::map_network, result document, reports, output folder.
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "common/stop_token.hpp"
+#include "mapper/search/objectives.hpp"
+
+namespace npumap::cli {
+
+/// Output format of the report printed on stdout.
+enum class Format : std::uint8_t { Text, Json, Csv };
+
+/// Everything a mapping run depends on: the one source of truth for its options. The CLI binds flags
+/// to these fields; the result document records the effective values.
+struct RunOptions {
+  std::string workload;                    ///< workload YAML path (required)
+  std::string arch = "ethos-u55-256";      ///< preset name or arch YAML path
+  bool keep_pareto = false;                ///< keep and write the whole front (else report the best point)
+  /// Objectives of the final front (search::default_objectives(): cycles and off-chip bytes).
+  std::vector<search::Objective> objectives = search::default_objectives();
+  /// Relative tolerance of the join's Pareto pruning (0 = exact); see search::JoinProblem::tolerance.
+  double tolerance = 0.0;
+  int threads = 1;                         ///< worker threads; the CLI defaults it to the core count
+  std::uint64_t seed = 1;                  ///< recorded in provenance; the search is exhaustive, nothing is sampled
+  std::optional<double> time_limit_s;      ///< stop at chunk boundaries after this many seconds
+  std::string out_dir;                     ///< output folder; empty = a new timestamped folder under runs/
+  Format format = Format::Text;            ///< report format on stdout
+  bool no_fusion = false;                  ///< forbid layer fusion (rolling buffers)
+  bool per_layer = false;                  ///< stop after the per-layer stage and report it
+  int verbosity = 0;                       ///< -1 quiet, 0 normal, 1 verbose (-v), 2 per join step (-vv)
+};
+
+/// Runs `mapper --workload ...`; returns the exit status (0 ok, 1 no valid mapping, 130 interrupted).
+/// `interrupt` is the process's Ctrl-C flag (may be null). Bad input throws UserError.
+int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, std::ostream& out);
+
+}  // namespace npumap::cli

@@ -1,0 +1,216 @@
+// `mapper eval`: the bridge between the pass JSON and the cycle model.
+//
+// Flow: read the file (a JSON list), turn each element into a Pass and an Arch with
+// model::read_pass_input (a bare `input` object, or an `{id, input, expected}` record), evaluate it,
+// and write `{id, result}` in the `expected` shape. With --check, each result is compared with the
+// record's `expected`: doubles to a relative 1e-9, integers and strings exactly, bandwidth lists as
+// sets keyed by (mem_area, purpose, direction) with missing entries read as zero. Every differing
+// field is reported as `id field expected actual`, then the count of records that matched.
+
+#include "mapper/eval/eval_command.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/user_error.hpp"
+#include "model/evaluate.hpp"
+#include "common/files.hpp"
+#include "common/json_file.hpp"
+#include "model/pass_json.hpp"
+
+namespace npumap::eval {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+constexpr double kRelTolerance = 1e-9;
+
+struct Mismatch {
+  std::string field;
+  std::string expected;
+  std::string actual;
+};
+
+bool numbers_match(const json& e, const json& a) {
+  if (e.is_number_integer() && a.is_number_integer()) return e.get<std::int64_t>() == a.get<std::int64_t>();
+  const double x = e.get<double>();
+  const double y = a.get<double>();
+  return std::abs(x - y) <= kRelTolerance * std::max(std::abs(x), std::abs(y));
+}
+
+/// Bandwidth list as a map (mem_area, purpose, direction) -> bytes.
+std::map<std::tuple<std::string, std::string, std::string>, double> bandwidth_map(const json& list,
+                                                                                  const std::string& field,
+                                                                                  std::vector<Mismatch>& out) {
+  std::map<std::tuple<std::string, std::string, std::string>, double> m;
+  if (!list.is_array()) {
+    out.push_back({field, "a list", list.dump()});
+    return m;
+  }
+  for (const auto& e : list) {
+    if (!e.is_object() || !e.contains("mem_area") || !e.contains("purpose") || !e.contains("direction") ||
+        !e.contains("bytes") || !e["bytes"].is_number()) {
+      out.push_back({field, "{mem_area, purpose, direction, bytes}", e.dump()});
+      continue;
+    }
+    m[{e["mem_area"].dump(), e["purpose"].dump(), e["direction"].dump()}] += e["bytes"].get<double>();
+  }
+  return m;
+}
+
+void compare_bandwidths(const std::string& field, const json& expected, const json& actual,
+                        std::vector<Mismatch>& out) {
+  const auto em = bandwidth_map(expected, field, out);
+  const auto am = bandwidth_map(actual, field, out);
+  std::map<std::tuple<std::string, std::string, std::string>, std::pair<double, double>> all;
+  for (const auto& [k, v] : em) all[k].first = v;
+  for (const auto& [k, v] : am) all[k].second = v;
+  for (const auto& [k, v] : all) {
+    const double x = v.first;
+    const double y = v.second;
+    if (std::abs(x - y) <= kRelTolerance * std::max(std::abs(x), std::abs(y))) continue;
+    const auto unquote = [](const std::string& s) { return s.size() >= 2 ? s.substr(1, s.size() - 2) : s; };
+    out.push_back({fmt::format("{}[{}.{}.{}]", field, unquote(std::get<0>(k)), unquote(std::get<1>(k)),
+                               unquote(std::get<2>(k))),
+                   json(x).dump(), json(y).dump()});
+  }
+}
+
+void compare_values(const std::string& field, const json& expected, const json& actual, std::vector<Mismatch>& out) {
+  if (field == "bandwidths" || field == "scaled_bandwidths") {
+    compare_bandwidths(field, expected, actual, out);
+  } else if (expected.is_object() && actual.is_object()) {
+    for (const auto& item : expected.items()) {
+      const std::string sub = field + "." + item.key();
+      if (!actual.contains(item.key())) {
+        out.push_back({sub, item.value().dump(), "<absent>"});
+      } else {
+        compare_values(sub, item.value(), actual[item.key()], out);
+      }
+    }
+    for (const auto& item : actual.items())
+      if (!expected.contains(item.key())) out.push_back({field + "." + item.key(), "<absent>", item.value().dump()});
+  } else if (expected.is_array() && actual.is_array()) {
+    if (expected.size() != actual.size()) {
+      out.push_back({field, expected.dump(), actual.dump()});
+      return;
+    }
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      compare_values(fmt::format("{}[{}]", field, i), expected[i], actual[i], out);
+  } else if (expected.is_number() && actual.is_number()) {
+    if (!numbers_match(expected, actual)) out.push_back({field, expected.dump(), actual.dump()});
+  } else if (expected != actual) {
+    out.push_back({field, expected.dump(), actual.dump()});
+  }
+}
+
+/// Compares the keys `expected` has; keys only in the result (such as energy_pj) are not compared.
+std::vector<Mismatch> compare_result(const json& expected, const json& actual) {
+  std::vector<Mismatch> out;
+  for (const auto& item : expected.items()) {
+    if (!actual.contains(item.key())) {
+      out.push_back({item.key(), item.value().dump(), "<absent>"});
+    } else {
+      compare_values(item.key(), item.value(), actual[item.key()], out);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+/// The passes of every front point of a saved result.json, as records `{"id": "point<i>:<layer>",
+/// "input": pass}`, so a mapping the tool reported can be re-evaluated layer by layer.
+json records_of_result(const json& result) {
+  json records = json::array();
+  const json& front = result["front"];
+  for (std::size_t p = 0; p < front.size(); ++p) {
+    for (const json& layer : front[p].value("layers", json::array())) {
+      if (!layer.contains("pass")) continue;
+      records.push_back({{"id", fmt::format("point{}:{}", p, layer.value("layer", std::string()))}, {"input", layer["pass"]}});
+    }
+  }
+  return records;
+}
+
+int run_eval(const EvalOptions& options, std::ostream& out, std::ostream& err) {
+  json loaded = common::read_json_file<json>(options.input_path, "give a JSON list of passes or a result.json");
+  const json records = loaded.is_object() && loaded.contains("front") ? records_of_result(loaded) : std::move(loaded);
+  if (!records.is_array())
+    throw common::UserError({options.input_path, 0, 0}, "records", "expected a JSON list of passes",
+                    "write [ {\"id\": ..., \"input\": {...}}, ... ] or [ {input}, ... ], or give a result.json");
+
+  ordered_json results = ordered_json::array();
+  int compared = 0;
+  int matched = 0;
+  std::ostringstream report;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const json& rec = records[i];
+    const std::string path = fmt::format("records[{}]", i);
+    if (!rec.is_object()) throw common::UserError({options.input_path, 0, 0}, path, "expected an object");
+    json id = static_cast<std::int64_t>(i);
+    const json* input = &rec;
+    const json* expected = nullptr;
+    std::string input_path = path;
+    if (rec.contains("input")) {
+      for (const auto& item : rec.items()) {
+        if (item.key() != "id" && item.key() != "input" && item.key() != "expected") {
+          const std::string near = common::closest_match(item.key(), {"id", "input", "expected"});
+          throw common::UserError({options.input_path, 0, 0}, path + "." + item.key(), "unknown key",
+                          near.empty() ? "valid keys: id, input, expected" : "did you mean '" + near + "'?");
+        }
+      }
+      if (rec.contains("id")) id = rec["id"];
+      input = &rec["input"];
+      input_path = path + ".input";
+      if (rec.contains("expected")) expected = &rec["expected"];
+    }
+    const model::PassInput pi = model::read_pass_input(*input, options.input_path, input_path);
+    const model::PassMetrics metrics = model::evaluate(pi.arch, pi.pass);
+    ordered_json result = model::write_metrics(metrics);
+
+    if (options.check && expected != nullptr) {
+      ++compared;
+      if (!expected->is_object())
+        throw common::UserError({options.input_path, 0, 0}, path + ".expected", "expected an object");
+      // Compare through a plain json so both sides have the same value types.
+      const std::vector<Mismatch> diffs = compare_result(*expected, json::parse(result.dump()));
+      const std::string id_text = id.is_string() ? id.get<std::string>() : id.dump();
+      for (const auto& d : diffs) report << id_text << ' ' << d.field << ' ' << d.expected << ' ' << d.actual << '\n';
+      if (diffs.empty()) ++matched;
+    }
+    ordered_json entry;
+    entry["id"] = id;
+    entry["result"] = std::move(result);
+    results.push_back(std::move(entry));
+  }
+
+  const std::string text = results.dump(1) + "\n";
+  if (!options.output_path.empty()) {
+    common::write_file_atomic(options.output_path, text);
+  } else if (!options.check) {
+    out << text;
+  }
+  if (options.check) {
+    out << report.str();
+    out << matched << '/' << compared << " matched\n";
+    if (compared < static_cast<int>(records.size()))
+      err << (records.size() - static_cast<std::size_t>(compared)) << " record(s) had no `expected` to check\n";
+    return matched == compared ? 0 : 1;
+  }
+  return 0;
+}
+
+}  // namespace npumap::eval

@@ -1,0 +1,206 @@
+// result.json, built from a SearchResult. Key order is fixed (nlohmann::ordered_json), so documents
+// diff cleanly and goldens compare byte for byte.
+
+#include "mapper/report/result_document.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/hash.hpp"
+#include "model/pass_json.hpp"
+#include "npumap_version.hpp"
+
+namespace npumap::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using namespace search;  // NOLINT: this file renders search's types (a .cpp, not a header)
+
+std::string shape_text(const workloads::Shape& s) { return workloads::shape_string(s); }
+
+/// One front point with its per-layer passes.
+Json point_json(const arch::Arch& arch, const workloads::Workload& w, const StageResult& stage,
+                const JoinProblem& problem, const FrontPoint& point) {
+  Json j;
+  j["cycles"] = point.cycles;
+  j["offchip_bytes"] = point.offchip_bytes;
+  j["sram_bytes"] = point.peak_sram_bytes;
+  j["energy_pj"] = point.energy_pj;
+  j["edp"] = point.cycles * point.energy_pj;
+  Json layers = Json::array();
+  for (std::size_t s = 0; s < w.topological_order.size(); ++s) {
+    const int layer = w.topological_order[s];
+    const auto& l = w.layers[static_cast<std::size_t>(layer)];
+    const PmappingGroup& g = problem.steps[s].groups[point.group[s]];
+    const PmappingRow& row = g.rows[point.row[s]];
+    const Job& job = stage.jobs[row.job];
+    const LayerSpace& space = stage.layers[static_cast<std::size_t>(layer)].space;
+    const Template& tpl = space.templates[job.template_index];
+    const model::BlockConfig& bc = space.block_configs[row.candidate];
+    const model::Pass pass = make_pass(arch, space, tpl, bc);
+    Json lj;
+    lj["layer"] = l.name;
+    lj["op"] = workloads::op_name(l);
+    lj["ifm_shape"] = shape_text(l.ifm_shape);
+    lj["ofm_shape"] = shape_text(l.ofm_shape);
+    lj["block_config"] = {bc.ofm_h, bc.ofm_w, bc.ifm_d, bc.ofm_d};
+    lj["traversal"] = std::string(model::traversal_name(tpl.traversal));
+    if (pass.weights) lj["weights"] = weight_placement_name(tpl.weights);
+    if (pass.bias) lj["bias"] = bias_placement_name(tpl.bias);
+    Json tensors = Json::object();
+    for (std::size_t i = 0; i < l.inputs.size(); ++i) {
+      tensors[w.tensors[static_cast<std::size_t>(l.inputs[i])].name] = describe(g.compat[i]);
+    }
+    tensors[w.tensors[static_cast<std::size_t>(l.output)].name] = describe(g.compat.back());
+    lj["tensors"] = tensors;
+    lj["fused_with_previous"] = g.compat[0].residence == Residence::Rolling;
+    lj["fused_with_next"] = g.compat.back().residence == Residence::Rolling;
+    lj["cycles"] = row.cycles;
+    lj["offchip_bytes"] = row.offchip_bytes;
+    lj["energy_pj"] = row.energy_pj;
+    lj["sram_bytes"] = row.sram_bytes;
+    lj["repeat"] = space.batch_repeat;
+    model::PassLabels labels;
+    labels.layer_name = l.name;
+    labels.placement_name = "npu-mapper";
+    labels.num_valid_block_configs = static_cast<int>(space.block_configs.size());
+    lj["pass"] = model::write_pass_input(pass, arch, labels);
+    layers.push_back(lj);
+  }
+  j["layers"] = layers;
+  return j;
+}
+
+Json join_steps_json(const workloads::Workload& w, const JoinResult& joined) {
+  Json steps = Json::array();
+  for (std::size_t s = 0; s < joined.steps.size(); ++s) {
+    const JoinStepStats& st = joined.steps[s];
+    steps.push_back({{"layer", w.layers[static_cast<std::size_t>(w.topological_order[s])].name},
+                     {"left_groups", st.left_groups},
+                     {"layer_groups", st.right_groups},
+                     {"group_pairs_matched", st.group_pairs_matched},
+                     {"rows_paired", st.rows_paired},
+                     {"dropped_sram_capacity_after_join", st.dropped_sram_capacity},
+                     {"dropped_dominated_after_join", st.dropped_dominated},
+                     {"groups_dropped_incompatible", st.groups_dropped_incompatible},
+                     {"rows_dropped_incompatible", st.rows_dropped_incompatible},
+                     {"groups_out", st.groups_out},
+                     {"rows_out", st.rows_out}});
+  }
+  return steps;
+}
+
+}  // namespace
+
+Json keep_rates_json(const KeepRates& r) {
+  Json j;
+  j["total"] = r.total;
+  j["valid"] = r.valid;
+  j["evaluated"] = r.evaluated;
+  j["pareto_optimal"] = r.pareto;
+  Json causes = Json::object();
+  for (int c = 0; c < kNumCauses; ++c) causes[cause_name(static_cast<Cause>(c))] = r.rate[c];
+  j["keep_rate_by_cause"] = causes;
+  return j;
+}
+
+int exit_status(SearchStatus status) {
+  switch (status) {
+    case SearchStatus::Ok: return 0;
+    case SearchStatus::NoValidMapping: return 1;
+    case SearchStatus::Interrupted: return 130;
+  }
+  return 0;
+}
+
+Json result_document(const RunProvenance& run, const arch::Arch& arch, const workloads::Workload& workload,
+                     const SearchOptions& options, const SearchResult& r) {
+  Json result;
+  result["tool"] = {{"name", "npu-mapper"}, {"version", kVersion}};
+  Json provenance;
+  provenance["git_revision"] = kGitRevision;
+  provenance["seed"] = run.seed;
+  provenance["threads"] = run.threads;
+  provenance["inputs"] = {
+      {"workload", {{"path", run.workload_path}, {"hash", common::file_fnv1a_hex(run.workload_path)}}},
+      {"arch", {{"spec", run.arch_spec},
+                {"hash", std::filesystem::exists(run.arch_spec) ? common::file_fnv1a_hex(run.arch_spec)
+                                                                : std::string("preset")}}}};
+  Json objectives = Json::array();
+  for (Objective o : options.objectives) objectives.push_back(objective_name(o));
+  provenance["options"] = {{"keep_pareto", run.keep_pareto}, {"objectives", objectives},
+                           {"no_fusion", !options.fusion}, {"tolerance", options.tolerance},
+                           {"per_layer", run.per_layer},
+                           {"time_limit_s", run.time_limit_s ? Json(*run.time_limit_s) : Json(nullptr)}};
+  result["provenance"] = provenance;
+  result["workload"] = {{"name", workload.name}, {"layers", workload.layers.size()}, {"macs", workload.total_macs()}};
+  result["arch"] = {{"name", arch.name},
+                    {"accelerator", arch.accel.name},
+                    {"system_config", arch.system_config},
+                    {"memory_mode", arch.memory_mode},
+                    {"sram_capacity_bytes", arch.sram_capacity_bytes}};
+  result["objectives"] = objectives;
+  result["partial"] = r.partial;
+
+  Json per_layer = Json::array();
+  for (int layer : workload.topological_order) {
+    const auto& lr = r.stage.layers[static_cast<std::size_t>(layer)];
+    const auto& l = workload.layers[static_cast<std::size_t>(layer)];
+    std::size_t rows = 0;
+    double best = -1.0;
+    for (const auto& g : lr.groups) {
+      rows += g.rows.size();
+      for (const auto& row : g.rows) best = best < 0 || row.cycles < best ? row.cycles : best;
+    }
+    Json lj;
+    lj["layer"] = l.name;
+    lj["op"] = workloads::op_name(l);
+    lj["ofm_shape"] = shape_text(l.ofm_shape);
+    lj["templates"] = lr.space.templates.size();
+    lj["groups"] = lr.groups.size();
+    lj["pmappings"] = rows;
+    lj["best_cycles"] = rows > 0 ? Json(best) : Json(nullptr);
+    if (!lr.space.unsupported.empty()) lj["unsupported"] = lr.space.unsupported;
+    lj["keep_rates"] = keep_rates_json(lr.rates);
+    per_layer.push_back(lj);
+  }
+  result["per_layer"] = per_layer;
+  result["keep_rates"] = keep_rates_json(r.keep_rates);
+
+  if (r.joined) {
+    const JoinResult& joined = *r.joined;
+    result["join"] = {{"steps", join_steps_json(workload, joined)}};
+    Json front = Json::array();
+    const std::size_t keep = run.keep_pareto ? joined.front.size() : std::min<std::size_t>(1, joined.front.size());
+    for (std::size_t i = 0; i < keep; ++i) front.push_back(point_json(arch, workload, r.stage, *r.problem, joined.front[i]));
+    result["front_size"] = joined.front.size();
+    Json summary;
+    if (!joined.front.empty()) {
+      double best_cycles = joined.front[0].cycles, best_offchip = joined.front[0].offchip_bytes;
+      double sram_min = joined.front[0].peak_sram_bytes, sram_max = sram_min;
+      for (const auto& p : joined.front) {
+        best_cycles = std::min(best_cycles, p.cycles);
+        best_offchip = std::min(best_offchip, p.offchip_bytes);
+        sram_min = std::min(sram_min, p.peak_sram_bytes);
+        sram_max = std::max(sram_max, p.peak_sram_bytes);
+      }
+      summary = {{"best_cycles", best_cycles}, {"best_offchip_bytes", best_offchip},
+                 {"sram_min_bytes", sram_min}, {"sram_max_bytes", sram_max}};
+    }
+    result["front_summary"] = summary;
+    result["front"] = front;
+    result["chosen"] = joined.front.empty() ? Json(nullptr) : Json(0);
+    if (r.unfused) {
+      const FrontPoint& u = r.unfused->best;
+      result["no_fusion"] = {{"cycles", u.cycles}, {"offchip_bytes", u.offchip_bytes},
+                             {"sram_bytes", u.peak_sram_bytes}, {"energy_pj", u.energy_pj},
+                             {"front_size", r.unfused->front_size}};
+    }
+  }
+  const int status = exit_status(r.status);
+  result["partial"] = r.partial;
+  result["status"] = status == 0 ? "ok" : status == 1 ? "no_valid_mapping" : "interrupted";
+  return result;
+}
+
+}  // namespace npumap::report

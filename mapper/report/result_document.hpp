@@ -1,0 +1,41 @@
+#pragma once
+// The result document (result.json) of a mapping run: provenance, the per-layer stage, keep rates,
+// the join's steps, the front with every layer's pass, and the comparison without fusion. It is the
+// single source of every report: render_text/csv/svg (report.hpp) and `mapper show` read only it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "arch/arch.hpp"
+#include "mapper/search/map_network.hpp"
+#include "workloads/workload.hpp"
+
+namespace npumap::report {
+
+/// What the run was asked to do, recorded in the document's provenance.
+struct RunProvenance {
+  std::string workload_path;          ///< as given on the command line
+  std::string arch_spec;              ///< preset name or arch file path
+  std::uint64_t seed = 1;
+  int threads = 1;
+  bool keep_pareto = false;           ///< every front point in the document (else only the best)
+  bool per_layer = false;
+  std::optional<double> time_limit_s;
+};
+
+/// Builds result.json from a finished (or interrupted) search.
+nlohmann::ordered_json result_document(const RunProvenance& run, const arch::Arch& arch,
+                                       const workloads::Workload& workload, const search::SearchOptions& options,
+                                       const search::SearchResult& result);
+
+/// The keep-rate counts and per-cause rates as JSON (total, valid, evaluated, pareto_optimal,
+/// keep_rate_by_cause).
+nlohmann::ordered_json keep_rates_json(const search::KeepRates& rates);
+
+/// The exit status of a search: 0 ok, 1 no valid mapping, 130 interrupted.
+int exit_status(search::SearchStatus status);
+
+}  // namespace npumap::report

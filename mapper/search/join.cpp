@@ -1,0 +1,479 @@
+// The join: from per-layer Pareto groups to the Pareto front of whole-network mappings.
+//
+// State after step s is a set of *left groups*. A left group is keyed by the compatibility of every
+// tensor still live (produced or introduced, with a consumer still to come, or a network output),
+// and holds rows of partial mappings of layers 0..s with columns
+//   cycles, off-chip bytes, energy   sums over the layers so far
+//   peak SRAM                        max over the steps so far of the SRAM in use
+//   cascade SRAM                     while a cascade (a chain of layers fused through rolling
+//                                    buffers) is open: what stays reserved until it closes: the
+//                                    transient SRAM of its members, its resolved rolling buffers
+//                                    and the tensors its members finished reading
+// Everything else that can affect later layers is a function of the key, so two rows with the same
+// key compare on these columns alone and Pareto pruning is exact: later steps add to the sums and
+// take maxima, both monotone.
+//
+// SRAM in use while layer L runs = every live tensor resident in SRAM (whole tensors: in SRAM, or in
+// the arena when the arena is SRAM) + L's own transient reservation (weight and bias copies) + the
+// open cascade's SRAM. Inside a cascade the layers run interleaved, so tensors whose last consumer is
+// a cascade member stay reserved until the cascade closes (their bytes move from the key into the
+// cascade column, so keys stay few), and a rolling buffer, whose
+// height needs both the producer's and the consumer's block heights, is counted from the consumer's
+// step on; the consumer's step then sees at least the producer's usage plus the buffer, so the peak
+// is exact. A network input is reserved from its first consumer on.
+//
+// Per step: left groups are bucketed by their compatibility restricted to the tensors the layer
+// reads that are already live (which tensors those are depends only on the step, so every left
+// group is bucketed on the same positions); each matching (left group, layer group) pair merges row
+// by row, rows over the SRAM capacity are dropped, new groups are Pareto-filtered, and look-ahead
+// drops groups holding a tensor whose later consumer has no group that could accept it.
+
+#include "mapper/search/join.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <spdlog/spdlog.h>
+
+#include "common/user_error.hpp"
+#include "mapper/search/pareto.hpp"
+#include "model/geometry.hpp"
+
+namespace npumap::search {
+namespace {
+
+constexpr std::uint32_t kNoTrace = std::numeric_limits<std::uint32_t>::max();
+
+
+/// One live tensor in a left group's key.
+struct LiveEntry {
+  int tensor = 0;
+  TensorCompat compat;
+  bool dead = false;  ///< finished; kept only when collapsing is off; reserves nothing, matches nothing
+  friend auto operator<=>(const LiveEntry&, const LiveEntry&) = default;
+  friend bool operator==(const LiveEntry&, const LiveEntry&) = default;
+};
+using LiveKey = std::vector<LiveEntry>;
+
+struct JoinRow {
+  double cycles = 0.0;
+  double offchip = 0.0;
+  double energy = 0.0;
+  double peak = 0.0;
+  double cascade = 0.0;
+  std::uint32_t trace = kNoTrace;
+
+  /// The row's value in a join column.
+  double value(Column c) const {
+    switch (c) {
+      case Column::Cycles: return cycles;
+      case Column::OffchipBytes: return offchip;
+      case Column::Sram: return peak;
+      case Column::Energy: return energy;
+      case Column::CascadeSram: return cascade;
+    }
+    return 0.0;
+  }
+};
+
+/// A merged row before pruning: its columns and where it came from.
+struct PendingRow {
+  JoinRow row;
+  std::uint32_t parent = kNoTrace;
+  std::uint32_t group = 0;
+  std::uint32_t member = 0;
+};
+
+struct TraceNode {
+  std::uint32_t parent;
+  std::uint32_t group;
+  std::uint32_t row;
+};
+
+struct LeftGroup {
+  LiveKey key;
+  std::vector<JoinRow> rows;
+};
+
+const LiveEntry* find_live(const LiveKey& key, int tensor) {
+  auto it = std::lower_bound(key.begin(), key.end(), tensor, [](const LiveEntry& e, int t) { return e.tensor < t; });
+  if (it == key.end() || it->tensor != tensor || it->dead) return nullptr;
+  return &*it;
+}
+
+void insert_live(LiveKey& key, const LiveEntry& entry) {
+  auto it = std::lower_bound(key.begin(), key.end(), entry.tensor,
+                             [](const LiveEntry& e, int t) { return e.tensor < t; });
+  key.insert(it, entry);
+}
+
+/// Bit (residence, layout) for look-ahead masks.
+unsigned compat_bit(const TensorCompat& c) {
+  return 1u << (static_cast<unsigned>(c.residence) * 2 + static_cast<unsigned>(c.layout));
+}
+
+}  // namespace
+
+std::int64_t rolling_buffer_bytes(const JoinTensor& t, int producer_rows, int consumer_rows) {
+  NPUMAP_ASSERT(producer_rows > 0 && consumer_rows > 0);
+  const std::int64_t height = (consumer_rows + producer_rows + producer_rows - 1) / producer_rows * producer_rows;
+  const std::int64_t rows = std::min<std::int64_t>(t.height, height);
+  const std::int64_t channels = (t.channels + 15) / 16 * 16;
+  return model::round_up(rows * t.width * channels * t.element_bytes, 16);
+}
+
+std::int64_t reserved_bytes(const JoinTensor& t, const TensorCompat& c, bool arena_is_sram) {
+  switch (c.residence) {
+    case Residence::Arena:
+      if (!arena_is_sram) return 0;
+      [[fallthrough]];
+    case Residence::Sram:
+      return c.layout == Layout::Nhcwb16 ? t.nhcwb16_bytes : t.linear_bytes;
+    case Residence::Rolling:
+      return 0;  // counted through the cascade column once both block heights are known
+  }
+  return 0;
+}
+
+JoinCounts JoinResult::totals() const {
+  JoinCounts t;
+  for (const JoinStepStats& st : steps) {
+    t.rows_paired += st.rows_paired;
+    t.over_capacity += st.dropped_sram_capacity;
+    t.dominated += st.dropped_dominated;
+    t.incompatible += st.rows_dropped_incompatible;
+  }
+  return t;
+}
+
+double FrontPoint::objective(Objective o) const {
+  switch (o) {
+    case Objective::Cycles: return cycles;
+    case Objective::OffchipBytes: return offchip_bytes;
+    case Objective::Sram: return peak_sram_bytes;
+    case Objective::Energy: return energy_pj;
+  }
+  return 0.0;
+}
+
+JoinResult join(const JoinProblem& problem) {
+  JoinResult result;
+  const auto& tensors = problem.tensors;
+  const int num_steps = static_cast<int>(problem.steps.size());
+  if (num_steps == 0) return result;
+
+  // For look-ahead: consumer steps of each tensor, and per (step, input slot) which
+  // (residence, layout) pairs that layer's groups accept.
+  std::vector<std::vector<std::pair<int, int>>> consumers(tensors.size());  // (step, slot)
+  std::vector<std::vector<unsigned>> accepted(num_steps);
+  for (int s = 0; s < num_steps; ++s) {
+    const JoinStep& step = problem.steps[s];
+    accepted[s].assign(step.inputs.size(), 0u);
+    for (std::size_t i = 0; i < step.inputs.size(); ++i) consumers[step.inputs[i]].push_back({s, static_cast<int>(i)});
+    for (const auto& g : step.groups) {
+      NPUMAP_ASSERT(g.compat.size() == step.inputs.size() + 1);
+      for (std::size_t i = 0; i < step.inputs.size(); ++i) accepted[s][i] |= compat_bit(g.compat[i]);
+    }
+  }
+  std::vector<char> introduced(tensors.size(), 0);  // network inputs already live before a step
+
+  // Pareto columns: the chosen objectives, plus the open cascade's SRAM while a cascade is open.
+  const std::vector<Column> columns = join_columns(problem.objectives, false);
+
+  // threads > 0: a oneTBB arena of that many workers; 0: the caller's arena (map_network and sweeps
+  // run joins inside their own arenas).
+  std::optional<tbb::task_arena> own_arena;
+  if (problem.threads > 0) own_arena.emplace(problem.threads);
+  const auto in_arena = [&](const auto& body) {
+    if (own_arena) {
+      own_arena->execute(body);
+    } else {
+      body();
+    }
+  };
+  // The tolerance grid: a value v > 0 maps to the upper edge of its cell (1+tol)^ceil(log(v)/log(1+tol)).
+  const double log_step = problem.tolerance > 0.0 ? std::log1p(problem.tolerance) : 0.0;
+  const auto grid = [log_step](double v) {
+    if (log_step == 0.0 || v <= 0.0) return v;
+    return std::exp(std::ceil(std::log(v) / log_step) * log_step);
+  };
+  std::vector<TraceNode> trace;
+  std::vector<LeftGroup> left(1);  // one empty group with one empty row
+  left[0].rows.push_back(JoinRow{});
+  ParetoWorkspace workspace;
+  std::vector<std::uint32_t> survivors;
+  std::vector<double> table;
+
+  for (int s = 0; s < num_steps; ++s) {
+    if (problem.stop.stop_requested()) {
+      result.partial = true;
+      return result;
+    }
+    const JoinStep& step = problem.steps[s];
+    const auto& right = step.groups;
+    JoinStepStats stats;
+    stats.left_groups = left.size();
+    stats.right_groups = right.size();
+
+    // Which inputs are already live (the same for every left group).
+    std::vector<char> live_input(step.inputs.size(), 0);
+    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+      const JoinTensor& t = tensors[step.inputs[i]];
+      live_input[i] = (t.producer_step >= 0 && t.producer_step < s) || introduced[step.inputs[i]];
+    }
+    // Bucket the layer's groups by their compatibility on the live inputs.
+    const auto bucket_key = [&](auto compat_of) {
+      std::vector<std::pair<Residence, Layout>> key;
+      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+        if (live_input[i]) key.push_back({compat_of(i).residence, compat_of(i).layout});
+      }
+      return key;
+    };
+    std::map<std::vector<std::pair<Residence, Layout>>, std::vector<std::uint32_t>> buckets;
+    for (std::uint32_t h = 0; h < right.size(); ++h) {
+      // Inputs read twice by one layer (x + x) must agree with themselves.
+      bool self_consistent = true;
+      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+        for (std::size_t j = i + 1; j < step.inputs.size(); ++j) {
+          if (step.inputs[i] == step.inputs[j] && !(right[h].compat[i] == right[h].compat[j])) self_consistent = false;
+        }
+        if (!live_input[i] && right[h].compat[i].residence == Residence::Rolling) self_consistent = false;
+      }
+      if (self_consistent) buckets[bucket_key([&](std::size_t i) { return right[h].compat[i]; })].push_back(h);
+    }
+
+    // Phase 1: the matching (left group, layer group) pairs, bucketed by the key they produce.
+    struct PairTask {
+      std::uint32_t left = 0;
+      std::uint32_t right = 0;
+      double full_bytes = 0.0;     // whole tensors resident in SRAM while the layer runs
+      double rolling_bytes = 0.0;  // the rolling buffer this layer closes, if any
+      double held_bytes = 0.0;     // finished tensors that stay reserved until the cascade closes
+      bool input_rolling = false;
+      bool output_rolling = false;
+    };
+    std::map<LiveKey, std::vector<PairTask>> tasks;
+    for (std::uint32_t gi = 0; gi < left.size(); ++gi) {
+      const LeftGroup& g = left[gi];
+      std::vector<const LiveEntry*> live_entries(step.inputs.size(), nullptr);
+      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+        if (live_input[i]) {
+          live_entries[i] = find_live(g.key, step.inputs[i]);
+          NPUMAP_ASSERT(live_entries[i] != nullptr);
+        }
+      }
+      const auto bucket = buckets.find(bucket_key([&](std::size_t i) { return live_entries[i]->compat; }));
+      if (bucket == buckets.end()) continue;
+      for (std::uint32_t h : bucket->second) {
+        const PmappingGroup& pg = right[h];
+        ++stats.group_pairs_matched;
+        PairTask task;
+        task.left = gi;
+        task.right = h;
+        LiveKey key = g.key;
+        for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+          const int t = step.inputs[i];
+          if (live_entries[i] != nullptr) {
+            if (pg.compat[i].residence == Residence::Rolling && !task.input_rolling) {
+              task.input_rolling = true;
+              task.rolling_bytes = static_cast<double>(
+                  rolling_buffer_bytes(tensors[t], live_entries[i]->compat.rows, pg.compat[i].rows));
+            }
+          } else if (find_live(key, t) == nullptr) {
+            insert_live(key, LiveEntry{t, pg.compat[i], false});
+          }
+        }
+        const TensorCompat& out_compat = pg.compat.back();
+        task.output_rolling = out_compat.residence == Residence::Rolling;
+        insert_live(key, LiveEntry{step.output, out_compat, false});
+        for (const LiveEntry& e : key) {
+          if (!e.dead) task.full_bytes += static_cast<double>(reserved_bytes(tensors[e.tensor], e.compat, problem.arena_is_sram));
+        }
+        // Release what no later layer needs. While a cascade stays open, a finished tensor's SRAM
+        // stays reserved: its bytes move into the cascade column, so the key forgets it.
+        for (LiveEntry& e : key) {
+          if (e.dead) continue;
+          const JoinTensor& t = tensors[e.tensor];
+          if (!t.network_output && t.last_consumer_step <= s) {
+            e.dead = true;
+            if (task.output_rolling) {
+              task.held_bytes += static_cast<double>(reserved_bytes(t, e.compat, problem.arena_is_sram));
+            }
+          }
+        }
+        if (problem.collapse) {
+          key.erase(std::remove_if(key.begin(), key.end(), [](const LiveEntry& e) { return e.dead; }), key.end());
+        }
+        tasks[key].push_back(task);
+      }
+    }
+    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+      if (tensors[step.inputs[i]].producer_step < 0) introduced[step.inputs[i]] = 1;
+    }
+
+    // Phase 2, in parallel over the new keys: merge row by row in pair order, pruning to the Pareto
+    // front whenever the table has grown, so memory stays near the size of the front.
+    struct KeyWork {
+      const LiveKey* key = nullptr;
+      const std::vector<PairTask>* pairs = nullptr;
+      std::vector<PendingRow> rows;
+      std::uint64_t paired = 0;
+      std::uint64_t over_capacity = 0;
+      std::uint64_t dominated = 0;
+      bool acceptable = true;
+    };
+    std::vector<KeyWork> work;
+    work.reserve(tasks.size());
+    for (const auto& [key, pairs] : tasks) {
+      KeyWork kw;
+      kw.key = &key;
+      kw.pairs = &pairs;
+      work.push_back(std::move(kw));
+    }
+    const double capacity = static_cast<double>(problem.sram_capacity);
+    const auto should_stop = [&] { return problem.stop.stop_requested(); };
+    const auto merge_key = [&](KeyWork& kw) {
+      bool open_cascade = false;
+      for (const LiveEntry& e : *kw.key) open_cascade = open_cascade || (!e.dead && e.compat.residence == Residence::Rolling);
+      const std::vector<Column> cols = join_columns(problem.objectives, open_cascade);
+      ParetoWorkspace ws;
+      std::vector<std::uint32_t> keep;
+      std::vector<double> tab;
+      const auto prune = [&] {
+        tab.resize(kw.rows.size() * cols.size());
+        for (std::size_t r = 0; r < kw.rows.size(); ++r)
+          for (std::size_t c = 0; c < cols.size(); ++c) tab[r * cols.size() + c] = grid(kw.rows[r].row.value(cols[c]));
+        pareto_front(tab.data(), kw.rows.size(), cols.size(), ws, keep);
+        kw.dominated += kw.rows.size() - keep.size();
+        for (std::size_t i = 0; i < keep.size(); ++i) kw.rows[i] = kw.rows[keep[i]];
+        kw.rows.resize(keep.size());
+      };
+      std::size_t threshold = 8192;
+      for (const PairTask& task : *kw.pairs) {
+        const LeftGroup& g = left[task.left];
+        const PmappingGroup& pg = right[task.right];
+        for (std::uint32_t r = 0; r < g.rows.size(); ++r) {
+          const JoinRow& lr = g.rows[r];
+          const double cascade_in = task.input_rolling ? lr.cascade + task.rolling_bytes : 0.0;
+          for (std::uint32_t m = 0; m < pg.rows.size(); ++m) {
+            const PmappingRow& pr = pg.rows[m];
+            ++kw.paired;
+            const double usage = task.full_bytes + cascade_in + pr.sram_bytes;
+            if (usage > capacity) {
+              ++kw.over_capacity;
+              continue;
+            }
+            PendingRow p;
+            p.row.cycles = lr.cycles + pr.cycles;
+            p.row.offchip = lr.offchip + pr.offchip_bytes;
+            p.row.energy = lr.energy + pr.energy_pj;
+            p.row.peak = std::max(lr.peak, usage);
+            p.row.cascade = task.output_rolling ? cascade_in + pr.sram_bytes + task.held_bytes : 0.0;
+            p.parent = lr.trace;
+            p.group = task.right;
+            p.member = m;
+            kw.rows.push_back(p);
+          }
+          if (kw.rows.size() >= threshold) {
+            if (should_stop()) return;
+            prune();
+            threshold = std::max<std::size_t>(8192, 2 * kw.rows.size());
+          }
+        }
+      }
+      prune();
+      if (problem.lookahead) {
+        for (const LiveEntry& e : *kw.key) {
+          if (e.dead) continue;
+          for (const auto& [c_step, slot] : consumers[e.tensor]) {
+            if (c_step > s && (accepted[c_step][slot] & compat_bit(e.compat)) == 0) kw.acceptable = false;
+          }
+        }
+      }
+    };
+    in_arena([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, work.size(), 1),
+                        [&](const tbb::blocked_range<std::size_t>& range) {
+                          for (std::size_t k = range.begin(); k != range.end(); ++k) merge_key(work[k]);
+                        },
+                        tbb::simple_partitioner());
+    });
+
+    if (should_stop()) {
+      result.partial = true;
+      return result;
+    }
+
+    // Phase 3, in key order: trace nodes for the survivors and the new left groups.
+    std::vector<LeftGroup> merged;
+    for (KeyWork& kw : work) {
+      stats.rows_paired += kw.paired;
+      stats.dropped_sram_capacity += kw.over_capacity;
+      stats.dropped_dominated += kw.dominated;
+      if (kw.rows.empty()) continue;
+      if (!kw.acceptable) {
+        ++stats.groups_dropped_incompatible;
+        stats.rows_dropped_incompatible += kw.rows.size();
+        continue;
+      }
+      LeftGroup out;
+      out.key = *kw.key;
+      out.rows.reserve(kw.rows.size());
+      for (const PendingRow& p : kw.rows) {
+        JoinRow row = p.row;
+        row.trace = static_cast<std::uint32_t>(trace.size());
+        trace.push_back(TraceNode{p.parent, p.group, p.member});
+        out.rows.push_back(row);
+      }
+      stats.rows_out += out.rows.size();
+      merged.push_back(std::move(out));
+    }
+    stats.groups_out = merged.size();
+    spdlog::debug("join step {}: {} left groups x {} layer groups, {} pairs, {} rows paired, {} groups / {} rows out", s,
+                  stats.left_groups, stats.right_groups, stats.group_pairs_matched, stats.rows_paired, stats.groups_out,
+                  stats.rows_out);
+    result.steps.push_back(stats);
+    left = std::move(merged);
+  }
+
+  // Collapse everything: the final front over the chosen objectives.
+  std::vector<JoinRow> all;
+  for (const auto& g : left) all.insert(all.end(), g.rows.begin(), g.rows.end());
+  table.resize(all.size() * columns.size());
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    for (std::size_t c = 0; c < columns.size(); ++c) table[r * columns.size() + c] = all[r].value(columns[c]);
+  }
+  pareto_front(table.data(), all.size(), columns.size(), workspace, survivors);
+  for (std::uint32_t idx : survivors) {
+    FrontPoint p;
+    p.cycles = all[idx].cycles;
+    p.offchip_bytes = all[idx].offchip;
+    p.energy_pj = all[idx].energy;
+    p.peak_sram_bytes = all[idx].peak;
+    p.group.assign(num_steps, 0);
+    p.row.assign(num_steps, 0);
+    std::uint32_t node = all[idx].trace;
+    for (int s = num_steps - 1; s >= 0; --s) {
+      NPUMAP_ASSERT(node != kNoTrace);
+      p.group[s] = trace[node].group;
+      p.row[s] = trace[node].row;
+      node = trace[node].parent;
+    }
+    result.front.push_back(std::move(p));
+  }
+  std::stable_sort(result.front.begin(), result.front.end(), [&](const FrontPoint& a, const FrontPoint& b) {
+    for (Objective o : problem.objectives) {
+      if (a.objective(o) != b.objective(o)) return a.objective(o) < b.objective(o);
+    }
+    return false;
+  });
+  return result;
+}
+
+}  // namespace npumap::search

@@ -1,0 +1,100 @@
+#pragma once
+// The join (FFM_NOTES.md "Join"): walks the layers in topological order and merges each layer's
+// pmapping groups into the partial mappings of the layers before it, keeping only Pareto-optimal
+// rows per live compatibility. See join.cpp for the algorithm and its SRAM accounting.
+
+#include <cstdint>
+#include <vector>
+
+#include "common/stop_token.hpp"
+#include "mapper/search/keep_rates.hpp"
+#include "mapper/search/objectives.hpp"
+#include "mapper/search/pmapping.hpp"
+
+namespace npumap::search {
+
+/// A feature map as the join sees it: its sizes for SRAM reservations and when it is live.
+struct JoinTensor {
+  std::int64_t linear_bytes = 0;   ///< storage size of the whole tensor in linear layout
+  std::int64_t nhcwb16_bytes = 0;  ///< storage size in NHCWB16 (channels rounded up to 16)
+  int height = 0;                  ///< H of the NHWC shape (rolling buffers keep a few rows)
+  int width = 0;
+  int channels = 0;
+  int element_bytes = 1;
+  int producer_step = -1;          ///< -1 for a network input
+  int last_consumer_step = -1;     ///< -1 if nothing consumes it
+  bool network_output = false;     ///< live until the end of the network
+};
+
+/// SRAM bytes of a rolling buffer between a producer with OFM block height `producer_rows` and a
+/// consumer with IFM block height `consumer_rows` (NPU_MODEL.md §9, §4.3 RollingBufferY).
+std::int64_t rolling_buffer_bytes(const JoinTensor& t, int producer_rows, int consumer_rows);
+
+/// SRAM bytes a live tensor with this compatibility reserves (0 if it is not in SRAM).
+std::int64_t reserved_bytes(const JoinTensor& t, const TensorCompat& c, bool arena_is_sram);
+
+/// One layer of the join, in topological order.
+struct JoinStep {
+  std::vector<int> inputs;                        ///< tensor indices, in the layer's input order
+  int output = -1;                                ///< tensor index
+  std::vector<PmappingGroup> groups;              ///< the layer's groups (the problem owns them)
+};
+
+/// Everything the join needs.
+struct JoinProblem {
+  std::vector<JoinTensor> tensors;
+  std::vector<JoinStep> steps;
+  bool arena_is_sram = true;
+  std::int64_t sram_capacity = 0;
+  std::vector<Objective> objectives = all_objectives();
+  bool lookahead = true;  ///< drop groups that no later layer could match (off: for metamorphic tests)
+  bool collapse = true;   ///< forget tensors that can no longer affect later layers (off: for tests)
+  /// New groups of a step are merged in parallel in an arena of this many workers, or in the caller's
+  /// oneTBB arena when 0 (map_network, sweeps). The result does not depend on it.
+  int threads = 1;
+  /// 0: exact. Otherwise rows whose columns fall in the same cell of a log grid with ratio 1+tolerance
+  /// compare as equal while pruning (FFM's optional tolerance), which bounds the fronts of runs with
+  /// many objectives at the price of an approximate front.
+  double tolerance = 0.0;
+  /// Checked between steps and while merging; a stop marks the result partial.
+  common::StopToken stop;
+};
+
+/// A point of the front: its objectives and, per step, the chosen (group, row) of that layer.
+struct FrontPoint {
+  double cycles = 0.0;
+  double offchip_bytes = 0.0;
+  double energy_pj = 0.0;
+  double peak_sram_bytes = 0.0;
+  std::vector<std::uint32_t> group;  ///< per step
+  std::vector<std::uint32_t> row;    ///< per step
+  double objective(Objective o) const;
+};
+
+/// Counters of one join step.
+struct JoinStepStats {
+  std::uint64_t left_groups = 0;
+  std::uint64_t right_groups = 0;
+  std::uint64_t group_pairs_matched = 0;
+  std::uint64_t rows_paired = 0;                 ///< candidate merged rows
+  std::uint64_t dropped_sram_capacity = 0;       ///< Cause::SramCapacityAfterJoin
+  std::uint64_t dropped_dominated = 0;           ///< Cause::DominatedAfterJoin
+  std::uint64_t groups_dropped_incompatible = 0; ///< Cause::Incompatible (look-ahead)
+  std::uint64_t rows_dropped_incompatible = 0;
+  std::uint64_t rows_out = 0;
+  std::uint64_t groups_out = 0;
+};
+
+/// The join's result: the front (sorted by the objectives in order) and per-step counters.
+struct JoinResult {
+  std::vector<FrontPoint> front;
+  bool partial = false;  ///< stopped before the last layer: the front is empty
+  std::vector<JoinStepStats> steps;
+  /// The join's filter counts summed over the steps, for the keep rates.
+  JoinCounts totals() const;
+};
+
+/// Runs the join. Deterministic: it depends only on the problem, never on timing.
+JoinResult join(const JoinProblem& problem);
+
+}  // namespace npumap::search

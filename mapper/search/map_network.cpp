@@ -1,0 +1,109 @@
+// The search pipeline, end to end.
+//
+//   map_networks: every layer of every workload -> run_shared_stage (each distinct layer once, all
+//   jobs as tasks of one arena) -> per workload: stage_of_workload -> unless a layer has no pmapping:
+//   make_join_problem + join (with fusion) -> the same join without rolling buffers, for the report's
+//   comparison -> keep rates with the join's causes -> status.
+//   map_network is map_networks of one workload.
+//
+// Threads: with options.threads > 0 everything runs in an arena of that size; with 0, in the caller's
+// arena (a sweep runs many points in its own parallel loop). Joins of several workloads run in
+// parallel. Nothing here touches process-wide state (signals, logging set-up, global TBB limits).
+
+#include "mapper/search/map_network.hpp"
+
+#include <optional>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+namespace npumap::search {
+namespace {
+
+/// The join of one workload whose stage is done.
+void join_network(const arch::Arch& arch, const workloads::Workload& w, const SearchOptions& options,
+                  const common::StopToken& stop, SearchResult& r) {
+  r.keep_rates = r.stage.overall;
+  r.partial = r.stage.partial;
+  bool some_layer_empty = false;
+  for (const LayerResult& lr : r.stage.layers) {
+    std::size_t rows = 0;
+    for (const auto& g : lr.groups) rows += g.rows.size();
+    some_layer_empty = some_layer_empty || rows == 0;
+  }
+  if (!options.per_layer_only && !some_layer_empty) {
+    JoinProblem problem = make_join_problem(arch, w, r.stage, options.objectives, options.fusion);
+    problem.threads = 0;  // the arena this runs in
+    problem.tolerance = options.tolerance;
+    problem.stop = stop;
+    r.joined = join(problem);
+    r.problem = std::move(problem);
+    add_join_causes(r.keep_rates, r.joined->totals());
+    r.partial = r.partial || r.joined->partial;
+    if (options.fusion && options.compare_without_fusion && !r.joined->front.empty()) {
+      JoinProblem plain = make_join_problem(arch, w, r.stage, options.objectives, false);
+      plain.threads = 0;
+      plain.tolerance = options.tolerance;
+      plain.stop = stop;
+      const JoinResult unfused = join(plain);
+      r.partial = r.partial || unfused.partial;
+      if (!unfused.front.empty()) r.unfused = UnfusedSummary{unfused.front[0], unfused.front.size()};
+    }
+  }
+  if (r.partial) {
+    r.status = SearchStatus::Interrupted;
+  } else if (some_layer_empty || (r.joined && r.joined->front.empty())) {
+    r.status = SearchStatus::NoValidMapping;
+  } else {
+    r.status = SearchStatus::Ok;
+  }
+}
+
+MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const workloads::Workload*>& workloads,
+                          const SearchOptions& options, const common::StopToken& stop, StageProgress* progress) {
+  std::vector<LayerRef> refs;
+  std::vector<std::size_t> first_ref;
+  for (const workloads::Workload* w : workloads) {
+    first_ref.push_back(refs.size());
+    for (int l = 0; l < static_cast<int>(w->layers.size()); ++l) refs.push_back(LayerRef{w, l});
+  }
+  StageOptions stage_options;
+  stage_options.chunk_size = options.chunk_size;
+  stage_options.objectives = options.objectives;
+  stage_options.space.fusion = options.fusion;
+  stage_options.stop = stop;
+  const SharedStage shared = run_shared_stage(arch, refs, stage_options, progress, options.share_layers);
+
+  MultiSearchResult out;
+  out.layers_total = refs.size();
+  out.layers_distinct = shared.stage.layers.size();
+  for (const Job& j : shared.stage.jobs) out.evaluated += j.counters.evaluated;
+  out.networks.resize(workloads.size());
+  tbb::parallel_for(std::size_t{0}, workloads.size(), [&](std::size_t i) {
+    SearchResult& r = out.networks[i];
+    r.stage = stage_of_workload(shared, first_ref[i], workloads[i]->layers.size());
+    for (const Job& j : r.stage.jobs) r.evaluated += j.counters.evaluated;
+    join_network(arch, *workloads[i], options, stop, r);
+  });
+  for (const SearchResult& r : out.networks) out.partial = out.partial || r.partial;
+  return out;
+}
+
+}  // namespace
+
+MultiSearchResult map_networks(const arch::Arch& arch, const std::vector<const workloads::Workload*>& workloads,
+                               const SearchOptions& options, const common::StopToken& stop, StageProgress* progress) {
+  if (options.threads <= 0) return run_all(arch, workloads, options, stop, progress);
+  tbb::task_arena arena(options.threads);
+  MultiSearchResult out;
+  arena.execute([&] { out = run_all(arch, workloads, options, stop, progress); });
+  return out;
+}
+
+SearchResult map_network(const arch::Arch& arch, const workloads::Workload& workload, const SearchOptions& options,
+                         const common::StopToken& stop, StageProgress* progress) {
+  MultiSearchResult all = map_networks(arch, {&workload}, options, stop, progress);
+  return std::move(all.networks.front());
+}
+
+}  // namespace npumap::search

@@ -1,0 +1,85 @@
+#pragma once
+// The one entry point of a search: a workload (or several, sharing their per-layer stage) on an arch
+// -> per-layer stage -> join with fusion -> the best mapping without fusion for comparison -> keep
+// rates, in one typed result. `mapper`, `mapper sweep` and the benchmarks all call this; nothing else
+// wires the stage to the join. See docs/mapper-algorithm.md for the algorithm and
+// docs/design/search.md for the design.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "arch/arch.hpp"
+#include "common/stop_token.hpp"
+#include "mapper/search/join.hpp"
+#include "mapper/search/keep_rates.hpp"
+#include "mapper/search/objectives.hpp"
+#include "mapper/search/stage.hpp"
+#include "workloads/workload.hpp"
+
+namespace npumap::search {
+
+/// Everything a search depends on besides the arch and the workload.
+struct SearchOptions {
+  std::vector<Objective> objectives = default_objectives();  ///< columns of the final front
+  bool fusion = true;               ///< offer layer fusion through SRAM rolling buffers
+  /// Relative tolerance of the join's pruning (0 = exact); see JoinProblem::tolerance.
+  double tolerance = 0.0;
+  bool per_layer_only = false;      ///< stop after the per-layer stage (no join)
+  /// Also join without rolling buffers, to report what fusion gains (only when fusion is on).
+  bool compare_without_fusion = true;
+  /// Worker threads: 0 runs in the caller's oneTBB arena; N > 0 in an arena of N workers. The
+  /// result never depends on it.
+  int threads = 0;
+  std::uint32_t chunk_size = 128;   ///< block configs evaluated between Pareto merges and stop checks
+  bool share_layers = true;         ///< compute identical layers once (off: to measure the saving)
+};
+
+/// How a search ended.
+enum class SearchStatus : std::uint8_t {
+  Ok,              ///< a front of at least one point (or, per-layer only, every layer has pmappings)
+  NoValidMapping,  ///< some layer has no valid pmapping, or the join found no complete mapping
+  Interrupted,     ///< the stop token fired: the stage's counts are partial and the front is empty
+};
+
+/// The best mapping without fusion and the size of that front.
+struct UnfusedSummary {
+  FrontPoint best;             ///< the first point of the front (best by the first objective)
+  std::size_t front_size = 0;
+};
+
+/// The result of mapping one workload.
+struct SearchResult {
+  StageResult stage;                    ///< per layer (indexed by layer), with keep rates per job
+  /// The join problem (it owns the groups the front's points index) and its result; empty when the
+  /// search stopped after the stage (per-layer only, a layer without pmappings, or interrupted).
+  std::optional<JoinProblem> problem;
+  std::optional<JoinResult> joined;
+  std::optional<UnfusedSummary> unfused;  ///< when compared and a mapping without fusion exists
+  KeepRates keep_rates;                 ///< the stage's overall rates with the join's causes applied
+  bool partial = false;                 ///< stopped by the stop token somewhere
+  SearchStatus status = SearchStatus::Ok;
+  std::uint64_t evaluated = 0;          ///< pmappings scored by the cycle model (shared layers once)
+};
+
+/// Maps one workload on `arch`. Deterministic: the same inputs give the same result for any thread
+/// count; only a stop (token) changes it, and then the result is marked partial.
+SearchResult map_network(const arch::Arch& arch, const workloads::Workload& workload, const SearchOptions& options,
+                         const common::StopToken& stop, StageProgress* progress = nullptr);
+
+/// Results of several workloads mapped on one arch with one shared per-layer stage.
+struct MultiSearchResult {
+  std::vector<SearchResult> networks;  ///< one per workload, in the order given
+  std::size_t layers_total = 0;        ///< layers of all workloads
+  std::size_t layers_distinct = 0;     ///< of which computed (identical layers share one result)
+  std::uint64_t evaluated = 0;         ///< pmappings scored, each distinct layer counted once
+  bool partial = false;
+};
+
+/// Maps every workload on `arch`; each distinct layer across all of them is computed once (unless
+/// options.share_layers is off). Per workload the result equals map_network's.
+MultiSearchResult map_networks(const arch::Arch& arch, const std::vector<const workloads::Workload*>& workloads,
+                               const SearchOptions& options, const common::StopToken& stop,
+                               StageProgress* progress = nullptr);
+
+}  // namespace npumap::search

@@ -1,0 +1,92 @@
+#pragma once
+// The mapspace of one layer (NPU_MODEL.md §7-§10): every way the NPU can run it.
+//
+// A *template* fixes the discrete choices: block traversal (conv2d: depth-first or part-kernel-
+// first), where the weights are read from (in place, copied whole to SRAM, or streamed through an
+// SRAM double buffer one OFM-depth slice at a time), whether the bias/scale tensor is copied to SRAM,
+// and where each feature map lives and in which layout. The block config stays free: a job is one
+// (layer, template) and enumerates every valid block config of §8 for it.
+//
+// Layer fusion is not a separate template: a rolling buffer lives in SRAM in NHCWB16, so it costs
+// exactly what the "whole tensor in SRAM, NHCWB16" template costs. Such a template also emits its rows
+// with the tensor marked Rolling (compatibility carries the block heights the buffer needs).
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/arch.hpp"
+#include "mapper/search/compat.hpp"
+#include "model/block_config.hpp"
+#include "model/pass.hpp"
+#include "workloads/workload.hpp"
+
+namespace npumap::search {
+
+/// Where a layer's weights are read from.
+enum class WeightPlacement : std::uint8_t {
+  InPlace,       ///< read from permanent storage, once per OFM block column (weight_read_multiple)
+  Copy,          ///< copied whole to SRAM by DMA, then read there
+  DoubleBuffer,  ///< streamed into an SRAM double buffer one OFM-depth slice at a time
+};
+/// Where the bias/scale tensor is read from.
+enum class BiasPlacement : std::uint8_t { InPlace, Copy };
+
+const char* weight_placement_name(WeightPlacement w);
+const char* bias_placement_name(BiasPlacement b);
+
+/// A feature map's placement in a template (Arena or Sram; Rolling is derived, see above).
+struct FmChoice {
+  Residence residence = Residence::Arena;
+  Layout layout = Layout::Linear;
+  friend bool operator==(const FmChoice&, const FmChoice&) = default;
+};
+
+/// The discrete choices of one job.
+struct Template {
+  model::BlockTraversal traversal = model::BlockTraversal::Default;
+  WeightPlacement weights = WeightPlacement::InPlace;
+  BiasPlacement bias = BiasPlacement::InPlace;
+  std::array<FmChoice, 2> inputs{};  ///< per feature-map input (ifm, ifm2)
+  FmChoice output;
+  std::array<bool, 2> input_may_roll{};  ///< also emit rows with this input as a rolling buffer
+  bool output_may_roll = false;          ///< also emit rows with the output as a rolling buffer
+  friend bool operator==(const Template&, const Template&) = default;
+};
+
+/// Switches of the mapspace.
+struct SpaceOptions {
+  bool fusion = true;  ///< offer rolling buffers (layer fusion)
+};
+
+/// Everything about one layer's mapspace.
+struct LayerSpace {
+  int layer = -1;
+  int num_inputs = 1;
+  model::Pass base;             ///< the pass with the layer's shapes; templates and block configs fill in the rest
+  int batch_repeat = 1;         ///< a batched matmul runs as this many identical passes
+  std::vector<Template> templates;
+  std::vector<model::BlockConfig> block_configs;  ///< every valid config (§8), Vela's order
+  std::uint64_t block_config_grid = 0;  ///< configs tried before the SHRAM check (§8.4 loop)
+  std::string unsupported;      ///< non-empty: why the NPU cannot run this layer at all
+};
+
+/// Builds the mapspace of `layer` on `arch`.
+LayerSpace make_layer_space(const arch::Arch& arch, const workloads::Workload& workload, int layer,
+                            const SpaceOptions& options);
+
+/// The pass of one candidate: the layer's base pass with a template and a block config applied.
+model::Pass make_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl,
+                      const model::BlockConfig& block_config);
+
+/// SRAM the pass itself reserves while it runs: the weight copy or double buffer and the bias copy.
+std::int64_t transient_sram_bytes(const model::Pass& pass);
+
+/// The consumer-side rolling-buffer rows of a block config: the IFM block height (NPU_MODEL.md §9).
+int rolling_consumer_rows(const arch::Arch& arch, const LayerSpace& space, const model::BlockConfig& block_config);
+
+/// Storage bytes of a feature map of this shape and element size in a layout (§4.3).
+std::int64_t fm_storage_bytes(const workloads::Shape& shape, int element_bytes, Layout layout);
+
+}  // namespace npumap::search

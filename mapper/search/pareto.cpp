@@ -1,0 +1,253 @@
+// Pareto filtering (see pareto.hpp for the contract).
+//
+// Flow of pareto_front: 0 or 1 rows and 0 or 1 objectives are answered directly. With 2 or more
+// objectives, eliminate() makes one pass in index order that (a) rejects NaN, (b) drops every row
+// weakly dominated by one of a few running pivots, and (c) moves the rest, with their sort keys,
+// into the workspace. Then sweep_2d() or skyline() orders the remaining rows by a linear extension of
+// dominance and keeps the undominated ones, and the indices are sorted ascending.
+//
+// Why the pieces are correct:
+//   * "w weakly dominates r" (w <= r everywhere) with w earlier in index order means r is either
+//     dominated or a later duplicate of w; either way r is not in the front. The pivot is always a
+//     row already scanned, so the elimination pass may drop on weak dominance alone.
+//   * For the skyline the sort key is (sum, objectives lexicographically, index). Floating-point
+//     addition with a fixed order is monotone, so w <= r everywhere gives sum(w) <= sum(r), but
+//     not strictly (1e20 + 1 == 1e20 + 2): the lexicographic tie-break restores strictness, and the
+//     index orders exact duplicates. Hence no row is dominated by a later row in this order, and a
+//     row is in the front iff no row kept before it weakly dominates it (a dropped row's dominator
+//     chain ends at a kept row, by transitivity).
+//   * The pivots are the surviving rows with the smallest sums seen so far: on most data they
+//     dominate a large fraction of the table, so the O(n log n) sort runs on few rows. Which rows
+//     are pivots never changes the result, only the speed.
+
+#include "mapper/search/pareto.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/user_error.hpp"
+
+namespace npumap::search {
+namespace {
+
+using Entry = ParetoWorkspace::Entry;
+
+// K is the number of objectives when known at compile time (so the loops unroll), 0 otherwise.
+template <std::size_t K>
+inline std::size_t dims(std::size_t k) {
+  if constexpr (K != 0) {
+    return K;
+  } else {
+    return k;
+  }
+}
+
+// a <= b in every objective.
+template <std::size_t K>
+inline bool weakly_dominates(const double* a, const double* b, std::size_t k) {
+  if constexpr (K != 0) {
+    // Branch-free for the small fixed sizes: the comparisons are cheaper than mispredictions.
+    bool all = true;
+    for (std::size_t j = 0; j < K; ++j) all &= a[j] <= b[j];
+    return all;
+  } else {
+    for (std::size_t j = 0; j < k; ++j) {
+      if (!(a[j] <= b[j])) return false;
+    }
+    return true;
+  }
+}
+
+template <std::size_t K>
+inline double row_sum(const double* r, std::size_t k) {
+  double s = 0.0;
+  for (std::size_t j = 0; j < dims<K>(k); ++j) s += r[j];
+  return s;
+}
+
+// The skyline window holds survivors in blocks of kBlock rows stored objective-major (objective j
+// of slot s at block[j * kBlock + s]); unused slots hold NaN, which compares false and so never
+// dominates.
+constexpr std::size_t kBlock = 8;
+
+// Some row of the block is <= r in every objective.
+template <std::size_t K>
+inline bool block_weakly_dominates(const double* block, const double* r, std::size_t k) {
+  bool any = false;
+  for (std::size_t s = 0; s < kBlock; ++s) {
+    bool all = true;
+    for (std::size_t j = 0; j < dims<K>(k); ++j) all &= block[j * kBlock + s] <= r[j];
+    any |= all;
+  }
+  return any;
+}
+
+// Number of pivots in the elimination filter: enough to cover the corner of the table where the
+// front lives, few enough that a row surviving them all costs little.
+constexpr std::size_t kPivots = 8;
+
+// One pass in index order: NaN check, elimination against the pivots, and the sort keys of the
+// survivors ((obj0, obj1) for the 2-D sweep, (sum, obj0) for the skyline). The pivots are the
+// kPivots surviving rows with the smallest sums seen so far, tested smallest sum first, since a
+// small sum dominates the most on typical data.
+template <std::size_t K>
+void eliminate(const double* rows, std::size_t n, std::size_t k, std::vector<Entry>& entries) {
+  entries.clear();
+  const std::size_t d = dims<K>(k);
+  const double* pivot[kPivots];
+  double pivot_sum[kPivots];
+  std::size_t pivots = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* r = rows + i * d;
+    const double s = row_sum<K>(r, k);
+    // NaN anywhere in the row, or +inf and -inf together, makes the sum NaN.
+    NPUMAP_ASSERT(!std::isnan(s));
+    bool dropped = false;
+    for (std::size_t p = 0; p < pivots; ++p) {
+      if (weakly_dominates<K>(pivot[p], r, k)) {
+        dropped = true;
+        break;
+      }
+    }
+    if (dropped) continue;
+    if (d == 2) {
+      entries.push_back(Entry{r[0], r[1], static_cast<std::uint32_t>(i)});
+    } else {
+      entries.push_back(Entry{s, r[0], static_cast<std::uint32_t>(i)});
+    }
+    if (pivots < kPivots || s < pivot_sum[kPivots - 1]) {
+      // Insert in ascending sum order, dropping the largest when full.
+      std::size_t p = pivots < kPivots ? pivots++ : kPivots - 1;
+      for (; p > 0 && s < pivot_sum[p - 1]; --p) {
+        pivot[p] = pivot[p - 1];
+        pivot_sum[p] = pivot_sum[p - 1];
+      }
+      pivot[p] = r;
+      pivot_sum[p] = s;
+    }
+  }
+}
+
+void sweep_2d(std::vector<Entry>& entries, std::vector<std::uint32_t>& front) {
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    if (a.key0 < b.key0) return true;
+    if (b.key0 < a.key0) return false;
+    if (a.key1 < b.key1) return true;
+    if (b.key1 < a.key1) return false;
+    return a.index < b.index;
+  });
+  // Every earlier row has obj0 <= this row's, so this row survives iff its obj1 is strictly below
+  // all earlier obj1 values; an equal obj1 means an earlier row weakly dominates it.
+  double best = 0.0;
+  bool first = true;
+  for (const Entry& e : entries) {
+    if (first || e.key1 < best) {
+      front.push_back(e.index);
+      best = e.key1;
+      first = false;
+    }
+  }
+}
+
+template <std::size_t K>
+void skyline(const double* rows, std::size_t k, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
+  const std::size_t d = dims<K>(k);
+  std::sort(ws.entries.begin(), ws.entries.end(), [rows, d](const Entry& a, const Entry& b) {
+    if (a.key0 < b.key0) return true;
+    if (b.key0 < a.key0) return false;
+    if (a.key1 < b.key1) return true;
+    if (b.key1 < a.key1) return false;
+    // key1 is objective 0; continue the lexicographic comparison from objective 1.
+    const double* ra = rows + static_cast<std::size_t>(a.index) * d;
+    const double* rb = rows + static_cast<std::size_t>(b.index) * d;
+    for (std::size_t j = 1; j < d; ++j) {
+      if (ra[j] < rb[j]) return true;
+      if (rb[j] < ra[j]) return false;
+    }
+    return a.index < b.index;
+  });
+
+  ws.window.clear();
+  ws.window_rows.clear();
+  for (const Entry& e : ws.entries) {
+    const double* r = rows + static_cast<std::size_t>(e.index) * d;
+    const double* block = ws.window.data();
+    const double* end = block + ws.window.size();
+    bool dropped = false;
+    // Oldest survivors first: they have the smallest sums and dominate the most. A whole block is
+    // tested without early exit so the compiler can vectorise the comparisons.
+    for (; block != end && !dropped; block += d * kBlock) {
+      dropped = block_weakly_dominates<K>(block, r, k);
+    }
+    if (!dropped) {
+      const std::size_t slot = ws.window_rows.size() % kBlock;
+      if (slot == 0) {
+        ws.window.resize(ws.window.size() + d * kBlock, std::numeric_limits<double>::quiet_NaN());
+      }
+      double* last = ws.window.data() + ws.window.size() - d * kBlock;
+      for (std::size_t j = 0; j < d; ++j) last[j * kBlock + slot] = r[j];
+      ws.window_rows.push_back(e.index);
+    }
+  }
+  front.assign(ws.window_rows.begin(), ws.window_rows.end());
+}
+
+template <std::size_t K>
+void front_nd(const double* rows, std::size_t n, std::size_t k, ParetoWorkspace& ws,
+              std::vector<std::uint32_t>& front) {
+  eliminate<K>(rows, n, k, ws.entries);
+  if (dims<K>(k) == 2) {
+    sweep_2d(ws.entries, front);
+  } else {
+    skyline<K>(rows, k, ws, front);
+  }
+  std::sort(front.begin(), front.end());
+}
+
+}  // namespace
+
+void pareto_front(const double* rows, std::size_t num_rows, std::size_t num_objectives,
+                  ParetoWorkspace& workspace, std::vector<std::uint32_t>& front) {
+  front.clear();
+  NPUMAP_ASSERT(num_rows <= std::numeric_limits<std::uint32_t>::max());
+  if (num_rows == 0) return;
+  if (num_objectives == 0) {
+    front.push_back(0);
+    return;
+  }
+  NPUMAP_ASSERT(rows != nullptr);
+  if (num_objectives == 1) {
+    std::size_t best = 0;
+    for (std::size_t i = 0; i < num_rows; ++i) {
+      NPUMAP_ASSERT(!std::isnan(rows[i]));
+      if (rows[i] < rows[best]) best = i;  // strict: the lowest index wins among equal minima
+    }
+    front.push_back(static_cast<std::uint32_t>(best));
+    return;
+  }
+  switch (num_objectives) {
+    case 2:
+      front_nd<2>(rows, num_rows, 2, workspace, front);
+      break;
+    case 3:
+      front_nd<3>(rows, num_rows, 3, workspace, front);
+      break;
+    case 4:
+      front_nd<4>(rows, num_rows, 4, workspace, front);
+      break;
+    default:
+      front_nd<0>(rows, num_rows, num_objectives, workspace, front);
+      break;
+  }
+}
+
+std::vector<std::uint32_t> pareto_front(const double* rows, std::size_t num_rows,
+                                        std::size_t num_objectives) {
+  ParetoWorkspace workspace;
+  std::vector<std::uint32_t> front;
+  pareto_front(rows, num_rows, num_objectives, workspace, front);
+  return front;
+}
+
+}  // namespace npumap::search

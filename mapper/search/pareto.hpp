@@ -1,0 +1,51 @@
+#pragma once
+// Pareto filtering of candidate tables (FFM_NOTES.md "Pareto"). Every objective is minimised.
+//
+// Semantics, which callers rely on for determinism (DESIGN.md §5):
+//   * Row a dominates row b when a <= b in every objective and a < b in at least one.
+//   * Exact duplicates (equal in every objective; -0.0 equals +0.0) keep exactly one row: the
+//     lowest index. Callers pass rows already sorted by their canonical key, so "lowest index"
+//     is "first in canonical order" and the result never depends on arrival order.
+//   * The result is the indices of the surviving rows in ascending order. It depends on nothing
+//     but the values and their order, so merging chunk fronts is "concatenate in canonical order,
+//     filter again": front(A ++ B) == front(front(A) ++ front(B)) after index mapping.
+//   * NaN is rejected with NPUMAP_ASSERT (an internal error: objectives come from the model, never
+//     from the user). Infinities are allowed, except +inf and -inf in the same row.
+//   * Zero objectives: every row equals every other, so a non-empty table keeps row 0.
+//
+// Algorithms: 1 objective keeps the minimum; 2 objectives sort by (obj0, obj1, index) and sweep a
+// running minimum of obj1; 3 or more run a sort-filter skyline (SFS). Before sorting, every path
+// with 2+ objectives runs a one-pass elimination filter against a few running pivots (the rows with
+// the smallest sums seen so far), which on typical data removes most rows in O(n), so the sort only
+// sees the rest. Worst case (a large front) the skyline is O(n * front).
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace npumap::search {
+
+/// Reusable scratch memory for pareto_front; keeps repeated calls on chunks allocation-free once
+/// the buffers have grown to the largest chunk. Not shared between threads.
+struct ParetoWorkspace {
+  /// A candidate row after the elimination filter: its sort key and index.
+  struct Entry {
+    double key0;
+    double key1;
+    std::uint32_t index;
+  };
+  std::vector<Entry> entries;             ///< Rows that survived the elimination filter.
+  std::vector<double> window;             ///< SFS survivors' objectives, in blocks of 8 rows.
+  std::vector<std::uint32_t> window_rows; ///< Index of each SFS survivor, in window order.
+};
+
+/// Indices (ascending) of the Pareto-optimal rows of a row-major num_rows x num_objectives table,
+/// written into `front` (cleared first); scratch comes from `workspace`. num_rows < 2^32.
+void pareto_front(const double* rows, std::size_t num_rows, std::size_t num_objectives,
+                  ParetoWorkspace& workspace, std::vector<std::uint32_t>& front);
+
+/// Convenience form of pareto_front that allocates its own workspace and result.
+std::vector<std::uint32_t> pareto_front(const double* rows, std::size_t num_rows,
+                                        std::size_t num_objectives);
+
+}  // namespace npumap::search

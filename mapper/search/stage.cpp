@@ -1,0 +1,433 @@
+// The per-layer stage.
+//
+// Flow: make_layer_space() for every layer -> one Job per (layer, template) -> jobs sorted by their
+// number of candidates, longest first, and run with tbb::parallel_for inside a task arena of
+// `threads` workers, each writing only its own pre-sized result slot -> per layer, job results are
+// concatenated in template order and Pareto-filtered per compatibility -> keep-rate counters.
+//
+// Inside a job, the valid block configs are taken in chunks of `chunk_size`. Before a candidate is
+// evaluated it must pass the cheap checks, each a named cause: the layer is supported at all
+// (`unsupported`), the block config fits the SHRAM (`shram_capacity`: counted for the whole grid of
+// §8.4 against the valid list), and the pass's own SRAM use fits (`sram_capacity`). Every chunk's
+// rows are merged into the job's running Pareto front per compatibility right away, so memory stays
+// proportional to the front, not the mapspace. A stop request (time limit, Ctrl-C) is honoured at
+// chunk boundaries; candidates not reached are counted under `interrupted`.
+//
+// Determinism: a row's position in every table is fixed by (template index, block-config index),
+// the canonical key of a pmapping, and the Pareto kernel breaks ties by position. Nothing depends on
+// which thread ran what, or when.
+
+#include "mapper/search/stage.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "common/user_error.hpp"
+#include "mapper/search/pareto.hpp"
+#include "model/evaluate.hpp"
+
+namespace npumap::search {
+namespace {
+
+using CompatKey = std::vector<TensorCompat>;
+
+/// Filters `rows` to its Pareto front in place (order kept).
+void prune(std::vector<PmappingRow>& rows, const std::vector<Column>& cols, ParetoWorkspace& ws,
+           std::vector<std::uint32_t>& survivors, std::vector<double>& table) {
+  table.resize(rows.size() * cols.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t c = 0; c < cols.size(); ++c) table[r * cols.size() + c] = rows[r].value(cols[c]);
+  }
+  pareto_front(table.data(), rows.size(), cols.size(), ws, survivors);
+  for (std::size_t i = 0; i < survivors.size(); ++i) rows[i] = rows[survivors[i]];
+  rows.resize(survivors.size());
+}
+
+/// SRAM held by the pass's own whole feature maps: the first input, any other input, the output.
+/// A tensor that becomes a rolling buffer is the join's business, so callers leave it out.
+struct FmSram {
+  std::int64_t first_input = 0;
+  std::int64_t other_inputs = 0;
+  std::int64_t output = 0;
+};
+
+FmSram own_fm_sram(const arch::Arch& arch, const workloads::Workload& w, int layer, const Template& t) {
+  const auto& l = w.layers[static_cast<std::size_t>(layer)];
+  const bool arena_is_sram = arch.feature_map_storage == arch.fast_storage;
+  const auto bytes = [&](int tensor, const FmChoice& c) -> std::int64_t {
+    if (!(c.residence == Residence::Sram || arena_is_sram)) return 0;
+    const auto& info = w.tensors[static_cast<std::size_t>(tensor)];
+    return fm_storage_bytes(info.shape, workloads::data_type_bytes(info.dtype), c.layout);
+  };
+  FmSram out;
+  out.first_input = bytes(l.inputs[0], t.inputs[0]);
+  for (std::size_t i = 1; i < l.inputs.size(); ++i) {
+    if (l.inputs[i] != l.inputs[0]) out.other_inputs += bytes(l.inputs[i], t.inputs[i]);
+  }
+  out.output = bytes(l.output, t.output);
+  return out;
+}
+
+bool operator==(const FmSram& a, const FmSram& b) {
+  return a.first_input == b.first_input && a.other_inputs == b.other_inputs && a.output == b.output;
+}
+
+/// A layer as the per-layer stage sees it: its mapspace and, per template, its own feature maps' SRAM.
+struct StageInput {
+  LayerSpace space;
+  std::vector<FmSram> fm;
+};
+
+StageInput make_stage_input(const arch::Arch& arch, const workloads::Workload& w, int layer, const SpaceOptions& options) {
+  StageInput in;
+  in.space = make_layer_space(arch, w, layer, options);
+  for (const Template& t : in.space.templates) in.fm.push_back(own_fm_sram(arch, w, layer, t));
+  return in;
+}
+
+/// Everything the stage reads of a layer is equal (the layer index itself is not read).
+bool same_stage_input(const StageInput& a, const StageInput& b) {
+  const LayerSpace& x = a.space;
+  const LayerSpace& y = b.space;
+  return x.num_inputs == y.num_inputs && x.batch_repeat == y.batch_repeat &&
+         x.block_config_grid == y.block_config_grid && x.unsupported == y.unsupported && x.base == y.base &&
+         x.block_configs == y.block_configs && x.templates == y.templates && a.fm == b.fm;
+}
+
+struct JobOutput {
+  std::map<CompatKey, std::vector<PmappingRow>> groups;
+  bool stopped = false;
+};
+
+JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram& fm, Job& job,
+                  std::uint32_t job_index, const StageOptions& options, StageProgress* progress) {
+  JobOutput out;
+  KeepCounters& k = job.counters;
+  const Template& tpl = space.templates[job.template_index];
+  const std::uint64_t grid = space.block_config_grid;
+  k.total = grid;
+  if (!space.unsupported.empty()) {
+    k.apply(Cause::Unsupported, grid, grid);
+    return out;
+  }
+  k.apply(Cause::Unsupported, grid, 0);
+  const std::uint64_t valid_configs = space.block_configs.size();
+  k.apply(Cause::ShramCapacity, grid, grid - valid_configs);
+
+  const std::vector<Column> cols = stage_columns(options.objectives);
+  const std::int64_t capacity = arch.sram_capacity_bytes;
+  const double repeat = space.batch_repeat;
+  CompatKey base_key;
+  for (int i = 0; i < space.num_inputs; ++i) base_key.push_back({tpl.inputs[i].residence, tpl.inputs[i].layout, 0});
+  base_key.push_back({tpl.output.residence, tpl.output.layout, 0});
+  const std::size_t out_slot = base_key.size() - 1;
+
+  ParetoWorkspace ws;
+  std::vector<std::uint32_t> survivors;
+  std::vector<double> table;
+  struct VariantGroup {
+    std::vector<PmappingRow> rows;
+    std::size_t pruned_size = 0;
+  };
+  std::map<std::uint64_t, std::size_t> variants;  // packed rolling variant -> index in `groups`
+  std::vector<VariantGroup> groups;
+  std::uint64_t sram_rejected = 0;
+  std::uint64_t evaluated = 0;
+  std::uint64_t interrupted = 0;
+  const std::size_t n = space.block_configs.size();
+  for (std::size_t start = 0; start < n; start += options.chunk_size) {
+    const std::size_t end = std::min(n, start + options.chunk_size);
+    if (options.stop.stop_requested()) {
+      interrupted = n - start;
+      out.stopped = true;
+      break;
+    }
+    for (std::size_t c = start; c < end; ++c) {
+      const model::BlockConfig& bc = space.block_configs[c];
+      const model::Pass pass = make_pass(arch, space, tpl, bc);
+      const std::int64_t transient = transient_sram_bytes(pass);
+      // The row as it is, and with each rolling-capable tensor as a rolling buffer; each variant
+      // must fit the SRAM with the whole tensors it keeps.
+      bool fits[2][2] = {{false, false}, {false, false}};
+      bool any_fits = false;
+      for (int in_roll = 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll) {
+        for (int out_roll = 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
+          const std::int64_t bytes =
+              transient + (in_roll ? 0 : fm.first_input) + fm.other_inputs + (out_roll ? 0 : fm.output);
+          fits[in_roll][out_roll] = bytes <= capacity;
+          any_fits = any_fits || fits[in_roll][out_roll];
+        }
+      }
+      if (!any_fits) {
+        ++sram_rejected;
+        continue;
+      }
+      const model::PassMetrics m = model::evaluate(arch, pass);
+      ++evaluated;
+      PmappingRow row;
+      row.cycles = m.total_cycles() * repeat;
+      row.offchip_bytes = model::off_chip_bytes(m) * repeat;
+      row.energy_pj = m.energy_pj * repeat;
+      row.sram_bytes = static_cast<double>(transient);
+      row.job = job_index;
+      row.candidate = static_cast<std::uint32_t>(c);
+      const int in_rows = tpl.input_may_roll[0] ? rolling_consumer_rows(arch, space, bc) : 0;
+      for (int in_roll = 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll) {
+        for (int out_roll = 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
+          if (!fits[in_roll][out_roll]) continue;
+          // Within a job only the rolling variants vary: a packed integer names the group, so the
+          // hot loop builds no key vectors.
+          const std::uint64_t variant = (static_cast<std::uint64_t>(in_roll) << 48) |
+                                        (static_cast<std::uint64_t>(out_roll) << 40) |
+                                        (static_cast<std::uint64_t>(in_roll ? in_rows : 0) << 20) |
+                                        static_cast<std::uint64_t>(out_roll ? bc.ofm_h : 0);
+          auto [it, inserted] = variants.try_emplace(variant, groups.size());
+          if (inserted) groups.emplace_back();
+          groups[it->second].rows.push_back(row);
+        }
+      }
+    }
+    // Merge the chunk into the running fronts right away.
+    for (auto& g : groups) {
+      if (g.rows.size() != g.pruned_size) {
+        prune(g.rows, cols, ws, survivors, table);
+        g.pruned_size = g.rows.size();
+      }
+    }
+  }
+  for (const auto& [variant, index] : variants) {
+    CompatKey key = base_key;
+    const bool in_roll = (variant >> 48) & 1;
+    const bool out_roll = (variant >> 40) & 1;
+    if (in_roll) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>((variant >> 20) & 0xFFFFF)};
+    if (out_roll) key[out_slot] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(variant & 0xFFFFF)};
+    out.groups[key] = std::move(groups[index].rows);
+  }
+  k.apply(Cause::SramCapacity, valid_configs - interrupted, sram_rejected);
+  k.apply(Cause::Interrupted, valid_configs, interrupted);
+  k.valid = valid_configs - sram_rejected - interrupted;
+  k.evaluated = evaluated;
+  if (progress != nullptr) progress->evaluated.fetch_add(evaluated, std::memory_order_relaxed);
+  return out;
+}
+
+/// The stage over `inputs` (one LayerResult each), in the caller's oneTBB arena.
+StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, const StageOptions& options,
+                      StageProgress* progress) {
+  StageResult result;
+  const int num_layers = static_cast<int>(inputs.size());
+  result.layers.resize(inputs.size());
+  for (int l = 0; l < num_layers; ++l) {
+    LayerResult& lr = result.layers[static_cast<std::size_t>(l)];
+    lr.space = std::move(inputs[static_cast<std::size_t>(l)].space);
+    for (std::uint32_t t = 0; t < lr.space.templates.size(); ++t) {
+      lr.jobs.push_back(static_cast<std::uint32_t>(result.jobs.size()));
+      result.jobs.push_back(Job{l, t, {}});
+    }
+  }
+  const std::size_t num_jobs = result.jobs.size();
+  if (progress != nullptr) progress->jobs_total.fetch_add(num_jobs);
+
+  // Longest first: a job's cost is its number of block configs.
+  std::vector<std::uint32_t> order(num_jobs);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return result.layers[static_cast<std::size_t>(result.jobs[a].layer)].space.block_configs.size() >
+           result.layers[static_cast<std::size_t>(result.jobs[b].layer)].space.block_configs.size();
+  });
+
+  std::vector<JobOutput> outputs(num_jobs);
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, num_jobs, 1),
+      [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+          const std::uint32_t j = order[i];
+          Job& job = result.jobs[j];
+          const auto l = static_cast<std::size_t>(job.layer);
+          outputs[j] = run_job(arch, result.layers[l].space, inputs[l].fm[job.template_index], job, j, options, progress);
+          if (progress != nullptr) progress->jobs_done.fetch_add(1, std::memory_order_relaxed);
+        }
+      },
+      tbb::simple_partitioner());
+
+  // Per layer: concatenate job fronts in template order, Pareto per compatibility.
+  const std::vector<Column> cols = stage_columns(options.objectives);
+  tbb::parallel_for(0, num_layers, [&](int l) {
+    LayerResult& lr = result.layers[static_cast<std::size_t>(l)];
+    std::map<CompatKey, std::vector<PmappingRow>> merged;
+    for (std::uint32_t j : lr.jobs) {
+      for (auto& [key, rows] : outputs[j].groups) {
+        auto& dst = merged[key];
+        dst.insert(dst.end(), rows.begin(), rows.end());
+      }
+    }
+    ParetoWorkspace ws;
+    std::vector<std::uint32_t> survivors;
+    std::vector<double> table;
+    // A job's evaluated candidate survives if it is in at least one group's front.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, char> kept;
+    for (auto& [key, rows] : merged) {
+      prune(rows, cols, ws, survivors, table);
+      for (const auto& r : rows) kept[{r.job, r.candidate}] = 1;
+      lr.groups.push_back(PmappingGroup{key, std::move(rows)});
+    }
+    std::vector<std::uint64_t> survivors_per_job(lr.jobs.size(), 0);
+    for (const auto& [id, _] : kept) {
+      const auto pos = std::find(lr.jobs.begin(), lr.jobs.end(), id.first) - lr.jobs.begin();
+      ++survivors_per_job[static_cast<std::size_t>(pos)];
+    }
+    std::vector<KeepCounters> counters;
+    for (std::size_t i = 0; i < lr.jobs.size(); ++i) {
+      KeepCounters& k = result.jobs[lr.jobs[i]].counters;
+      k.pareto = survivors_per_job[i];
+      k.apply(Cause::Dominated, k.evaluated, k.evaluated - k.pareto);
+      counters.push_back(k);
+    }
+    lr.rates = combine(counters);
+  });
+  std::vector<KeepCounters> all;
+  for (const auto& j : result.jobs) all.push_back(j.counters);
+  result.overall = combine(all);
+  for (const auto& o : outputs) result.partial = result.partial || o.stopped;
+  return result;
+}
+
+}  // namespace
+
+namespace {
+
+/// Moves the distinct inputs of `all` (in order of first appearance) into `distinct`, and returns
+/// for each input the index of its distinct one. Candidates are found by a cheap key, then compared
+/// whole. With `share` false every input is its own.
+std::vector<std::uint32_t> deduplicate(std::vector<StageInput>& all, std::vector<StageInput>& distinct, bool share) {
+  std::vector<std::uint32_t> distinct_of;
+  std::map<std::tuple<std::uint64_t, std::size_t, std::size_t, std::array<int, 4>>, std::vector<std::uint32_t>> buckets;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const model::Pass& b = all[i].space.base;
+    const auto key = std::make_tuple(all[i].space.block_config_grid, all[i].space.templates.size(),
+                                     all[i].space.block_configs.size(), b.ofm.shape.dims);
+    auto& bucket = buckets[key];
+    std::uint32_t found = static_cast<std::uint32_t>(distinct.size());
+    for (std::uint32_t d : share ? bucket : std::vector<std::uint32_t>{}) {
+      if (same_stage_input(distinct[d], all[i])) {
+        found = d;
+        break;
+      }
+    }
+    if (found == distinct.size()) {
+      bucket.push_back(found);
+      distinct.push_back(std::move(all[i]));
+    }
+    distinct_of.push_back(found);
+  }
+  return distinct_of;
+}
+
+}  // namespace
+
+StageResult stage_of_workload(const SharedStage& shared, std::size_t first_ref, std::size_t num_layers) {
+  // Every layer gets its distinct layer's result with jobs of its own, numbered in layer then template
+  // order exactly as if each layer had been computed: the result is the same, only cheaper.
+  const StageResult& computed = shared.stage;
+  StageResult result;
+  result.layers.resize(num_layers);
+  for (std::size_t l = 0; l < num_layers; ++l) {
+    const LayerResult& src = computed.layers[shared.distinct_of[first_ref + l]];
+    LayerResult& dst = result.layers[l];
+    dst.space = src.space;
+    dst.space.layer = static_cast<int>(l);
+    dst.rates = src.rates;
+    dst.groups = src.groups;
+    std::map<std::uint32_t, std::uint32_t> job_of;
+    for (std::uint32_t j : src.jobs) {
+      job_of[j] = static_cast<std::uint32_t>(result.jobs.size());
+      dst.jobs.push_back(static_cast<std::uint32_t>(result.jobs.size()));
+      result.jobs.push_back(Job{static_cast<int>(l), computed.jobs[j].template_index, computed.jobs[j].counters});
+    }
+    for (auto& g : dst.groups) {
+      for (auto& row : g.rows) row.job = job_of.at(row.job);
+    }
+  }
+  std::vector<KeepCounters> all;
+  for (const auto& j : result.jobs) all.push_back(j.counters);
+  result.overall = combine(all);
+  result.partial = computed.partial;
+  return result;
+}
+
+StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, const StageOptions& options,
+                          StageProgress* progress) {
+  std::vector<LayerRef> refs;
+  for (int l = 0; l < static_cast<int>(w.layers.size()); ++l) refs.push_back(LayerRef{&w, l});
+  // Identical layers (resnet50's repeated bottlenecks, for one) are computed once.
+  tbb::task_arena arena(std::max(1, options.threads));
+  StageResult result;
+  arena.execute([&] { result = stage_of_workload(run_shared_stage(arch, refs, options, progress), 0, refs.size()); });
+  return result;
+}
+
+SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>& layers, const StageOptions& options,
+                             StageProgress* progress, bool share_identical) {
+  std::vector<StageInput> all(layers.size());
+  tbb::parallel_for(std::size_t{0}, layers.size(), [&](std::size_t i) {
+    all[i] = make_stage_input(arch, *layers[i].workload, layers[i].layer, options.space);
+  });
+  SharedStage shared;
+  std::vector<StageInput> distinct;
+  shared.distinct_of = deduplicate(all, distinct, share_identical);
+  shared.stage = run_stage(arch, distinct, options, progress);
+  return shared;
+}
+
+JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& w, const StageResult& stage,
+                              const std::vector<Objective>& objectives, bool allow_fusion) {
+  NPUMAP_ASSERT(stage.layers.size() == w.layers.size());
+  JoinProblem p;
+  p.arena_is_sram = arch.feature_map_storage == arch.fast_storage;
+  p.sram_capacity = arch.sram_capacity_bytes;
+  p.objectives = objectives;
+  std::vector<int> step_of(w.layers.size(), -1);
+  for (std::size_t s = 0; s < w.topological_order.size(); ++s) step_of[static_cast<std::size_t>(w.topological_order[s])] = static_cast<int>(s);
+  for (const auto& t : w.tensors) {
+    JoinTensor jt;
+    const int elem = workloads::data_type_bytes(t.dtype);
+    jt.linear_bytes = fm_storage_bytes(t.shape, elem, Layout::Linear);
+    jt.nhcwb16_bytes = fm_storage_bytes(t.shape, elem, Layout::Nhcwb16);
+    jt.height = static_cast<int>(t.shape.h);
+    jt.width = static_cast<int>(t.shape.w);
+    jt.channels = static_cast<int>(t.shape.c);
+    jt.element_bytes = elem;
+    jt.producer_step = t.producer >= 0 ? step_of[static_cast<std::size_t>(t.producer)] : -1;
+    for (int c : t.consumers) jt.last_consumer_step = std::max(jt.last_consumer_step, step_of[static_cast<std::size_t>(c)]);
+    jt.network_output = t.is_network_output();
+    p.tensors.push_back(jt);
+  }
+  for (int layer : w.topological_order) {
+    const auto& lr = stage.layers[static_cast<std::size_t>(layer)];
+    JoinStep step;
+    for (const auto& g : lr.groups) {
+      bool rolling = false;
+      for (const auto& c : g.compat) rolling = rolling || c.residence == Residence::Rolling;
+      if (allow_fusion || !rolling) step.groups.push_back(g);
+    }
+    step.inputs = w.layers[static_cast<std::size_t>(layer)].inputs;
+    step.output = w.layers[static_cast<std::size_t>(layer)].output;
+    p.steps.push_back(step);
+  }
+  return p;
+}
+
+model::Pass pass_of(const arch::Arch& arch, const StageResult& stage, int layer, const PmappingRow& row) {
+  const Job& job = stage.jobs[row.job];
+  NPUMAP_ASSERT(job.layer == layer);
+  const LayerSpace& space = stage.layers[static_cast<std::size_t>(layer)].space;
+  return make_pass(arch, space, space.templates[job.template_index], space.block_configs[row.candidate]);
+}
+
+}  // namespace npumap::search

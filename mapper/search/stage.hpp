@@ -1,0 +1,104 @@
+#pragma once
+// The per-layer stage (DESIGN.md §2, FFM_NOTES.md "Jobs"): one job per (layer, template), run as
+// oneTBB tasks longest first; each enumerates its block configs in fixed-size chunks, evaluates them
+// with the cycle model and keeps the Pareto-optimal pmappings per compatibility. The jobs of a layer
+// then merge, in job order, into the layer's PmappingGroups. See jobs.cpp.
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "arch/arch.hpp"
+#include "common/stop_token.hpp"
+#include "mapper/search/join.hpp"
+#include "mapper/search/keep_rates.hpp"
+#include "mapper/search/mapspace.hpp"
+#include "mapper/search/objectives.hpp"
+#include "mapper/search/pmapping.hpp"
+#include "workloads/workload.hpp"
+
+namespace npumap::search {
+
+/// Knobs of the per-layer stage.
+struct StageOptions {
+  int threads = 1;                       ///< run_per_layer only: worker threads (a oneTBB arena of this size)
+  std::uint32_t chunk_size = 128;        ///< block configs evaluated between Pareto merges and stop checks
+  std::vector<Objective> objectives = all_objectives();  ///< columns kept by the per-layer Pareto filter
+  SpaceOptions space;
+  /// Checked at every chunk boundary; once it says stop, the remaining candidates count as `interrupted`.
+  common::StopToken stop;
+};
+
+/// Live counters a progress display may read while the stage runs.
+struct StageProgress {
+  std::atomic<std::uint64_t> jobs_done{0};
+  std::atomic<std::uint64_t> jobs_total{0};
+  std::atomic<std::uint64_t> evaluated{0};
+};
+
+/// One job: a layer and one of its templates.
+struct Job {
+  int layer = -1;
+  std::uint32_t template_index = 0;
+  KeepCounters counters;
+};
+
+/// The result of one layer.
+struct LayerResult {
+  LayerSpace space;
+  std::vector<std::uint32_t> jobs;     ///< indices into StageResult::jobs, in template order
+  std::vector<PmappingGroup> groups;   ///< sorted by compatibility
+  KeepRates rates;
+};
+
+/// The whole per-layer stage.
+struct StageResult {
+  std::vector<LayerResult> layers;  ///< indexed by layer (file order)
+  std::vector<Job> jobs;
+  KeepRates overall;
+  bool partial = false;             ///< stopped early by the time limit or an interrupt
+};
+
+
+/// A layer of some workload, as input to a shared per-layer stage.
+struct LayerRef {
+  const workloads::Workload* workload = nullptr;
+  int layer = -1;
+};
+
+/// The per-layer stage of layers from any number of workloads, each distinct layer computed once.
+struct SharedStage {
+  /// One LayerResult per distinct layer (in order of first appearance); its space.layer is the layer
+  /// index in the workload of that first appearance, and Job::layer indexes `stage.layers`.
+  StageResult stage;
+  std::vector<std::uint32_t> distinct_of;  ///< per LayerRef: index into stage.layers
+};
+
+/// Two layers are the same job set when their mapspaces (base pass, templates, block configs, batch
+/// repeat, support) and the SRAM their own whole feature maps take under every template are equal:
+/// the per-layer stage reads nothing else of the workload, so their results are identical.
+/// Runs in the caller's oneTBB arena (`options.threads` is not used); deterministic.
+/// With `share_identical` false every layer is computed on its own (to measure what sharing saves).
+SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>& layers, const StageOptions& options,
+                             StageProgress* progress = nullptr, bool share_identical = true);
+
+/// The per-layer stage of one workload whose layers are refs [first_ref, first_ref + num_layers) of
+/// `shared`: each layer gets its distinct layer's result, with jobs of its own numbered in layer then
+/// template order, exactly as if every layer had been computed on its own.
+StageResult stage_of_workload(const SharedStage& shared, std::size_t first_ref, std::size_t num_layers);
+
+/// The per-layer stage of one workload in an arena of `options.threads` workers (identical layers
+/// computed once). Deterministic: independent of `threads` and timing, except that a stop marks the
+/// result partial. For tests and benchmarks of the stage alone; a mapping runs search::map_network.
+StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& workload, const StageOptions& options,
+                          StageProgress* progress = nullptr);
+
+/// The join problem of a workload: tensors with their sizes and lifetimes in topological order, and
+/// a copy of each layer's groups (groups with a rolling buffer are left out unless `allow_fusion`).
+JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                              const std::vector<Objective>& objectives, bool allow_fusion);
+
+/// The pass of a row of a layer's group (for reports and `mapper eval`).
+model::Pass pass_of(const arch::Arch& arch, const StageResult& stage, int layer, const PmappingRow& row);
+
+}  // namespace npumap::search

@@ -1,0 +1,308 @@
+// The final files of a sweep, rendered from the point records in point order (nothing here depends
+// on timing or on which run computed a point, so a resumed sweep writes the same bytes).
+//
+// The cross-arch Pareto front of a workload is taken over every (arch point, front point) row with
+// four objectives, all minimised: hardware cost as MACs per cycle and SRAM capacity bytes, against
+// the mapping's cycles and off-chip bytes.
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/files.hpp"
+#include "common/units.hpp"
+#include "mapper/search/pareto.hpp"
+#include "mapper/sweep/sweep.hpp"
+#include "npumap_version.hpp"
+
+namespace npumap::sweep {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+/// ",v1,v2,..": the record's value of each parameter key of the sweep (empty where it sets none).
+std::string param_columns(const SweepSpec& spec, const Json& rec) {
+  std::string s;
+  for (const auto& k : spec.param_keys) {
+    s += fmt::format(",{}", rec["params"].contains(k) ? csv_field(rec["params"][k].get<std::string>()) : std::string());
+  }
+  return s;
+}
+
+std::string number(double v) { return fmt::format("{}", v); }
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+/// One mapping of one workload on one arch point.
+struct Row {
+  std::size_t record = 0;       ///< index into the records
+  std::size_t front_index = 0;  ///< position in that point's front of the workload
+  double macs = 0, sram_capacity = 0, cycles = 0, offchip = 0, peak_sram = 0, energy = 0, clock = 0;
+  bool pareto = false;
+};
+
+std::string params_text(const Json& params) {
+  std::string s;
+  for (const auto& [k, v] : params.items()) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v.get<std::string>());
+  return s.empty() ? "base" : s;
+}
+
+/// A log axis when every value is positive, else linear; maps [lo, hi] onto [a, b].
+struct Axis {
+  double lo = 0, hi = 1, a = 0, b = 1;
+  bool log = false;
+  void fit(const std::vector<double>& values) {
+    log = !values.empty() && std::all_of(values.begin(), values.end(), [](double v) { return v > 0; });
+    lo = hi = values.empty() ? 0.0 : f(values[0]);
+    for (double v : values) lo = std::min(lo, f(v)), hi = std::max(hi, f(v));
+    const double span = hi - lo > 0 ? hi - lo : std::max(log ? 0.1 : 1.0, std::fabs(hi) * 0.1);
+    lo -= span * 0.06;
+    hi += span * 0.06;
+  }
+  double f(double v) const { return log ? std::log10(v) : v; }
+  double map(double v) const { return a + (f(v) - lo) / (hi - lo) * (b - a); }
+  double value_at(double t) const {
+    const double x = lo + (hi - lo) * t;
+    return log ? std::pow(10.0, x) : x;
+  }
+};
+
+const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+
+std::string render_svg(const std::vector<std::string>& workload_ids, const std::vector<std::vector<Row>>& rows,
+                       const std::vector<Json>& records, const std::string& title) {
+  const double W = 820, PH = 430, L = 90, R = 190, T = 46, B = 56;
+  std::set<double> macs_values, sram_values;
+  for (const auto& wr : rows) {
+    for (const Row& r : wr) macs_values.insert(r.macs), sram_values.insert(r.sram_capacity);
+  }
+  const std::vector<double> macs(macs_values.begin(), macs_values.end());
+  const std::vector<double> srams(sram_values.begin(), sram_values.end());
+  const auto colour = [&](double m) {
+    const auto i = static_cast<std::size_t>(std::lower_bound(macs.begin(), macs.end(), m) - macs.begin());
+    return kPalette[i % 8];
+  };
+  const auto radius = [&](double s) {
+    const auto i = static_cast<double>(std::lower_bound(srams.begin(), srams.end(), s) - srams.begin());
+    return srams.size() > 1 ? 3.0 + 6.0 * i / static_cast<double>(srams.size() - 1) : 5.0;
+  };
+  const double H = 30 + PH * static_cast<double>(std::max<std::size_t>(1, workload_ids.size()));
+  std::string out = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect x=\"0\" y=\"0\" width=\"{0}\" "
+      "height=\"{1}\" fill=\"white\"/>\n",
+      W, H);
+  out += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\">{}</text>\n", L, xml_escape(title));
+  for (std::size_t wi = 0; wi < workload_ids.size(); ++wi) {
+    const double top = 30 + PH * static_cast<double>(wi);
+    std::vector<double> xs, ys;
+    for (const Row& r : rows[wi]) xs.push_back(r.cycles), ys.push_back(r.offchip);
+    Axis x, y;
+    x.fit(xs);
+    y.fit(ys);
+    x.a = L, x.b = W - R;
+    y.a = top + PH - B, y.b = top + T;
+    std::size_t on_front = 0;
+    for (const Row& r : rows[wi]) on_front += r.pareto ? 1 : 0;
+    out += fmt::format("<g class=\"panel\" id=\"{}\">\n", xml_escape(workload_ids[wi]));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\">{}: {} cross-arch Pareto-optimal of {} mappings</text>\n",
+                       L, top + 30, xml_escape(workload_ids[wi]), on_front, rows[wi].size());
+    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n", L, y.a, x.b);
+    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/>\n", L, y.a, y.b);
+    for (int i = 0; i <= 4; ++i) {
+      const double xv = x.value_at(i / 4.0), yv = y.value_at(i / 4.0);
+      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x.map(xv), y.a + 16, common::format_si(xv, false));
+      out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", L - 6, y.map(yv) + 4, common::format_si(yv, false));
+    }
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">cycles{}</text>\n", (L + x.b) / 2, y.a + 36,
+                       x.log ? " (log scale)" : "");
+    out += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">off-chip bytes{1}</text>\n",
+                       (y.a + y.b) / 2, y.log ? " (log)" : "");
+    // Dominated rows first (faint, hollow), then the front on top.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const Row& r : rows[wi]) {
+        if (r.pareto != (pass == 1)) continue;
+        const Json& rec = records[r.record];
+        out += fmt::format(
+            "<circle class=\"{}\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"{}\" "
+            "stroke-width=\"{}\"><title>{} ({}): {} MACs/cycle, {} SRAM, {:.0f} cycles, {:.0f} B off-chip</title></circle>\n",
+            r.pareto ? "pareto" : "dominated", x.map(r.cycles), y.map(r.offchip), radius(r.sram_capacity),
+            colour(r.macs), r.pareto ? "0.9" : "0.0", r.pareto ? "black" : colour(r.macs), r.pareto ? "1" : "0.8",
+            rec["id"].get<std::string>(), xml_escape(params_text(rec["params"])), r.macs, common::format_bytes_short(r.sram_capacity),
+            r.cycles, r.offchip);
+      }
+    }
+    // Legends: colour = MACs per cycle, size = SRAM capacity.
+    const double lx = W - R + 24;
+    double ly = top + T + 4;
+    out += fmt::format("<text x=\"{}\" y=\"{}\">MACs/cycle</text>\n", lx - 8, ly);
+    for (double m : macs) {
+      ly += 18;
+      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"black\"/><text x=\"{}\" y=\"{}\">{:g}</text>\n",
+                         lx, ly - 4, colour(m), lx + 12, ly, m);
+    }
+    ly += 26;
+    out += fmt::format("<text x=\"{}\" y=\"{}\">SRAM capacity</text>\n", lx - 8, ly);
+    for (double s : srams) {
+      ly += 20;
+      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{:.1f}\" fill=\"#999\" stroke=\"black\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
+                         lx, ly - 4, radius(s), lx + 14, ly, common::format_bytes_short(s));
+    }
+    ly += 26;
+    out += fmt::format("<text x=\"{}\" y=\"{}\">filled: on the front</text>\n", lx - 8, ly);
+    out += fmt::format("<text x=\"{}\" y=\"{}\">hollow: dominated</text>\n", lx - 8, ly + 16);
+    out += "</g>\n";
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> cross_arch_front(const std::vector<std::array<double, 4>>& rows) {
+  if (rows.empty()) return {};
+  return search::pareto_front(rows.front().data(), rows.size(), 4);
+}
+
+SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records) {
+  // Rows per workload, in (point, front index) order, and their cross-arch front.
+  std::vector<std::vector<Row>> rows(spec.workloads.size());
+  for (std::size_t ri = 0; ri < records.size(); ++ri) {
+    const Json& rec = records[ri];
+    for (std::size_t wi = 0; wi < spec.workloads.size(); ++wi) {
+      const Json& front = rec["workloads"][wi]["front"];
+      for (std::size_t f = 0; f < front.size(); ++f) {
+        Row r;
+        r.record = ri;
+        r.front_index = f;
+        r.macs = rec["arch"]["macs_per_cycle"].get<double>();
+        r.sram_capacity = rec["arch"]["sram_capacity_bytes"].get<double>();
+        r.clock = rec["arch"]["core_clock_hz"].get<double>();
+        r.cycles = front[f]["cycles"].get<double>();
+        r.offchip = front[f]["offchip_bytes"].get<double>();
+        r.peak_sram = front[f]["sram_bytes"].get<double>();
+        r.energy = front[f]["energy_pj"].get<double>();
+        rows[wi].push_back(r);
+      }
+    }
+  }
+  for (auto& wr : rows) {
+    std::vector<std::array<double, 4>> table;
+    for (const Row& r : wr) table.push_back({r.macs, r.sram_capacity, r.cycles, r.offchip});
+    for (std::uint32_t i : cross_arch_front(table)) wr[i].pareto = true;
+  }
+
+  SweepFiles files;
+  // sweep.csv
+  std::string header = "point";
+  for (const auto& k : spec.param_keys) header += fmt::format(",{}", csv_field("param." + k));
+  header += ",accelerator,macs_per_cycle,sram_capacity_bytes,core_clock_hz,system_config,memory_mode,workload,status,"
+            "front_index,cycles,latency_ms,offchip_bytes,peak_sram_bytes,energy_pj,cross_arch_pareto\n";
+  files.csv = header;
+  const auto point_columns = [&](const Json& rec) {
+    std::string s = rec["id"].get<std::string>();
+    s += param_columns(spec, rec);
+    const Json& a = rec["arch"];
+    s += fmt::format(",{},{},{},{},{},{}", a["accelerator"].get<std::string>(), a["macs_per_cycle"].get<int>(),
+                     a["sram_capacity_bytes"].get<std::int64_t>(), number(a["core_clock_hz"].get<double>()),
+                     csv_field(a["system_config"].get<std::string>()), csv_field(a["memory_mode"].get<std::string>()));
+    return s;
+  };
+  std::vector<std::size_t> next_row(spec.workloads.size(), 0);
+  for (std::size_t ri = 0; ri < records.size(); ++ri) {
+    const Json& rec = records[ri];
+    const std::string pc = point_columns(rec);
+    for (std::size_t wi = 0; wi < spec.workloads.size(); ++wi) {
+      const Json& wr = rec["workloads"][wi];
+      const std::string status = wr["status"].get<std::string>();
+      if (wr["front"].empty()) {
+        files.csv += fmt::format("{},{},{},,,,,,,,\n", pc, csv_field(spec.workloads[wi].id), status);
+        continue;
+      }
+      for (std::size_t f = 0; f < wr["front"].size(); ++f) {
+        const Row& r = rows[wi][next_row[wi]++];
+        files.csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", pc, csv_field(spec.workloads[wi].id), status, f,
+                                 number(r.cycles), number(r.cycles / r.clock * 1e3), number(r.offchip),
+                                 number(r.peak_sram), number(r.energy), r.pareto ? 1 : 0);
+      }
+    }
+  }
+
+  // pareto.csv and the JSON fronts.
+  std::string pheader = "workload,point";
+  for (const auto& k : spec.param_keys) pheader += fmt::format(",{}", csv_field("param." + k));
+  pheader += ",accelerator,macs_per_cycle,sram_capacity_bytes,cycles,offchip_bytes,front_index,latency_ms,peak_sram_bytes,energy_pj\n";
+  files.pareto_csv = pheader;
+  Json pareto = Json::object();
+  for (std::size_t wi = 0; wi < spec.workloads.size(); ++wi) {
+    Json list = Json::array();
+    for (const Row& r : rows[wi]) {
+      if (!r.pareto) continue;
+      const Json& rec = records[r.record];
+      const std::string pcols = param_columns(spec, rec);
+      files.pareto_csv += fmt::format("{},{}{},{},{},{},{},{},{},{},{},{}\n", csv_field(spec.workloads[wi].id),
+                                      rec["id"].get<std::string>(), pcols, rec["arch"]["accelerator"].get<std::string>(),
+                                      number(r.macs), number(r.sram_capacity), number(r.cycles), number(r.offchip),
+                                      r.front_index, number(r.cycles / r.clock * 1e3), number(r.peak_sram), number(r.energy));
+      list.push_back(Json{{"point", rec["id"]}, {"params", rec["params"]}, {"front_index", r.front_index},
+                          {"macs_per_cycle", rec["arch"]["macs_per_cycle"]}, {"sram_capacity_bytes", rec["arch"]["sram_capacity_bytes"]},
+                          {"cycles", r.cycles}, {"offchip_bytes", r.offchip}, {"sram_bytes", r.peak_sram}, {"energy_pj", r.energy}});
+    }
+    pareto[spec.workloads[wi].id] = list;
+  }
+
+  // sweep.json
+  Json doc;
+  doc["tool"] = {{"name", "npu-mapper"}, {"version", kVersion}};
+  Json objectives = Json::array();
+  for (search::Objective o : spec.objectives) objectives.push_back(search::objective_name(o));
+  Json workloads = Json::array();
+  for (const auto& w : spec.workloads) workloads.push_back(Json{{"id", w.id}, {"path", w.path}, {"layers", w.workload.layers.size()}});
+  doc["sweep"] = {{"name", spec.name},           {"spec", spec.file},          {"fingerprint", spec.fingerprint},
+                  {"base", spec.base},           {"parameters", spec.param_keys}, {"objectives", objectives},
+                  {"fusion", spec.fusion},       {"tolerance", spec.tolerance}, {"workloads", workloads},
+                  {"points", spec.points.size()}};
+  Json points = Json::array();
+  for (const Json& rec : records) {
+    Json p;
+    p["id"] = rec["id"];
+    p["params"] = rec["params"];
+    p["arch"] = rec["arch"];
+    p["workloads"] = rec["workloads"];
+    points.push_back(p);
+  }
+  doc["points"] = points;
+  doc["pareto"] = pareto;
+  files.json = doc.dump(1) + "\n";
+
+  std::vector<std::string> ids;
+  for (const auto& w : spec.workloads) ids.push_back(w.id);
+  files.svg = render_svg(ids, rows, records,
+                         fmt::format("sweep {}: {} arch points; colour = MACs/cycle, size = SRAM capacity", spec.name,
+                                     records.size()));
+  return files;
+}
+
+}  // namespace npumap::sweep

@@ -1,0 +1,349 @@
+// Reading a sweep spec. Every check happens here, before any mapping work starts.
+//
+// A point's arch is built by the arch loader itself: the base (preset or file) first, then a map of
+// the point's settings whose value nodes are the spec's own YAML nodes, so a value the loader rejects
+// is reported at its line and column in the spec. `memory.<Area>.bandwidth` is the one key the arch
+// format does not have: it is applied after loading, as clock_scale = bandwidth * 8 / axi_port_width.
+
+#include "mapper/sweep/sweep_spec.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "arch/arch_loader.hpp"
+#include "common/hash.hpp"
+#include "common/user_error.hpp"
+#include "common/yaml_reader.hpp"
+#include "npumap_version.hpp"
+#include "workloads/loader.hpp"
+
+namespace npumap::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kTopKeys = {"name", "workloads", "base", "grid", "points", "objectives", "fusion", "tolerance"};
+const std::vector<std::string> kArchKeys = {"accelerator",    "system_config", "memory_mode", "core_clock",
+                                            "axi_port_width", "sram_capacity", "cache_size"};
+const std::vector<std::string> kAreas = {"Sram", "Dram", "OnChipFlash", "OffChipFlash"};
+const std::vector<std::string> kMemoryFields = {"clock_scale", "burst_length", "read_latency", "write_latency", "bandwidth"};
+constexpr std::size_t kMaxPoints = 100000;
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::vector<std::string> split_dots(const std::string& key) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : key) {
+    if (c == '.') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+
+/// Checks a parameter key; `at` is the node to blame (the key's value).
+void check_param_key(const std::string& key, const common::YamlNode& at) {
+  if (std::find(kArchKeys.begin(), kArchKeys.end(), key) != kArchKeys.end()) return;
+  const std::vector<std::string> parts = split_dots(key);
+  if (parts.size() == 3 && parts[0] == "memory") {
+    if (std::find(kAreas.begin(), kAreas.end(), parts[1]) == kAreas.end()) {
+      const std::string near = common::closest_match(parts[1], kAreas);
+      throw at.error(fmt::format("unknown memory area `{}` in key `{}`", parts[1], key),
+                     near.empty() ? "areas: Sram, Dram, OnChipFlash, OffChipFlash" : "did you mean `" + near + "`?");
+    }
+    if (std::find(kMemoryFields.begin(), kMemoryFields.end(), parts[2]) == kMemoryFields.end()) {
+      const std::string near = common::closest_match(parts[2], kMemoryFields);
+      throw at.error(fmt::format("unknown memory parameter `{}` in key `{}`", parts[2], key),
+                     near.empty() ? "one of: clock_scale, burst_length, read_latency, write_latency, bandwidth"
+                                  : "did you mean `" + near + "`?");
+    }
+    return;
+  }
+  const std::vector<std::string> all = sweep_parameter_keys();
+  const std::string near = common::closest_match(key, all);
+  throw at.error(fmt::format("`{}` is not a sweep parameter", key),
+                 near.empty() ? "parameters: accelerator, system_config, memory_mode, core_clock, axi_port_width, "
+                                "sram_capacity, cache_size, memory.<Area>.<clock_scale|burst_length|read_latency|"
+                                "write_latency|bandwidth>"
+                              : "did you mean `" + near + "`?");
+}
+
+/// A parameter value: one scalar.
+std::string param_text(const common::YamlNode& v) {
+  if (!v.is_scalar()) throw v.error("expected a single value", "a grid key takes a list of values, a point key one value");
+  const std::string s = v.as_string();
+  if (s.empty()) throw v.error("empty value", "write the value, e.g. 1MiB");
+  return s;
+}
+
+using Setting = std::pair<std::string, common::YamlNode>;
+
+/// Resolves a workload entry: a zoo name ("resnet18") or a path relative to the spec's folder.
+std::string resolve_workload(const common::YamlNode& item, const fs::path& spec_dir) {
+  const std::string text = item.as_string();
+  const bool is_name = text.find('/') == std::string::npos && fs::path(text).extension() != ".yaml";
+  if (is_name) {
+    const fs::path zoo = fs::path(NPUMAP_SOURCE_DIR) / "workloads";
+    const fs::path file = zoo / (text + ".yaml");
+    if (fs::is_regular_file(file)) return file.string();
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(zoo, ec)) {
+      if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+    }
+    std::sort(names.begin(), names.end());
+    const std::string near = common::closest_match(text, names);
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    throw item.error(fmt::format("unknown zoo workload `{}`", text),
+                     near.empty() ? "zoo workloads: " + all + "; or give a path to a .yaml file"
+                                  : "did you mean `" + near + "`? zoo workloads: " + all);
+  }
+  fs::path p(text);
+  if (p.is_relative()) p = spec_dir / p;
+  if (!fs::is_regular_file(p)) throw item.error(fmt::format("cannot open workload file `{}`", p.string()), "paths are relative to the spec's folder");
+  return p.lexically_normal().string();
+}
+
+std::string resolve_base(const common::YamlNode& node, const fs::path& spec_dir) {
+  const std::string text = node.as_string();
+  const auto presets = arch::preset_names();
+  if (std::find(presets.begin(), presets.end(), text) != presets.end()) return text;
+  const bool is_name = text.find('/') == std::string::npos && fs::path(text).extension() != ".yaml";
+  if (is_name) {
+    const std::string near = common::closest_match(text, presets);
+    std::string all;
+    for (const auto& n : presets) all += (all.empty() ? "" : ", ") + n;
+    throw node.error(fmt::format("unknown preset `{}`", text),
+                     near.empty() ? "presets: " + all : "did you mean `" + near + "`? presets: " + all);
+  }
+  fs::path p(text);
+  if (p.is_relative()) p = spec_dir / p;
+  if (!fs::is_regular_file(p)) throw node.error(fmt::format("cannot open arch file `{}`", p.string()), "paths are relative to the spec's folder");
+  return p.lexically_normal().string();
+}
+
+/// The arch of one point. Errors from the arch loader keep their location and name the point.
+arch::Arch build_point_arch(const SweepSpec& spec, const std::string& id, const std::vector<Setting>& settings,
+                            const std::string& spec_file) {
+  YAML::Node overrides(YAML::NodeType::Map);
+  std::map<std::string, const common::YamlNode*> bandwidth;  // area -> value node
+  std::map<std::string, const common::YamlNode*> clock_scale;
+  std::vector<std::pair<std::string, const common::YamlNode*>> memory_settings;
+  for (const auto& [key, value] : settings) {
+    const std::vector<std::string> parts = split_dots(key);
+    if (parts.size() == 1) {
+      overrides[key] = value.raw();
+      continue;
+    }
+    memory_settings.emplace_back(parts[1], &value);
+    if (parts[2] == "bandwidth") {
+      bandwidth[parts[1]] = &value;
+    } else {
+      if (parts[2] == "clock_scale") clock_scale[parts[1]] = &value;
+      overrides["memory"][parts[1]][parts[2]] = value.raw();
+    }
+  }
+  std::string described;
+  for (const auto& [key, value] : settings) described += fmt::format("{}{}={}", described.empty() ? "" : ", ", key, value.as_string());
+  if (described.empty()) described = "the base arch";
+  const auto annotate = [&](const common::UserError& e) {
+    return common::UserError(e.where(), e.key_path(), fmt::format("{} (arch point {}: {})", e.message(), id, described), e.hint());
+  };
+  for (const auto& [area, node] : bandwidth) {
+    if (clock_scale.count(area) != 0)
+      throw annotate(node->error(fmt::format("memory.{}.bandwidth and memory.{}.clock_scale both set", area, area),
+                                 "bandwidth = axi_port_width * clock_scale / 8: set one of them"));
+  }
+  arch::Arch a;
+  try {
+    a = arch::load_arch_with_overrides(spec.base, common::YamlNode(overrides, std::make_shared<const std::string>(spec_file), ""),
+                                       id, arch::default_presets_dir());
+  } catch (const common::UserError& e) {
+    throw annotate(e);
+  }
+  for (const auto& [area_name, node] : memory_settings) {
+    arch::MemArea area{};
+    arch::parse_mem_area(area_name, area);
+    if (area != a.permanent_storage && area != a.feature_map_storage && area != a.fast_storage) {
+      throw annotate(node->error(
+          fmt::format("this arch does not use {}: weights are in {}, feature maps in {}", area_name,
+                      arch::mem_area_name(a.permanent_storage), arch::mem_area_name(a.feature_map_storage)),
+          "set a memory the arch uses, or change system_config / memory_mode"));
+    }
+  }
+  for (const auto& [area_name, node] : bandwidth) {
+    const double bw = node->as_double();
+    if (!(bw > 0.0)) throw annotate(node->error(fmt::format("must be positive, got {}", node->as_string()), "bytes per NPU cycle, e.g. 4"));
+    arch::MemArea area{};
+    arch::parse_mem_area(area_name, area);
+    auto& m = a.memory[static_cast<int>(area)];
+    m.bandwidth_per_cycle = bw;
+    m.clock_scale = bw * 8.0 / a.axi_port_width_bits;
+  }
+  return a;
+}
+
+}  // namespace
+
+std::vector<std::string> sweep_parameter_keys() {
+  std::vector<std::string> keys = kArchKeys;
+  for (const auto& area : kAreas) {
+    for (const auto& field : kMemoryFields) keys.push_back("memory." + area + "." + field);
+  }
+  return keys;
+}
+
+SweepSpec load_sweep_spec(const std::string& path) {
+  SweepSpec spec;
+  spec.file = path;
+  if (fs::is_directory(path)) throw common::UserError({path, 0, 0}, "", "is a folder, not a sweep spec", "give a .yaml file, e.g. sweeps/example.yaml");
+  const common::YamlNode root = common::YamlNode::load_file(path);
+  if (root.is_null()) throw common::UserError({path, 1, 1}, "", "empty sweep spec", "write at least `workloads:` (see docs/sweep-format.md)");
+  root.expect_map();
+  root.check_keys(kTopKeys);
+  const fs::path spec_dir = fs::path(path).parent_path();
+
+  spec.name = root.has("name") ? root.at("name").as_string() : fs::path(path).stem().string();
+  if (spec.name.empty() || spec.name.find('/') != std::string::npos)
+    throw root.at("name").error("a sweep name must be non-empty and contain no `/`", "it names the output folder");
+
+  // Workloads.
+  const common::YamlNode wl = root.at("workloads");
+  wl.expect_sequence();
+  if (wl.items().empty()) throw wl.error("no workloads", "list at least one, e.g. [resnet18]");
+  for (const common::YamlNode& item : wl.items()) {
+    SweepWorkload w;
+    w.path = resolve_workload(item, spec_dir);
+    w.id = fs::path(w.path).stem().string();
+    for (const auto& other : spec.workloads) {
+      if (other.id == w.id) throw item.error(fmt::format("workload `{}` is listed twice", w.id), "list each workload once");
+    }
+    w.workload = workloads::load_workload(w.path);
+    spec.workloads.push_back(std::move(w));
+  }
+
+  spec.base = root.has("base") ? resolve_base(root.at("base"), spec_dir) : std::string("ethos-u55-256");
+
+  if (auto o = root.find("objectives")) {
+    std::string text;
+    if (o->is_sequence()) {
+      for (const common::YamlNode& item : o->items()) text += (text.empty() ? "" : ",") + item.as_string();
+    } else {
+      text = o->as_string();
+    }
+    try {
+      spec.objectives = search::parse_objectives(text);
+    } catch (const common::UserError& e) {
+      throw o->error(e.message(), e.hint());
+    }
+    if (spec.objectives.empty()) throw o->error("no objectives", "e.g. [cycles, offchip_bytes]");
+  }
+  if (auto f = root.find("fusion")) spec.fusion = f->as_bool();
+  if (auto t = root.find("tolerance")) {
+    spec.tolerance = t->as_double();
+    if (spec.tolerance < 0.0 || spec.tolerance >= 1.0)
+      throw t->error(fmt::format("must be in [0, 1), got {}", t->as_string()), "0 is exact; 0.01 allows 1% slack");
+  }
+
+  // The settings of every point: the grid's combinations, then the explicit list.
+  std::vector<std::vector<Setting>> settings;
+  std::vector<common::YamlNode> blame;  // per point, the node a duplicate is reported at
+  if (auto g = root.find("grid")) {
+    g->expect_map();
+    std::vector<std::pair<std::string, std::vector<common::YamlNode>>> axes;
+    std::size_t count = 1;
+    for (const auto& [key, values] : g->entries()) {
+      check_param_key(key, values);
+      std::vector<common::YamlNode> list = values.is_sequence() ? values.items() : std::vector<common::YamlNode>{values};
+      if (list.empty()) throw values.error(fmt::format("no values for `{}`", key), "give a list such as [256KiB, 1MiB]");
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string text = param_text(list[i]);
+        for (std::size_t j = 0; j < i; ++j) {
+          if (list[j].as_string() == text) throw list[i].error(fmt::format("value `{}` is listed twice", text), "list each value once");
+        }
+      }
+      count *= list.size();
+      if (count > kMaxPoints)
+        throw values.error(fmt::format("the grid has more than {} points", kMaxPoints), "split the sweep into several specs");
+      axes.emplace_back(key, std::move(list));
+      spec.grid_keys.push_back(key);
+    }
+    if (axes.empty()) throw g->error("empty grid", "give at least one key with a list of values, or remove `grid:`");
+    std::vector<std::size_t> digit(axes.size(), 0);
+    for (std::size_t n = 0; n < count; ++n) {
+      std::vector<Setting> s;
+      for (std::size_t k = 0; k < axes.size(); ++k) s.emplace_back(axes[k].first, axes[k].second[digit[k]]);
+      settings.push_back(std::move(s));
+      blame.push_back(*g);
+      for (std::size_t k = axes.size(); k-- > 0;) {  // the last key varies fastest
+        if (++digit[k] < axes[k].second.size()) break;
+        digit[k] = 0;
+      }
+    }
+  }
+  spec.param_keys = spec.grid_keys;
+  if (auto p = root.find("points")) {
+    p->expect_sequence();
+    for (const common::YamlNode& item : p->items()) {
+      item.expect_map();
+      std::vector<Setting> s;
+      for (const auto& [key, value] : item.entries()) {
+        check_param_key(key, value);
+        param_text(value);
+        s.emplace_back(key, value);
+        if (std::find(spec.param_keys.begin(), spec.param_keys.end(), key) == spec.param_keys.end()) spec.param_keys.push_back(key);
+      }
+      settings.push_back(std::move(s));
+      blame.push_back(item);
+    }
+    if (settings.size() > kMaxPoints) throw p->error(fmt::format("the sweep has more than {} points", kMaxPoints), "split it into several specs");
+  }
+  if (settings.empty()) {  // neither grid nor list: the base arch is the one point
+    settings.emplace_back();
+    blame.push_back(root);
+  }
+
+  const int width = static_cast<int>(std::to_string(settings.size()).size());
+  std::map<std::vector<std::pair<std::string, std::string>>, std::string> seen;
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    SweepPoint point;
+    point.index = i;
+    point.id = fmt::format("p{:0{}}", i + 1, width);
+    for (const auto& [key, value] : settings[i]) point.params.emplace_back(key, value.as_string());
+    auto canonical = point.params;
+    std::sort(canonical.begin(), canonical.end());
+    if (auto it = seen.find(canonical); it != seen.end())
+      throw blame[i].error(fmt::format("arch point {} repeats point {}", point.id, it->second), "remove the duplicate");
+    seen.emplace(canonical, point.id);
+    point.arch = build_point_arch(spec, point.id, settings[i], path);
+    spec.points.push_back(std::move(point));
+  }
+
+  // Fingerprint: what the results depend on.
+  std::string material = fmt::format("npu-mapper {}\n", kVersion) + read_bytes(path);
+  for (const auto& w : spec.workloads) material += "\n" + w.path + "\n" + read_bytes(w.path);
+  const auto presets = arch::preset_names();
+  const bool base_is_preset = std::find(presets.begin(), presets.end(), spec.base) != presets.end();
+  material += "\n" + spec.base + "\n" +
+              read_bytes(base_is_preset ? (fs::path(arch::default_presets_dir()) / (spec.base + ".yaml")).string() : spec.base);
+  spec.fingerprint = common::fnv1a_hex(material);
+  return spec;
+}
+
+}  // namespace npumap::sweep

@@ -1,0 +1,313 @@
+// Tests of the join (join.cpp): an exhaustive oracle over every combination of per-layer pmappings
+// on tiny networks, with an independent simulation of liveness, cascades and SRAM; and metamorphic
+// checks (look-ahead and collapsing off, more SRAM, fusion on vs off, thread counts).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <tuple>
+
+#include "mapper/search/stage.hpp"
+#include "mapper/search/join.hpp"
+#include "test_support.hpp"
+
+namespace npumap::search {
+namespace {
+
+using testing::preset;
+using testing::tiny;
+
+workloads::Workload named(const std::string& name) {
+  if (name == "branch_rejoin") return testing::branch_rejoin();
+  if (name == "chain5") return testing::chain5();
+  return tiny(name);
+}
+
+using Objectives = std::array<double, 4>;  // cycles, offchip, sram (peak), energy
+
+/// Every combination of one row per layer (over all groups), checked and scored by a direct
+/// simulation, then Pareto-filtered naively. Returns the front's objective vectors, sorted.
+std::vector<Objectives> exhaustive_front(const JoinProblem& p) {
+  const int n = static_cast<int>(p.steps.size());
+  std::vector<std::vector<std::pair<const PmappingGroup*, const PmappingRow*>>> choices(static_cast<std::size_t>(n));
+  for (int s = 0; s < n; ++s)
+    for (const auto& g : p.steps[s].groups)
+      for (const auto& r : g.rows) choices[s].push_back({&g, &r});
+  std::vector<Objectives> feasible;
+  std::vector<std::size_t> pick(static_cast<std::size_t>(n), 0);
+  for (int s = 0; s < n; ++s)
+    if (choices[s].empty()) return {};
+  while (true) {
+    // 1. Compatibility: every reader of a tensor sees it as its producer (or first reader) put it.
+    bool ok = true;
+    std::vector<const TensorCompat*> seen(p.tensors.size(), nullptr);
+    for (int s = 0; s < n && ok; ++s) {
+      const PmappingGroup& g = *choices[s][pick[s]].first;
+      for (std::size_t i = 0; i < p.steps[s].inputs.size() && ok; ++i) {
+        const int t = p.steps[s].inputs[i];
+        if (seen[t] == nullptr) {
+          ok = p.tensors[t].producer_step < 0 && g.compat[i].residence != Residence::Rolling;
+          seen[t] = &g.compat[i];
+        } else {
+          ok = seen[t]->residence == g.compat[i].residence && seen[t]->layout == g.compat[i].layout;
+        }
+      }
+      seen[p.steps[s].output] = &g.compat.back();
+    }
+    if (ok) {
+      // 2. SRAM, simulated step by step. Cascades: maximal runs of steps linked by rolling outputs.
+      std::vector<int> cascade_end(static_cast<std::size_t>(n)), cascade_start(static_cast<std::size_t>(n));
+      for (int s = n - 1; s >= 0; --s) {
+        const bool rolls = choices[s][pick[s]].first->compat.back().residence == Residence::Rolling;
+        cascade_end[s] = rolls && s + 1 < n ? cascade_end[s + 1] : s;
+      }
+      for (int s = 0; s < n; ++s) {
+        const bool fed = s > 0 && choices[s - 1][pick[s - 1]].first->compat.back().residence == Residence::Rolling;
+        cascade_start[s] = fed ? cascade_start[s - 1] : s;
+      }
+      Objectives obj{0, 0, 0, 0};
+      for (int s = 0; s < n && ok; ++s) {
+        double usage = 0.0;
+        for (std::size_t t = 0; t < p.tensors.size(); ++t) {
+          const JoinTensor& jt = p.tensors[t];
+          if (seen[t] == nullptr || seen[t]->residence == Residence::Rolling) continue;
+          int first = jt.producer_step;
+          if (first < 0) {
+            first = n;
+            for (int c = 0; c < n; ++c)
+              for (int in : p.steps[c].inputs)
+                if (in == static_cast<int>(t)) first = std::min(first, c);
+          }
+          const int last = jt.network_output ? n - 1 : cascade_end[std::max(jt.last_consumer_step, first)];
+          if (first <= s && s <= last) usage += static_cast<double>(reserved_bytes(jt, *seen[t], p.arena_is_sram));
+        }
+        for (int m = cascade_start[s]; m <= s; ++m) {
+          usage += choices[m][pick[m]].second->sram_bytes;
+          if (m > cascade_start[s]) {  // the rolling buffer between m-1 and m, from m on
+            const int t = p.steps[m].inputs[0];
+            usage += static_cast<double>(rolling_buffer_bytes(p.tensors[t], choices[m - 1][pick[m - 1]].first->compat.back().rows,
+                                                              choices[m][pick[m]].first->compat[0].rows));
+          }
+        }
+        if (usage > static_cast<double>(p.sram_capacity)) ok = false;
+        obj[2] = std::max(obj[2], usage);
+      }
+      if (ok) {
+        for (int s = 0; s < n; ++s) {
+          obj[0] += choices[s][pick[s]].second->cycles;
+          obj[1] += choices[s][pick[s]].second->offchip_bytes;
+          obj[3] += choices[s][pick[s]].second->energy_pj;
+        }
+        feasible.push_back(obj);
+      }
+    }
+    int s = n - 1;
+    while (s >= 0 && ++pick[s] == choices[s].size()) pick[s--] = 0;
+    if (s < 0) break;
+  }
+  // Naive Pareto on the chosen objectives; duplicates count once.
+  std::vector<int> cols;
+  for (Objective o : p.objectives) cols.push_back(static_cast<int>(o));
+  std::vector<Objectives> front;
+  for (std::size_t i = 0; i < feasible.size(); ++i) {
+    bool keep = true;
+    for (std::size_t j = 0; j < feasible.size() && keep; ++j) {
+      bool all_le = true, any_lt = false, all_eq = true;
+      for (int c : cols) {
+        all_le = all_le && feasible[j][c] <= feasible[i][c];
+        any_lt = any_lt || feasible[j][c] < feasible[i][c];
+        all_eq = all_eq && feasible[j][c] == feasible[i][c];
+      }
+      if (all_eq) keep = keep && !(j < i);
+      else if (all_le && any_lt) keep = false;
+    }
+    if (keep) {
+      Objectives projected{0, 0, 0, 0};
+      for (int c : cols) projected[c] = feasible[i][c];
+      front.push_back(projected);
+    }
+  }
+  std::sort(front.begin(), front.end());
+  return front;
+}
+
+std::vector<Objectives> join_front(const JoinProblem& p) {
+  std::vector<Objectives> out;
+  for (const FrontPoint& f : join(p).front) {
+    Objectives o{0, 0, 0, 0};
+    for (Objective obj : p.objectives) o[static_cast<int>(obj)] = f.objective(obj);
+    out.push_back(o);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct Case {
+  std::string arch;
+  std::string workload;
+  std::int64_t capacity;  // 0: the preset's
+  std::vector<Objective> objectives;
+};
+
+class JoinOracle : public ::testing::TestWithParam<Case> {};
+
+TEST_P(JoinOracle, ExhaustiveEnumerationGivesTheSameFront) {
+  const Case c = GetParam();
+  arch::Arch a = preset(c.arch);
+  if (c.capacity > 0) a.sram_capacity_bytes = c.capacity;
+  const workloads::Workload w = named(c.workload);
+  StageOptions so;
+  so.objectives = c.objectives;
+  const StageResult stage = run_per_layer(a, w, so);
+  const JoinProblem p = make_join_problem(a, w, stage, c.objectives, true);
+  std::uint64_t combos = 1;
+  for (const auto& s : p.steps) {
+    std::uint64_t rows = 0;
+    for (const auto& g : s.groups) rows += g.rows.size();
+    combos *= rows;
+  }
+  ASSERT_LT(combos, 30'000'000u) << "case too large for the exhaustive oracle";
+  const auto expected = exhaustive_front(p);
+  const auto got = join_front(p);
+  EXPECT_FALSE(got.empty());
+  EXPECT_EQ(got, expected) << combos << " combinations";
+}
+
+const std::vector<Objective> kAll = all_objectives();
+const std::vector<Objective> kCyclesSram = {Objective::Cycles, Objective::Sram};
+
+INSTANTIATE_TEST_SUITE_P(
+    TinyNetworks, JoinOracle,
+    ::testing::Values(Case{"ethos-u55-256", "tiny_chain", 0, kCyclesSram}, Case{"ethos-u55-256", "tiny_chain", 0, kAll},
+                      Case{"ethos-u55-256", "tiny_residual", 0, kAll}, Case{"ethos-u65-256", "tiny_chain", 0, kCyclesSram},
+                      Case{"ethos-u65-256", "tiny_residual", 0, kCyclesSram},
+                      Case{"ethos-u55-256", "branch_rejoin", 0, kAll},
+                      Case{"ethos-u55-256", "chain5", 0, kCyclesSram},
+                      // tight SRAM: rows dropped over capacity, cascades that must stay small
+                      Case{"ethos-u55-256", "tiny_chain", 7000, kCyclesSram},
+                      Case{"ethos-u55-256", "chain5", 3000, kCyclesSram},
+                      Case{"ethos-u65-256", "tiny_residual", 6000, kCyclesSram}));
+
+JoinProblem problem_for(const arch::Arch& a, const workloads::Workload& w, StageResult& stage, bool fusion = true) {
+  stage = run_per_layer(a, w, StageOptions{});
+  return make_join_problem(a, w, stage, all_objectives(), fusion);
+}
+
+TEST(JoinMetamorphic, LookAheadAndCollapsingDoNotChangeTheFront) {
+  for (const char* wl : {"tiny_residual", "branch_rejoin", "chain5"}) {
+    for (const char* an : {"ethos-u55-256", "ethos-u65-256"}) {
+      const arch::Arch a = preset(an);
+      const workloads::Workload w = named(wl);
+      StageResult stage;
+      JoinProblem p = problem_for(a, w, stage);
+      const auto base = join_front(p);
+      for (int mask = 0; mask < 3; ++mask) {
+        p.lookahead = mask & 1;
+        p.collapse = mask & 2;
+        EXPECT_EQ(join_front(p), base) << wl << " " << an << " mask " << mask;
+      }
+    }
+  }
+}
+
+double best_cycles(const JoinProblem& p) {
+  const JoinResult r = join(p);
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& f : r.front) best = std::min(best, f.cycles);
+  return best;
+}
+
+TEST(JoinMetamorphic, MoreSramNeverGivesWorseBestCycles) {
+  for (const char* wl : {"tiny_chain", "tiny_residual", "chain5"}) {
+    arch::Arch a = preset("ethos-u65-256");
+    const workloads::Workload w = named(wl);
+    double previous = std::numeric_limits<double>::infinity();
+    for (std::int64_t cap : {4096, 6000, 8192, 16384, 65536, 393216}) {
+      a.sram_capacity_bytes = cap;
+      StageResult stage;
+      const double best = best_cycles(problem_for(a, w, stage));
+      EXPECT_LE(best, previous) << wl << " at " << cap << " bytes";
+      previous = best;
+    }
+    EXPECT_LT(previous, std::numeric_limits<double>::infinity());
+  }
+}
+
+TEST(JoinMetamorphic, FusionNeverGivesAWorseFront) {
+  for (const char* wl : {"tiny_chain", "chain5", "tiny_residual"}) {
+    for (const char* an : {"ethos-u55-256", "ethos-u65-256"}) {
+      arch::Arch a = preset(an);
+      const workloads::Workload w = named(wl);
+      StageResult stage;
+      const JoinProblem fused = problem_for(a, w, stage, true);
+      const JoinResult with = join(fused);
+      const JoinResult without = join(make_join_problem(a, w, stage, all_objectives(), false));
+      ASSERT_FALSE(without.front.empty());
+      for (const auto& u : without.front) {
+        bool covered = false;
+        for (const auto& f : with.front) {
+          covered = covered || (f.cycles <= u.cycles && f.offchip_bytes <= u.offchip_bytes &&
+                                f.peak_sram_bytes <= u.peak_sram_bytes && f.energy_pj <= u.energy_pj);
+        }
+        EXPECT_TRUE(covered) << wl << " " << an;
+      }
+    }
+  }
+}
+
+TEST(JoinMetamorphic, FusionIsUsedWhenItSavesSram) {
+  // On U55 the arena is SRAM: a rolling buffer of a few rows replaces a whole intermediate tensor,
+  // so the front's smallest peak SRAM must come from a fused mapping of tiny_chain.
+  const arch::Arch a = preset("ethos-u55-256");
+  const workloads::Workload w = tiny("tiny_chain");
+  StageResult stage;
+  const JoinResult with = join(problem_for(a, w, stage, true));
+  const JoinResult without = join(make_join_problem(a, w, stage, all_objectives(), false));
+  const auto min_sram = [](const JoinResult& r) {
+    double m = std::numeric_limits<double>::infinity();
+    for (const auto& f : r.front) m = std::min(m, f.peak_sram_bytes);
+    return m;
+  };
+  EXPECT_LT(min_sram(with), min_sram(without));
+}
+
+TEST(JoinDeterminism, ThreadCountsGiveIdenticalFronts) {
+  const arch::Arch a = preset("ethos-u65-256");
+  const workloads::Workload w = testing::branch_rejoin();
+  std::vector<FrontPoint> reference;
+  for (int threads : {1, 2, 8}) {
+    StageOptions o;
+    o.threads = threads;
+    const StageResult stage = run_per_layer(a, w, o);
+    const JoinResult r = join(make_join_problem(a, w, stage, all_objectives(), true));
+    if (threads == 1) {
+      reference = r.front;
+      continue;
+    }
+    ASSERT_EQ(r.front.size(), reference.size());
+    for (std::size_t i = 0; i < r.front.size(); ++i) {
+      EXPECT_EQ(r.front[i].cycles, reference[i].cycles);
+      EXPECT_EQ(r.front[i].group, reference[i].group);
+      EXPECT_EQ(r.front[i].row, reference[i].row);
+    }
+  }
+}
+
+TEST(JoinRollingBuffer, HeightFollowsBothBlockHeights) {
+  // NPU_MODEL.md §9: height = round_up(consumer IFM block rows + producer rows, producer rows),
+  // at most the tensor height; channels rounded up to 16; bytes rounded up to 16.
+  JoinTensor t;
+  t.height = 56;
+  t.width = 56;
+  t.channels = 24;
+  t.element_bytes = 1;
+  // producer 4 rows, consumer 10 rows: round_up(14, 4) = 16 rows x 56 x 32 = 28672 bytes
+  EXPECT_EQ(rolling_buffer_bytes(t, 4, 10), 16 * 56 * 32);
+  // producer 32 rows, consumer 40 rows: round_up(72, 32) = 96 -> capped at 56 rows
+  EXPECT_EQ(rolling_buffer_bytes(t, 32, 40), 56 * 56 * 32);
+}
+
+}  // namespace
+}  // namespace npumap::search

@@ -1,0 +1,287 @@
+// Tests of the per-layer stage (jobs.cpp): an exhaustive oracle, determinism across thread counts
+// and chunk sizes, and keep-rate arithmetic on a layer small enough to count by hand.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "mapper/search/stage.hpp"
+#include "model/evaluate.hpp"
+#include "test_support.hpp"
+
+namespace npumap::search {
+namespace {
+
+using testing::preset;
+using testing::tiny;
+
+struct NaiveRow {
+  double cycles, offchip, energy, sram;
+  std::uint32_t job, candidate;
+};
+
+bool dominates_or_equals(const NaiveRow& a, const NaiveRow& b) {
+  return a.cycles <= b.cycles && a.offchip <= b.offchip && a.energy <= b.energy && a.sram <= b.sram;
+}
+bool equal_objectives(const NaiveRow& a, const NaiveRow& b) {
+  return a.cycles == b.cycles && a.offchip == b.offchip && a.energy == b.energy && a.sram == b.sram;
+}
+
+/// O(n^2) Pareto: keep a row unless another dominates it, or an earlier row equals it.
+std::vector<NaiveRow> naive_front(const std::vector<NaiveRow>& rows) {
+  std::vector<NaiveRow> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    bool keep = true;
+    for (std::size_t j = 0; j < rows.size() && keep; ++j) {
+      if (j == i) continue;
+      if (equal_objectives(rows[j], rows[i])) keep = j > i;
+      else if (dominates_or_equals(rows[j], rows[i])) keep = false;
+    }
+    if (keep) out.push_back(rows[i]);
+  }
+  return out;
+}
+
+/// SRAM of the whole feature maps a template keeps in SRAM, written out independently of jobs.cpp;
+/// a tensor that is a rolling buffer in this variant is left out.
+std::int64_t naive_fm_sram(const arch::Arch& a, const workloads::Workload& w, int layer, const Template& t,
+                           bool in_roll, bool out_roll) {
+  const auto& l = w.layers[static_cast<std::size_t>(layer)];
+  const bool arena_sram = a.feature_map_storage == a.fast_storage;
+  std::int64_t total = 0;
+  const auto add = [&](int tensor, const FmChoice& c) {
+    if (!(arena_sram || c.residence == Residence::Sram)) return;
+    const auto& s = w.tensors[static_cast<std::size_t>(tensor)].shape;
+    const std::int64_t ch = c.layout == Layout::Nhcwb16 ? (s.c + 15) / 16 * 16 : s.c;
+    total += (s.n * s.h * s.w * ch * workloads::data_type_bytes(w.tensors[static_cast<std::size_t>(tensor)].dtype) + 15) / 16 * 16;
+  };
+  if (!in_roll) add(l.inputs[0], t.inputs[0]);
+  if (l.inputs.size() > 1 && l.inputs[1] != l.inputs[0]) add(l.inputs[1], t.inputs[1]);
+  if (!out_roll) add(l.output, t.output);
+  return total;
+}
+
+/// Every candidate of every template evaluated, grouped by compatibility, filtered naively.
+std::map<std::vector<TensorCompat>, std::vector<NaiveRow>> naive_layer(const arch::Arch& a, const workloads::Workload& w,
+                                                                       int layer, const LayerResult& lr) {
+  std::map<std::vector<TensorCompat>, std::vector<NaiveRow>> groups;
+  const LayerSpace space = make_layer_space(a, w, layer, SpaceOptions{});
+  for (std::size_t ti = 0; ti < space.templates.size(); ++ti) {
+    const Template& t = space.templates[ti];
+    for (std::size_t c = 0; c < space.block_configs.size(); ++c) {
+      const model::Pass pass = make_pass(a, space, t, space.block_configs[c]);
+      const std::int64_t transient = transient_sram_bytes(pass);
+      const model::PassMetrics m = model::evaluate(a, pass);
+      const NaiveRow row{m.total_cycles() * space.batch_repeat, model::off_chip_bytes(m) * space.batch_repeat,
+                         m.energy_pj * space.batch_repeat, static_cast<double>(transient), lr.jobs[ti],
+                         static_cast<std::uint32_t>(c)};
+      const int consumer_rows = rolling_consumer_rows(a, space, space.block_configs[c]);
+      for (bool in_roll : {false, true}) {
+        for (bool out_roll : {false, true}) {
+          if ((in_roll && !t.input_may_roll[0]) || (out_roll && !t.output_may_roll)) continue;
+          if (transient + naive_fm_sram(a, w, layer, t, in_roll, out_roll) > a.sram_capacity_bytes) continue;
+          std::vector<TensorCompat> key;
+          for (int i = 0; i < space.num_inputs; ++i) key.push_back({t.inputs[i].residence, t.inputs[i].layout, 0});
+          key.push_back({t.output.residence, t.output.layout, 0});
+          if (in_roll) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(consumer_rows)};
+          if (out_roll) {
+            key.back() = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(space.block_configs[c].ofm_h)};
+          }
+          groups[key].push_back(row);
+        }
+      }
+    }
+  }
+  // Rows in canonical order (job, candidate), as the stage orders them.
+  for (auto& [key, rows] : groups) {
+    std::stable_sort(rows.begin(), rows.end(), [](const NaiveRow& x, const NaiveRow& y) {
+      return std::tie(x.job, x.candidate) < std::tie(y.job, y.candidate);
+    });
+    rows = naive_front(rows);
+  }
+  return groups;
+}
+
+class StageOracle : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+void check_against_oracle(const arch::Arch& a, const workloads::Workload& w) {
+  StageOptions options;
+  options.threads = 2;
+  options.chunk_size = 7;  // small chunks: many merges into the running fronts
+  const StageResult stage = run_per_layer(a, w, options);
+  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+    const LayerResult& lr = stage.layers[l];
+    const auto naive = naive_layer(a, w, static_cast<int>(l), lr);
+    ASSERT_EQ(lr.groups.size(), naive.size()) << w.layers[l].name;
+    std::size_t g = 0;
+    for (const auto& [key, rows] : naive) {
+      const PmappingGroup& got = lr.groups[g++];
+      ASSERT_EQ(got.compat, key) << w.layers[l].name;
+      ASSERT_EQ(got.rows.size(), rows.size()) << w.layers[l].name << " group " << g;
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        EXPECT_EQ(got.rows[r].job, rows[r].job);
+        EXPECT_EQ(got.rows[r].candidate, rows[r].candidate);
+        EXPECT_EQ(got.rows[r].cycles, rows[r].cycles);
+        EXPECT_EQ(got.rows[r].offchip_bytes, rows[r].offchip);
+        EXPECT_EQ(got.rows[r].energy_pj, rows[r].energy);
+        EXPECT_EQ(got.rows[r].sram_bytes, rows[r].sram);
+      }
+    }
+  }
+}
+
+TEST_P(StageOracle, ExhaustiveNaiveSearchGivesTheSameGroups) {
+  const auto [arch_name, workload_name] = GetParam();
+  arch::Arch a = preset(arch_name);
+  const workloads::Workload w = workload_name == "branch_rejoin" ? testing::branch_rejoin()
+                                : workload_name == "chain5"      ? testing::chain5()
+                                                                 : tiny(workload_name);
+  check_against_oracle(a, w);
+  // Tight SRAM: some templates fit only when a tensor becomes a rolling buffer.
+  a.sram_capacity_bytes = 5120;
+  check_against_oracle(a, w);
+}
+
+INSTANTIATE_TEST_SUITE_P(SmallLayers, StageOracle,
+                         ::testing::Combine(::testing::Values("ethos-u55-256", "ethos-u65-256", "ethos-u55-32"),
+                                            ::testing::Values("tiny_chain", "tiny_residual", "branch_rejoin", "chain5")));
+
+void expect_same(const StageResult& x, const StageResult& y) {
+  ASSERT_EQ(x.jobs.size(), y.jobs.size());
+  for (std::size_t j = 0; j < x.jobs.size(); ++j) {
+    EXPECT_EQ(x.jobs[j].counters.total, y.jobs[j].counters.total);
+    EXPECT_EQ(x.jobs[j].counters.valid, y.jobs[j].counters.valid);
+    EXPECT_EQ(x.jobs[j].counters.evaluated, y.jobs[j].counters.evaluated);
+    EXPECT_EQ(x.jobs[j].counters.pareto, y.jobs[j].counters.pareto);
+    EXPECT_EQ(x.jobs[j].counters.removed, y.jobs[j].counters.removed);
+  }
+  ASSERT_EQ(x.layers.size(), y.layers.size());
+  for (std::size_t l = 0; l < x.layers.size(); ++l) {
+    const auto& gx = x.layers[l].groups;
+    const auto& gy = y.layers[l].groups;
+    ASSERT_EQ(gx.size(), gy.size());
+    for (std::size_t g = 0; g < gx.size(); ++g) {
+      ASSERT_EQ(gx[g].compat, gy[g].compat);
+      ASSERT_EQ(gx[g].rows.size(), gy[g].rows.size());
+      for (std::size_t r = 0; r < gx[g].rows.size(); ++r) {
+        EXPECT_EQ(gx[g].rows[r].job, gy[g].rows[r].job);
+        EXPECT_EQ(gx[g].rows[r].candidate, gy[g].rows[r].candidate);
+        EXPECT_EQ(gx[g].rows[r].cycles, gy[g].rows[r].cycles);
+      }
+    }
+  }
+}
+
+TEST(StageDeterminism, ThreadsAndChunkSizesDoNotChangeTheResult) {
+  const arch::Arch a = preset("ethos-u65-256");
+  const workloads::Workload w = tiny("tiny_residual");
+  StageOptions o1;
+  o1.threads = 1;
+  const StageResult r1 = run_per_layer(a, w, o1);
+  for (int threads : {2, 8}) {
+    for (std::uint32_t chunk : {1u, 5u, 128u, 100000u}) {
+      StageOptions o;
+      o.threads = threads;
+      o.chunk_size = chunk;
+      expect_same(r1, run_per_layer(a, w, o));
+    }
+  }
+}
+
+// A single 1x1 convolution, 4x4x8 -> 4x4x8, on ethos-u55-256, counted by hand.
+//  Block-config grid (NPU_MODEL.md §8.4, ofm_ublock (2,2,8)): w in {2,4}, h in {2,4}, c in {8}
+//  (max_d = min(128, 8) = 8 and c >= max_d) -> 4 configs.
+//  Templates: traversal {DF, PKF} x weights {in place, copy, double buffer} (flash != SRAM) x bias
+//  {in place, copy}; the input is a network input and the output a network output, so both are
+//  arena/linear only -> 12 templates, 48 candidates.
+//  SHRAM (§8.3): ifm block depth min(32, round_up(8, 8)) = 8; an ifm block of at most 4x4x8 bytes
+//  takes round_up(2*1, 8) = 8 banks, the Acc32 block 4x4x(8*4) = 512 B takes round_up(2*1, 16) = 16;
+//  2 + 8 <= (48 - 2) - 16 = 30, so all 4 configs are valid.
+//  SRAM with a 300-byte capacity: the arena is SRAM, so IFM and OFM take 128 + 128 = 256 B.
+//  Weights 1*1*8*8 = 64 B at ratio 0.625 = 40 -> 48 B when copied (the double buffer holds
+//  min(8, 2*8) = 8 output channels: also 48 B); the bias copy is 8 x 10 = 80 B. Only templates with
+//  weights and bias in place fit (256 <= 300; 256 + 48 = 304 and 256 + 80 = 336 do not):
+//  2 templates x 4 configs = 8 valid of 48.
+TEST(StageKeepRates, HandCountedLayer) {
+  const workloads::Workload w = workloads::load_workload_from_string(R"(
+name: one_conv
+inputs:
+  - {name: x, shape: [1, 4, 4, 8], dtype: int8}
+layers:
+  - {name: conv, op: conv2d, inputs: [x], output: y, output_shape: [1, 4, 4, 8], kernel: 1, padding: VALID, weight_compression: 0.625}
+)",
+                                                                     "one_conv.yaml");
+  arch::Arch a = preset("ethos-u55-256");
+  {
+    const StageResult r = run_per_layer(a, w, StageOptions{});
+    const LayerResult& lr = r.layers[0];
+    EXPECT_EQ(lr.space.templates.size(), 12u);
+    EXPECT_EQ(lr.space.block_configs.size(), 4u);
+    EXPECT_EQ(lr.rates.total, 48u);
+    EXPECT_DOUBLE_EQ(lr.rates.valid, 48.0);
+    EXPECT_DOUBLE_EQ(lr.rates.evaluated, 48.0);
+    EXPECT_DOUBLE_EQ(lr.rates.rate[static_cast<int>(Cause::ShramCapacity)], 1.0);
+    EXPECT_DOUBLE_EQ(lr.rates.rate[static_cast<int>(Cause::SramCapacity)], 1.0);
+    EXPECT_DOUBLE_EQ(lr.rates.rate[static_cast<int>(Cause::Unsupported)], 1.0);
+    // Pareto-optimal: each surviving (job, candidate) once, however many groups hold it.
+    std::set<std::pair<std::uint32_t, std::uint32_t>> kept;
+    for (const auto& g : lr.groups)
+      for (const auto& row : g.rows) kept.insert({row.job, row.candidate});
+    EXPECT_DOUBLE_EQ(lr.rates.pareto, static_cast<double>(kept.size()));
+    EXPECT_DOUBLE_EQ(lr.rates.rate[static_cast<int>(Cause::Dominated)], static_cast<double>(kept.size()) / 48.0);
+  }
+  a.sram_capacity_bytes = 300;
+  {
+    const StageResult r = run_per_layer(a, w, StageOptions{});
+    const LayerResult& lr = r.layers[0];
+    EXPECT_EQ(lr.rates.total, 48u);
+    EXPECT_DOUBLE_EQ(lr.rates.valid, 8.0);
+    EXPECT_DOUBLE_EQ(lr.rates.evaluated, 8.0);
+    // Weighted by each job's total (4): 2 jobs keep 4/4, 10 jobs keep 0/4 -> 8/48.
+    EXPECT_DOUBLE_EQ(lr.rates.rate[static_cast<int>(Cause::SramCapacity)], 8.0 / 48.0);
+    EXPECT_EQ(summary_line(lr.rates).rfind("48 total, 8 (1/6) valid, 8 (1/6) evaluated", 0), 0u) << summary_line(lr.rates);
+  }
+  a.sram_capacity_bytes = 200;  // not even the feature maps fit: no valid pmapping, explained by the rates
+  {
+    const StageResult r = run_per_layer(a, w, StageOptions{});
+    const LayerResult& lr = r.layers[0];
+    EXPECT_TRUE(lr.groups.empty());
+    EXPECT_DOUBLE_EQ(lr.rates.valid, 0.0);
+    EXPECT_DOUBLE_EQ(lr.rates.rate[static_cast<int>(Cause::SramCapacity)], 0.0);
+    EXPECT_DOUBLE_EQ(lr.rates.rate[static_cast<int>(Cause::Dominated)], 1.0);  // never applied
+  }
+}
+
+TEST(StageStop, AnExpiredDeadlineStopsAtTheFirstChunkAndMarksThePartialResult) {
+  const arch::Arch a = preset("ethos-u55-256");
+  const workloads::Workload w = tiny("tiny_chain");
+  StageOptions o;
+  o.stop = common::StopToken(nullptr, std::chrono::steady_clock::now());
+  const StageResult r = run_per_layer(a, w, o);
+  EXPECT_TRUE(r.partial);
+  for (const auto& job : r.jobs) EXPECT_EQ(job.counters.evaluated, 0u);
+  EXPECT_LT(r.overall.rate[static_cast<int>(Cause::Interrupted)], 1.0);
+}
+
+TEST(StagePasses, EveryGroupRowRebuildsToAPassWithTheSameMetrics) {
+  for (const char* name : {"ethos-u55-128", "ethos-u65-512"}) {
+    const arch::Arch a = preset(name);
+    const workloads::Workload w = tiny("tiny_residual");
+    const StageResult r = run_per_layer(a, w, StageOptions{});
+    for (std::size_t l = 0; l < w.layers.size(); ++l) {
+      for (const auto& g : r.layers[l].groups) {
+        for (const auto& row : g.rows) {
+          const model::PassMetrics m = model::evaluate(a, pass_of(a, r, static_cast<int>(l), row));
+          EXPECT_EQ(m.total_cycles(), row.cycles);
+          EXPECT_EQ(model::off_chip_bytes(m), row.offchip_bytes);
+          EXPECT_EQ(m.energy_pj, row.energy_pj);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace npumap::search

@@ -1,0 +1,48 @@
+#pragma once
+// Shared helpers of the mapper tests: loading zoo/tiny workloads and presets from the source tree.
+
+#include <string>
+
+#include "arch/arch_loader.hpp"
+#include "workloads/loader.hpp"
+
+namespace npumap::search::testing {
+
+inline workloads::Workload tiny(const std::string& name) {
+  return workloads::load_workload(std::string(NPUMAP_SOURCE_DIR) + "/workloads/" + name + ".yaml");
+}
+
+inline arch::Arch preset(const std::string& name) { return arch::load_arch(name); }
+
+/// A 4-layer network with a branch that rejoins: conv -> (conv, depthwise) -> add.
+inline workloads::Workload branch_rejoin() {
+  return workloads::load_workload_from_string(R"(
+name: branch_rejoin
+inputs:
+  - {name: x, shape: [1, 8, 8, 8], dtype: int8}
+layers:
+  - {name: stem, op: conv2d, inputs: [x], output: s, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME}
+  - {name: left, op: conv2d, inputs: [s], output: l, output_shape: [1, 8, 8, 16], kernel: 1, padding: VALID}
+  - {name: right, op: depthwise_conv2d, inputs: [s], output: r, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME}
+  - {name: join, op: add, inputs: [l, r], output: y, output_shape: [1, 8, 8, 16]}
+)",
+                                              "branch_rejoin.yaml");
+}
+
+/// A 5-layer chain of small convolutions and a pooling layer, so fusion can chain over several layers.
+inline workloads::Workload chain5() {
+  return workloads::load_workload_from_string(R"(
+name: chain5
+inputs:
+  - {name: x, shape: [1, 8, 8, 8], dtype: int8}
+layers:
+  - {name: c1, op: conv2d, inputs: [x], output: a, output_shape: [1, 8, 8, 8], kernel: 3, padding: SAME}
+  - {name: c2, op: depthwise_conv2d, inputs: [a], output: b, output_shape: [1, 8, 8, 8], kernel: 3, padding: SAME}
+  - {name: c3, op: conv2d, inputs: [b], output: c, output_shape: [1, 8, 8, 16], kernel: 1, padding: VALID}
+  - {name: p4, op: max_pool, inputs: [c], output: d, output_shape: [1, 4, 4, 16], kernel: 2, stride: 2, padding: VALID}
+  - {name: c5, op: conv2d, inputs: [d], output: e, output_shape: [1, 4, 4, 8], kernel: 1, padding: VALID}
+)",
+                                              "chain5.yaml");
+}
+
+}  // namespace npumap::search::testing

@@ -1,0 +1,364 @@
+// Tests of the sweep's library side: the shared per-layer stage (sharing never changes a result, and
+// the number of distinct layers is what a hand count says), spec expansion, the bandwidth key, the
+// cross-arch Pareto front against brute force, and the rendered files' consistency.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <fmt/format.h>
+
+#include <tbb/task_arena.h>
+
+#include "mapper/search/stage.hpp"
+#include "mapper/search/join.hpp"
+#include "mapper/sweep/sweep.hpp"
+#include "mapper/sweep/sweep_spec.hpp"
+#include "../search/test_support.hpp"
+
+namespace npumap::sweep {
+
+using namespace search;  // NOLINT: the sweep is checked against the search it runs
+namespace {
+
+namespace fs = std::filesystem;
+using testing::preset;
+using testing::tiny;
+using Json = nlohmann::ordered_json;
+
+/// A spec file in a fresh temp folder, removed at the end.
+class SpecFile {
+ public:
+  explicit SpecFile(const std::string& text) {
+    std::string pattern = (fs::temp_directory_path() / "npumap-sweep-XXXXXX").string();
+    dir_ = mkdtemp(pattern.data());
+    path_ = (dir_ / "spec.yaml").string();
+    std::ofstream(path_) << text;
+  }
+  ~SpecFile() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  const std::string& path() const { return path_; }
+  fs::path dir() const { return dir_; }
+
+ private:
+  fs::path dir_;
+  std::string path_;
+};
+
+/// Four identical 16->16 3x3 convolutions in a chain. The stage reads a layer's context (is its input
+/// a network input? may its output roll into the next layer?), so by hand: c1 (input from outside the
+/// NPU) and c4 (output leaves the network) are each unique, and c2 and c3 (a conv on both sides) are
+/// the same job set. Distinct: 3 of 4.
+workloads::Workload four_identical(const std::string& name) {
+  return workloads::load_workload_from_string(R"(
+name: )" + name + R"(
+inputs:
+  - {name: x, shape: [1, 8, 8, 16], dtype: int8}
+layers:
+  - {name: c1, op: conv2d, inputs: [x], output: a, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME}
+  - {name: c2, op: conv2d, inputs: [a], output: b, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME}
+  - {name: c3, op: conv2d, inputs: [b], output: c, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME}
+  - {name: c4, op: conv2d, inputs: [c], output: d, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME}
+)",
+                                              name + ".yaml");
+}
+
+SharedStage shared_stage(const arch::Arch& a, const std::vector<const workloads::Workload*>& ws, bool share) {
+  std::vector<LayerRef> refs;
+  for (const auto* w : ws) {
+    for (int l = 0; l < static_cast<int>(w->layers.size()); ++l) refs.push_back({w, l});
+  }
+  StageOptions o;
+  SharedStage s;
+  tbb::task_arena arena(2);
+  arena.execute([&] { s = run_shared_stage(a, refs, o, nullptr, share); });
+  return s;
+}
+
+/// Groups of two layer results are equal in everything but the job numbering: compat, and per row
+/// the objectives, the template and the block config.
+void expect_same_groups(const StageResult& sa, const LayerResult& a, const StageResult& sb, const LayerResult& b,
+                        const std::string& what) {
+  ASSERT_EQ(a.groups.size(), b.groups.size()) << what;
+  for (std::size_t g = 0; g < a.groups.size(); ++g) {
+    EXPECT_TRUE(a.groups[g].compat == b.groups[g].compat) << what << " group " << g;
+    ASSERT_EQ(a.groups[g].rows.size(), b.groups[g].rows.size()) << what << " group " << g;
+    for (std::size_t r = 0; r < a.groups[g].rows.size(); ++r) {
+      const PmappingRow& x = a.groups[g].rows[r];
+      const PmappingRow& y = b.groups[g].rows[r];
+      EXPECT_EQ(x.cycles, y.cycles) << what;
+      EXPECT_EQ(x.offchip_bytes, y.offchip_bytes) << what;
+      EXPECT_EQ(x.energy_pj, y.energy_pj) << what;
+      EXPECT_EQ(x.sram_bytes, y.sram_bytes) << what;
+      EXPECT_EQ(x.candidate, y.candidate) << what;
+      EXPECT_EQ(sa.jobs[x.job].template_index, sb.jobs[y.job].template_index) << what;
+    }
+  }
+}
+
+TEST(SharedStage, DistinctLayersMatchTheHandCount) {
+  const workloads::Workload w1 = four_identical("first");
+  const workloads::Workload w2 = four_identical("second");
+  const arch::Arch a = preset("ethos-u55-128");
+  const SharedStage one = shared_stage(a, {&w1}, true);
+  EXPECT_EQ(one.stage.layers.size(), 3u);
+  EXPECT_EQ(one.distinct_of, (std::vector<std::uint32_t>{0, 1, 1, 2}));
+  // The second copy adds nothing new: 8 layers, still 3 distinct.
+  const SharedStage two = shared_stage(a, {&w1, &w2}, true);
+  EXPECT_EQ(two.stage.layers.size(), 3u);
+  EXPECT_EQ(two.distinct_of, (std::vector<std::uint32_t>{0, 1, 1, 2, 0, 1, 1, 2}));
+  // Without sharing every layer is its own.
+  const SharedStage none = shared_stage(a, {&w1, &w2}, false);
+  EXPECT_EQ(none.stage.layers.size(), 8u);
+}
+
+TEST(SharedStage, EveryLayerGetsWhatItsOwnStageComputes) {
+  // Metamorphic: sharing must not change any layer's groups. Checked on zoo networks with many
+  // repeated layers (resnet18's basic blocks) and on small ones, against each layer computed on its
+  // own (no sharing at all) and against run_per_layer, which shares within a workload.
+  const std::vector<workloads::Workload> ws = {tiny("tiny_chain"), tiny("tiny_residual"), tiny("resnet18"),
+                                               four_identical("four")};
+  std::vector<const workloads::Workload*> ptrs;
+  for (const auto& w : ws) ptrs.push_back(&w);
+  for (const std::string name : {"ethos-u55-64", "ethos-u65-256"}) {
+    const arch::Arch a = preset(name);
+    const SharedStage shared = shared_stage(a, ptrs, true);
+    EXPECT_LT(shared.stage.layers.size(), shared.distinct_of.size()) << "resnet18 repeats layers";
+    const SharedStage alone = shared_stage(a, ptrs, false);
+    ASSERT_EQ(alone.stage.layers.size(), alone.distinct_of.size());
+    std::size_t ref = 0;
+    for (const auto& w : ws) {
+      StageOptions o;
+      o.threads = 2;
+      const StageResult own = run_per_layer(a, w, o);
+      for (std::size_t l = 0; l < w.layers.size(); ++l, ++ref) {
+        const std::string what = name + " " + w.name + " layer " + w.layers[l].name;
+        expect_same_groups(shared.stage, shared.stage.layers[shared.distinct_of[ref]], alone.stage,
+                           alone.stage.layers[ref], what + " (shared vs alone)");
+        expect_same_groups(own, own.layers[l], alone.stage, alone.stage.layers[ref], what + " (run_per_layer vs alone)");
+        EXPECT_EQ(own.layers[l].space.layer, static_cast<int>(l));
+        for (std::uint32_t j : own.layers[l].jobs) EXPECT_EQ(own.jobs[j].layer, static_cast<int>(l)) << what;
+      }
+    }
+  }
+}
+
+TEST(SweepSpec, GridExpandsLastKeyFastestThenTheList) {
+  const SpecFile f(R"(
+workloads: [tiny_chain]
+grid:
+  accelerator: [ethos-u55-64, ethos-u55-128]
+  sram_capacity: [256KiB, 512KiB, 1MiB]
+points:
+  - {accelerator: ethos-u55-256, core_clock: 400e6}
+)");
+  const SweepSpec spec = load_sweep_spec(f.path());
+  ASSERT_EQ(spec.points.size(), 7u);
+  EXPECT_EQ(spec.name, "spec");
+  EXPECT_EQ(spec.param_keys, (std::vector<std::string>{"accelerator", "sram_capacity", "core_clock"}));
+  const std::vector<std::pair<std::string, std::string>> expect[] = {
+      {{"accelerator", "ethos-u55-64"}, {"sram_capacity", "256KiB"}},
+      {{"accelerator", "ethos-u55-64"}, {"sram_capacity", "512KiB"}},
+      {{"accelerator", "ethos-u55-64"}, {"sram_capacity", "1MiB"}},
+      {{"accelerator", "ethos-u55-128"}, {"sram_capacity", "256KiB"}},
+      {{"accelerator", "ethos-u55-128"}, {"sram_capacity", "512KiB"}},
+      {{"accelerator", "ethos-u55-128"}, {"sram_capacity", "1MiB"}},
+      {{"accelerator", "ethos-u55-256"}, {"core_clock", "400e6"}},
+  };
+  for (std::size_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(spec.points[i].id, fmt::format("p{}", i + 1));
+    EXPECT_EQ(spec.points[i].params, expect[i]) << i;
+  }
+  EXPECT_EQ(spec.points[0].arch.accel.macs, 64);
+  EXPECT_EQ(spec.points[2].arch.sram_capacity_bytes, 1 << 20);
+  EXPECT_EQ(spec.points[4].arch.sram_capacity_bytes, 512 * 1024);
+  EXPECT_EQ(spec.points[6].arch.core_clock, 400e6);
+  EXPECT_EQ(spec.points[6].arch.sram_capacity_bytes, 4 << 20) << "the base preset's SRAM";
+}
+
+TEST(SweepSpec, BandwidthKeyIsClockScaleInBytesPerCycle) {
+  // U55: 64-bit AXI, so 2 B/cycle of flash bandwidth is clock_scale 2 * 8 / 64 = 0.25.
+  const SpecFile f(R"(
+workloads: [tiny_chain]
+points:
+  - {memory.OffChipFlash.bandwidth: 2}
+  - {memory.OffChipFlash.clock_scale: 0.25}
+)");
+  const SweepSpec spec = load_sweep_spec(f.path());
+  const auto& a = spec.points[0].arch.mem(arch::MemArea::OffChipFlash);
+  const auto& b = spec.points[1].arch.mem(arch::MemArea::OffChipFlash);
+  EXPECT_DOUBLE_EQ(a.bandwidth_per_cycle, 2.0);
+  EXPECT_DOUBLE_EQ(a.clock_scale, 0.25);
+  EXPECT_DOUBLE_EQ(b.bandwidth_per_cycle, 2.0);
+  EXPECT_DOUBLE_EQ(b.clock_scale, 0.25);
+}
+
+TEST(SweepSpec, ErrorsPointAtTheValueInTheSpec) {
+  const SpecFile f("workloads: [tiny_chain]\ngrid:\n  sram_capacity: [1MiB, -2MiB]\n");
+  try {
+    load_sweep_spec(f.path());
+    FAIL() << "a negative SRAM size must be rejected";
+  } catch (const common::UserError& e) {
+    EXPECT_EQ(e.where().file, f.path());
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_EQ(e.where().column, 25);
+    EXPECT_NE(std::string(e.what()).find("p2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SweepSpec, WorkloadPathsAreRelativeToTheSpec) {
+  const SpecFile f("workloads: [net.yaml]\n");
+  fs::copy_file(fs::path(NPUMAP_SOURCE_DIR) / "workloads" / "tiny_chain.yaml", f.dir() / "net.yaml");
+  const SweepSpec spec = load_sweep_spec(f.path());
+  ASSERT_EQ(spec.workloads.size(), 1u);
+  EXPECT_EQ(spec.workloads[0].id, "net");
+  EXPECT_EQ(spec.points.size(), 1u) << "no grid and no list: the base arch alone";
+}
+
+TEST(SweepSpec, FingerprintFollowsTheSpecBytes) {
+  const SpecFile a("workloads: [tiny_chain]\n");
+  const SpecFile b("workloads: [tiny_chain]\n");
+  const SpecFile c("workloads: [tiny_chain]\nfusion: false\n");
+  EXPECT_EQ(load_sweep_spec(a.path()).fingerprint, load_sweep_spec(b.path()).fingerprint);
+  EXPECT_NE(load_sweep_spec(a.path()).fingerprint, load_sweep_spec(c.path()).fingerprint);
+}
+
+std::vector<std::array<double, 4>> front_of(const Json& record, std::size_t workload) {
+  std::vector<std::array<double, 4>> out;
+  for (const Json& p : record["workloads"][workload]["front"]) {
+    out.push_back({p["cycles"].get<double>(), p["offchip_bytes"].get<double>(), p["sram_bytes"].get<double>(),
+                   p["energy_pj"].get<double>()});
+  }
+  return out;
+}
+
+TEST(SweepPoint, FrontsEqualSeparateRunsAndDoNotDependOnSharing) {
+  const SpecFile f(R"(
+workloads: [tiny_chain, tiny_residual, resnet18]
+grid:
+  accelerator: [ethos-u55-64, ethos-u55-256]
+  sram_capacity: [64KiB, 4MiB]
+)");
+  const SweepSpec spec = load_sweep_spec(f.path());
+  tbb::task_arena arena(2);
+  for (const SweepPoint& point : spec.points) {
+    bool complete_shared = false, complete_alone = false;
+    Json shared, alone;
+    arena.execute([&] {
+      shared = compute_sweep_point(spec, point, true, {}, complete_shared);
+      alone = compute_sweep_point(spec, point, false, {}, complete_alone);
+    });
+    ASSERT_TRUE(complete_shared && complete_alone);
+    for (std::size_t wi = 0; wi < spec.workloads.size(); ++wi) {
+      EXPECT_EQ(shared["workloads"][wi], alone["workloads"][wi]) << point.id << " " << spec.workloads[wi].id;
+      // The same point as a standalone mapping run: per-layer stage, then the join.
+      StageOptions o;
+      o.threads = 2;
+      o.objectives = spec.objectives;
+      const StageResult stage = run_per_layer(point.arch, spec.workloads[wi].workload, o);
+      JoinProblem p = make_join_problem(point.arch, spec.workloads[wi].workload, stage, spec.objectives, true);
+      p.threads = 2;
+      bool some_empty = false;
+      for (const auto& lr : stage.layers) some_empty = some_empty || lr.groups.empty();
+      std::vector<std::array<double, 4>> expect;
+      if (!some_empty) {
+        for (const FrontPoint& fp : join(p).front) expect.push_back({fp.cycles, fp.offchip_bytes, fp.peak_sram_bytes, fp.energy_pj});
+      }
+      EXPECT_EQ(front_of(shared, wi), expect) << point.id << " " << spec.workloads[wi].id;
+    }
+    EXPECT_LT(shared["layers"]["distinct"].get<int>(), alone["layers"]["distinct"].get<int>());
+    EXPECT_LT(shared["evaluated"].get<std::uint64_t>(), alone["evaluated"].get<std::uint64_t>());
+  }
+}
+
+bool weakly_dominates(const std::array<double, 4>& a, const std::array<double, 4>& b) {
+  for (int k = 0; k < 4; ++k) {
+    if (a[k] > b[k]) return false;
+  }
+  return true;
+}
+
+TEST(CrossArchFront, HandExample) {
+  // Rows (MACs/cycle, SRAM bytes, cycles, off-chip bytes):
+  //   0: (64, 1M, 100, 10)   kept: nothing is cheaper and as fast
+  //   1: (128, 1M, 50, 10)   kept: more MACs buy fewer cycles
+  //   2: (64, 2M, 100, 10)   dropped: row 0 is as good with less SRAM
+  //   3: (64, 1M, 100, 10)   dropped: a duplicate of row 0 keeps the first
+  //   4: (64, 1M, 90, 12)    kept: fewer cycles than row 0, more off-chip bytes
+  //   5: (128, 1M, 50, 11)   dropped: row 1 is better in off-chip bytes
+  const std::vector<std::array<double, 4>> rows = {
+      {64, 1e6, 100, 10}, {128, 1e6, 50, 10}, {64, 2e6, 100, 10}, {64, 1e6, 100, 10}, {64, 1e6, 90, 12}, {128, 1e6, 50, 11}};
+  EXPECT_EQ(cross_arch_front(rows), (std::vector<std::uint32_t>{0, 1, 4}));
+}
+
+TEST(CrossArchFront, MatchesBruteForceOnRandomTables) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::uniform_int_distribution<int> n_dist(0, 60), v(0, 4);
+    const int n = n_dist(rng);
+    std::vector<std::array<double, 4>> rows(static_cast<std::size_t>(n));
+    for (auto& r : rows) r = {64.0 * (1 + v(rng) % 3), 1e6 * (1 + v(rng) % 2), 100.0 + v(rng), 10.0 + v(rng)};
+    std::vector<std::uint32_t> expect;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      bool keep = true;
+      for (std::size_t j = 0; j < rows.size() && keep; ++j) {
+        if (j == i) continue;
+        if (rows[j] == rows[i]) keep = j > i;
+        else if (weakly_dominates(rows[j], rows[i])) keep = false;
+      }
+      if (keep) expect.push_back(static_cast<std::uint32_t>(i));
+    }
+    EXPECT_EQ(cross_arch_front(rows), expect) << "trial " << trial;
+  }
+}
+
+TEST(RenderSweep, FilesAgreeWithTheRecords) {
+  const SpecFile f(R"(
+workloads: [tiny_chain, tiny_residual]
+grid:
+  accelerator: [ethos-u55-64, ethos-u55-256]
+  sram_capacity: [2KiB, 1MiB]
+)");
+  const SweepSpec spec = load_sweep_spec(f.path());
+  std::vector<Json> records;
+  tbb::task_arena arena(2);
+  for (const SweepPoint& point : spec.points) {
+    bool complete = false;
+    arena.execute([&] { records.push_back(Json::parse(compute_sweep_point(spec, point, true, {}, complete).dump())); });
+  }
+  const SweepFiles files = render_sweep(spec, records);
+  // One CSV row per (point, workload, front point), or one status row where a workload has no mapping.
+  std::size_t expect_rows = 0, infeasible = 0;
+  for (const Json& r : records) {
+    for (const Json& w : r["workloads"]) {
+      expect_rows += std::max<std::size_t>(1, w["front"].size());
+      infeasible += w["front"].empty() ? 1 : 0;
+    }
+  }
+  EXPECT_GT(infeasible, 0u) << "2 KiB of SRAM cannot hold tiny_chain's feature maps";
+  const auto count_lines = [](const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); };
+  EXPECT_EQ(count_lines(files.csv), 1 + expect_rows);
+  // pareto.csv, the JSON fronts and the SVG's filled points all list the same rows.
+  const Json doc = Json::parse(files.json);
+  std::size_t on_front = 0;
+  for (const auto& w : spec.workloads) on_front += doc["pareto"][w.id].size();
+  EXPECT_GT(on_front, 0u);
+  EXPECT_EQ(count_lines(files.pareto_csv), 1 + on_front);
+  std::size_t flagged = 0;
+  for (std::size_t pos = 0; (pos = files.csv.find(",1\n", pos)) != std::string::npos; ++pos) ++flagged;
+  EXPECT_EQ(flagged, on_front);
+  std::size_t circles = 0;
+  for (std::size_t pos = 0; (pos = files.svg.find("class=\"pareto\"", pos)) != std::string::npos; ++pos) ++circles;
+  EXPECT_EQ(circles, on_front);
+  EXPECT_EQ(files.svg.rfind("</svg>\n"), files.svg.size() - 7);
+  // Rendering is a pure function of the records.
+  EXPECT_EQ(render_sweep(spec, records).svg, files.svg);
+}
+
+}  // namespace
+}  // namespace npumap::sweep
