@@ -40,29 +40,4 @@ int get_ifm_block_depth(arch::NpuBlockType block_type, int ifm_depth, int ifm_bi
   return std::min(ifm_depth, depth);
 }
 
-int needed_total_padding(int in, int stride, int dilated_kernel) {
-  const int out = (in + stride - 1) / stride;
-  return std::max(0, (out - 1) * stride + dilated_kernel - in);
-}
-
-Padding same_padding(int in_h, int in_w, const Kernel& kernel) {
-  const int ypad = needed_total_padding(in_h, kernel.stride_y, kernel.dilated_h());
-  const int xpad = needed_total_padding(in_w, kernel.stride_x, kernel.dilated_w());
-  return Padding{ypad / 2, xpad / 2, (ypad + 1) / 2, (xpad + 1) / 2};
-}
-
-int output_size(PaddingMode mode, int in, int stride, int dilated_kernel, int pad_before, int pad_after) {
-  switch (mode) {
-    case PaddingMode::Same:
-      return (in + stride - 1) / stride;
-    case PaddingMode::Valid:
-      return in < dilated_kernel ? 0 : (in - dilated_kernel) / stride + 1;
-    case PaddingMode::Explicit: {
-      const int padded = in + pad_before + pad_after;
-      return padded < dilated_kernel ? 0 : (padded - dilated_kernel) / stride + 1;
-    }
-  }
-  return 0;
-}
-
 }  // namespace npumap::model

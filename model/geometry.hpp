@@ -55,12 +55,4 @@ struct Padding {
   friend bool operator==(const Padding&, const Padding&) = default;
 };
 
-/// needed_total_padding(in, stride, dilated kernel) of §3.5.
-int needed_total_padding(int in, int stride, int dilated_kernel);
-/// SAME padding as Vela's calc_padding_and_skirt (§3.5).
-Padding same_padding(int in_h, int in_w, const Kernel& kernel);
-/// Output size along one axis: SAME gives ceil(in/s); VALID gives (in - dil_k)//s + 1;
-/// explicit padding gives (in + before + after - dil_k)//s + 1. Returns <= 0 when the kernel does not fit.
-int output_size(PaddingMode mode, int in, int stride, int dilated_kernel, int pad_before = 0, int pad_after = 0);
-
 }  // namespace npumap::model

@@ -190,7 +190,5 @@ std::string dims_string(const std::vector<std::int64_t>& dims);
 /// NHWC view of written dims (rank 1..4).
 Shape nhwc_view(const std::vector<std::int64_t>& dims);
 
-/// The text summary the CLI prints: one aligned line per layer (topological order) and totals.
-std::string summary(const Workload& w);
 
 }  // namespace npumap::workloads

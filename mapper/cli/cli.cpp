@@ -196,8 +196,8 @@ int run_cli(int argc, char** argv) {
   if (!eval->parsed() && !list->parsed() && !show->parsed()) {
     parallelism.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(worker_threads));
   }
-  std::atomic<bool>& interrupted = interrupt_flag();
-  interrupted.store(false);
+  // Not reset here: a Ctrl-C that arrives while the inputs load must still stop the run.
+  const std::atomic<bool>& interrupted = interrupt_flag();
   try {
     if (internal_error_test) throw std::logic_error("test hook: --internal-error-test");
     if (eval->parsed()) {

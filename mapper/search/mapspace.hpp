@@ -1,5 +1,5 @@
 #pragma once
-// The mapspace of one layer (NPU_MODEL.md §7-§10): every way the NPU can run it.
+// The mapspace of one lowered layer (lowering.hpp; NPU_MODEL.md §7-§10): every way the NPU can run it.
 //
 // A *template* fixes the discrete choices: block traversal (conv2d: depth-first or part-kernel-
 // first), where the weights are read from (in place, copied whole to SRAM, or streamed through an
@@ -18,6 +18,7 @@
 
 #include "arch/arch.hpp"
 #include "mapper/search/compat.hpp"
+#include "mapper/search/lowering.hpp"
 #include "model/block_config.hpp"
 #include "model/pass.hpp"
 #include "workloads/workload.hpp"
@@ -72,7 +73,9 @@ struct LayerSpace {
   std::string unsupported;      ///< non-empty: why the NPU cannot run this layer at all
 };
 
-/// Builds the mapspace of `layer` on `arch`.
+/// Builds the mapspace of a lowered layer on `arch`: its templates and its valid block configs.
+LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered, const SpaceOptions& options);
+/// lower_layer, then make_layer_space.
 LayerSpace make_layer_space(const arch::Arch& arch, const workloads::Workload& workload, int layer,
                             const SpaceOptions& options);
 

@@ -1,0 +1,237 @@
+#include "mapper/search/lowering.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/user_error.hpp"
+#include "model/block_config.hpp"
+#include "model/geometry.hpp"
+
+namespace npumap::search {
+namespace {
+
+using workloads::OpKind;
+
+model::DataType to_model(workloads::DataType t) {
+  switch (t) {
+    case workloads::DataType::Int8: return model::DataType::Int8;
+    case workloads::DataType::UInt8: return model::DataType::UInt8;
+    case workloads::DataType::Int16: return model::DataType::Int16;
+    case workloads::DataType::Int32: return model::DataType::Int32;
+  }
+  return model::DataType::Int8;
+}
+
+model::Activation to_model(workloads::Activation a) {
+  switch (a) {
+    case workloads::Activation::None: return model::Activation::None;
+    case workloads::Activation::Relu: return model::Activation::Relu;
+    case workloads::Activation::Relu6: return model::Activation::Relu6;
+    case workloads::Activation::ReluN1To1: return model::Activation::ReluN1To1;
+    case workloads::Activation::Sigmoid: return model::Activation::Sigmoid;
+    case workloads::Activation::Tanh: return model::Activation::Tanh;
+    case workloads::Activation::Lut: return model::Activation::Lut;
+  }
+  return model::Activation::None;
+}
+
+/// The pass op of a layer kind. Softmax runs as a unary elementwise pass with a LUT activation and a
+/// standalone activation as a 1x1 average pool (NPU_MODEL.md §1.4).
+model::OpType op_type(OpKind kind) {
+  switch (kind) {
+    case OpKind::Conv2D: return model::OpType::Conv2DBias;
+    case OpKind::DepthwiseConv2D: return model::OpType::DepthwiseConv2DBias;
+    case OpKind::MaxPool: return model::OpType::MaxPool;
+    case OpKind::AvgPool: return model::OpType::AvgPool;
+    case OpKind::FullyConnected: return model::OpType::FullyConnected;
+    case OpKind::MatMul: return model::OpType::FullyConnected;
+    case OpKind::Add: return model::OpType::Add;
+    case OpKind::Sub: return model::OpType::Sub;
+    case OpKind::Mul: return model::OpType::Mul;
+    case OpKind::Maximum: return model::OpType::Maximum;
+    case OpKind::Minimum: return model::OpType::Minimum;
+    case OpKind::Abs: return model::OpType::Abs;
+    case OpKind::LeakyRelu: return model::OpType::LeakyRelu;
+    case OpKind::Softmax: return model::OpType::Abs;
+    case OpKind::ReduceSum: return model::OpType::ReduceSum;
+    case OpKind::Activation: return model::OpType::AvgPool;
+  }
+  return model::OpType::Conv2DBias;
+}
+
+int to_int(std::int64_t v) { return static_cast<int>(v); }
+
+/// A 4-D shape as a model shape.
+model::Shape shape4(const workloads::Shape& s) {
+  return model::Shape::of({to_int(s.n), to_int(s.h), to_int(s.w), to_int(s.c)});
+}
+
+/// The feature-map shape a fully-connected pass sees: Vela reshapes a batch of N rows into H x W
+/// (NPU_MODEL.md §7.3: 4 -> 2x2, 8 -> 2x4, 16 -> 4x4, otherwise 1xN).
+model::Shape fc_shape(std::int64_t rows, std::int64_t channels) {
+  if (rows == 1) return model::Shape::of({1, to_int(channels)});
+  int h = 1;
+  int w = to_int(rows);
+  if (rows == 4) h = 2, w = 2;
+  if (rows == 8) h = 2, w = 4;
+  if (rows == 16) h = 4, w = 4;
+  return model::Shape::of({1, h, w, to_int(channels)});
+}
+
+bool is_conv_dw_pool(OpKind k) {
+  return k == OpKind::Conv2D || k == OpKind::DepthwiseConv2D || k == OpKind::MaxPool || k == OpKind::AvgPool ||
+         k == OpKind::Activation;
+}
+
+int position_in_order(const workloads::Workload& w, int layer) {
+  const auto& order = w.topological_order;
+  return static_cast<int>(std::find(order.begin(), order.end(), layer) - order.begin());
+}
+
+/// NPU_MODEL.md §4.5: a feature map may use NHCWB16 when an NPU op produces it, every consumer reads
+/// it with the tensor's own shape as a feature map (not as matmul weights, not as an int32 ReduceSum
+/// input) and it is not a network input or output.
+bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
+  const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
+  if (t.producer < 0 || t.consumers.empty()) return false;
+  for (int c : t.consumers) {
+    const auto& layer = w.layers[static_cast<std::size_t>(c)];
+    if (layer.kind == OpKind::MatMul || layer.kind == OpKind::FullyConnected) return false;
+    if (layer.kind == OpKind::ReduceSum && t.dtype == workloads::DataType::Int32) return false;
+    for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
+      if (layer.inputs[i] != tensor) continue;
+      const workloads::Shape& seen = i == 0 ? layer.ifm_shape : *layer.ifm2_shape;
+      if (!(seen == t.shape)) return false;
+    }
+  }
+  const auto& producer = w.layers[static_cast<std::size_t>(t.producer)];
+  return producer.kind != OpKind::MatMul && producer.kind != OpKind::FullyConnected && producer.ofm_shape == t.shape;
+}
+
+/// Layer fusion (NPU_MODEL.md §9): the tensor is the IFM of its only consumer, which runs right after
+/// its producer, and both are convolution, depthwise or pooling passes.
+bool may_roll(const workloads::Workload& w, int tensor) {
+  const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
+  if (t.producer < 0 || t.consumers.size() != 1 || !nhcwb16_eligible(w, tensor)) return false;
+  const auto& producer = w.layers[static_cast<std::size_t>(t.producer)];
+  const auto& consumer = w.layers[static_cast<std::size_t>(t.consumers[0])];
+  if (!is_conv_dw_pool(producer.kind) || !is_conv_dw_pool(consumer.kind)) return false;
+  if (consumer.inputs.size() != 1 || consumer.inputs[0] != tensor) return false;
+  return position_in_order(w, t.consumers[0]) == position_in_order(w, t.producer) + 1;
+}
+
+model::FeatureMap make_fm(const workloads::TensorInfo& t, model::Shape shape) {
+  model::FeatureMap fm;
+  fm.shape = shape;
+  fm.dtype = to_model(t.dtype);
+  fm.quant_scale = static_cast<float>(t.quant_scale);
+  return fm;
+}
+
+}  // namespace
+
+LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, int layer_index) {
+  const workloads::Layer& layer = w.layers[static_cast<std::size_t>(layer_index)];
+  LoweredLayer out;
+  out.layer = layer_index;
+  out.num_inputs = static_cast<int>(layer.inputs.size());
+  NPUMAP_ASSERT(out.num_inputs >= 1 && out.num_inputs <= 2);
+  const auto& ifm_t = w.tensors[static_cast<std::size_t>(layer.inputs[0])];
+  const auto& ofm_t = w.tensors[static_cast<std::size_t>(layer.output)];
+
+  // The base pass: shapes, types and the operator.
+  model::Pass& p = out.base;
+  p.op.type = op_type(layer.kind);
+  const bool matmul_like = layer.kind == OpKind::FullyConnected || layer.kind == OpKind::MatMul;
+  if (!matmul_like && !workloads::is_binary_elementwise(layer.kind) && layer.kind != OpKind::Abs &&
+      layer.kind != OpKind::LeakyRelu && layer.kind != OpKind::Softmax) {
+    p.op.kernel = model::Kernel{to_int(layer.kernel_w),   to_int(layer.kernel_h),   to_int(layer.stride_x),
+                                to_int(layer.stride_y),   to_int(layer.dilation_x), to_int(layer.dilation_y)};
+    p.op.padding = layer.padding_mode == workloads::PaddingMode::Same    ? model::PaddingMode::Same
+                   : layer.padding_mode == workloads::PaddingMode::Valid ? model::PaddingMode::Valid
+                                                                         : model::PaddingMode::Explicit;
+    p.op.explicit_padding = model::Padding{to_int(layer.padding.top), to_int(layer.padding.left),
+                                           to_int(layer.padding.bottom), to_int(layer.padding.right)};
+  }
+  p.op.activation = layer.kind == OpKind::Softmax ? model::Activation::Lut : to_model(layer.activation);
+  if (matmul_like) {
+    const workloads::MatmulDims d = layer.matmul.value_or(workloads::MatmulDims{});
+    out.batch_repeat = to_int(d.batch);
+    p.ifm = make_fm(ifm_t, fc_shape(d.m, d.k));
+    p.ofm = make_fm(ofm_t, fc_shape(d.m, d.n));
+  } else {
+    p.ifm = make_fm(ifm_t, shape4(layer.ifm_shape));
+    p.ofm = make_fm(ofm_t, shape4(layer.ofm_shape));
+    if (layer.inputs.size() > 1) {
+      p.ifm2 = make_fm(w.tensors[static_cast<std::size_t>(layer.inputs[1])], shape4(*layer.ifm2_shape));
+    }
+  }
+  bool has_npu_predecessor = false;
+  for (int t : layer.inputs) has_npu_predecessor = has_npu_predecessor || w.tensors[static_cast<std::size_t>(t)].producer >= 0;
+  p.has_npu_predecessor = has_npu_predecessor;
+
+  // Weights: the layer's own (conv, depthwise, fc) or, for matmul, the second operand read as weights.
+  const bool own_weights = layer.kind == OpKind::Conv2D || layer.kind == OpKind::DepthwiseConv2D ||
+                           layer.kind == OpKind::FullyConnected;
+  if (own_weights || layer.kind == OpKind::MatMul) {
+    model::Weights wt;
+    std::int64_t elems = 1;
+    if (layer.kind == OpKind::MatMul) {
+      const workloads::MatmulDims d = *layer.matmul;
+      wt.shape = model::Shape::of({to_int(d.k), to_int(d.n)});
+      wt.dtype = to_model(w.tensors[static_cast<std::size_t>(layer.inputs[1])].dtype);
+      wt.compression_scale = 1.0;
+      elems = d.k * d.n;
+    } else {
+      std::vector<int> dims;
+      for (std::int64_t v : layer.weight_shape) dims.push_back(to_int(v));
+      if (dims.size() == 2) wt.shape = model::Shape::of({dims[0], dims[1]});
+      else wt.shape = model::Shape::of({dims[0], dims[1], dims[2], dims[3]});
+      wt.dtype = to_model(layer.weight_dtype);
+      wt.compression_scale = layer.weight_compression;
+      for (int v : dims) elems *= v;
+    }
+    const double raw = static_cast<double>(elems) * model::size_in_bytes(wt.dtype) * wt.compression_scale;
+    wt.storage_shape = model::Shape::of({1, 1, 1, to_int(model::round_up(static_cast<std::int64_t>(std::ceil(raw)), 16))});
+    wt.mem_area = arch.permanent_storage;
+    p.weights = wt;
+  }
+  if (layer.has_bias && own_weights) {
+    model::Bias b;
+    b.shape = model::Shape::of({to_int(layer.ofm_shape.c)});
+    b.storage_shape = b.shape;
+    b.mem_area = arch.permanent_storage;
+    b.element_size_bytes = 10;  // the packed bias+scale of the final, scheduled network (§7.1)
+    p.bias = b;
+  }
+
+  out.own_weights = own_weights;
+  out.uses_lut = workloads::uses_lut(layer);
+
+  // Can the NPU run it at all: the input bit width of its block type.
+  const arch::NpuBlockType block_type = model::npu_block_type(p.op.type);
+  const int ifm_bits = model::bits(p.ifm.dtype);
+  if (!model::ifm_bits_supported(block_type, ifm_bits)) {
+    out.unsupported = fmt::format("{}-bit input is not supported by a {} layer", ifm_bits, workloads::op_name(layer));
+  }
+
+  // The traversals the op allows (§7.2).
+  if (layer.kind == OpKind::Conv2D) out.traversals = {model::BlockTraversal::DepthFirst, model::BlockTraversal::PartKernelFirst};
+  if (layer.kind == OpKind::DepthwiseConv2D) out.traversals = {model::BlockTraversal::DepthWise};
+
+  // Feature-map layouts (§4.5) and layer fusion (§9).
+  for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
+    const bool as_weights = layer.kind == OpKind::MatMul && i == 1;
+    out.input_linear_only[i] = as_weights || matmul_like;
+    out.input_nhcwb16[i] = nhcwb16_eligible(w, layer.inputs[i]);
+  }
+  out.output_linear_only = matmul_like;
+  out.output_nhcwb16 = nhcwb16_eligible(w, layer.output);
+  out.input_may_roll = may_roll(w, layer.inputs[0]);
+  out.output_may_roll = may_roll(w, layer.output);
+  return out;
+}
+
+}  // namespace npumap::search

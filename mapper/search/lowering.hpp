@@ -1,0 +1,44 @@
+#pragma once
+// Lowering: a workload layer turned into the NPU pass it runs as, once, before any mapspace is
+// enumerated. This is the only place that knows the workload's op kinds: it picks the pass operator,
+// kernel, activation and shapes (a batched matmul becomes repeated fully-connected passes, softmax a
+// LUT pass), the weights and bias tensors, the block traversals the op allows, which feature maps may
+// be stored in NHCWB16 or fused through a rolling buffer, and whether the NPU can run the layer at
+// all. The mapspace (mapspace.hpp) then only places tensors and enumerates block configs. Adding an
+// op kind touches this file. The rules are those of docs/design/npu-model.md §1.4, §4.5, §7 and §9.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "arch/arch.hpp"
+#include "model/pass.hpp"
+#include "workloads/workload.hpp"
+
+namespace npumap::search {
+
+/// One layer as the NPU runs it, before any placement or block config is chosen.
+struct LoweredLayer {
+  int layer = -1;                 ///< index in the workload (file order)
+  int num_inputs = 1;             ///< feature-map inputs (1 or 2)
+  /// The pass with the layer's operator, shapes, data types, weights and bias; feature-map memory
+  /// areas, layouts, DMA copies and the block config are left to the mapspace.
+  model::Pass base;
+  int batch_repeat = 1;           ///< a batched matmul runs as this many identical passes
+  bool own_weights = false;       ///< the weights are a constant tensor (may be copied to SRAM by DMA)
+  bool uses_lut = false;          ///< the pass needs a lookup table in SHRAM
+  /// Traversals the op allows (conv: depth-first and part-kernel-first; depthwise: depthwise).
+  std::vector<model::BlockTraversal> traversals{model::BlockTraversal::Default};
+  std::array<bool, 2> input_nhcwb16{};    ///< per input: may be stored in NHCWB16 (§4.5)
+  bool output_nhcwb16 = false;
+  std::array<bool, 2> input_linear_only{};  ///< per input: read as a linear block (fc, matmul operands)
+  bool output_linear_only = false;
+  bool input_may_roll = false;    ///< the first input may come through a rolling buffer (§9)
+  bool output_may_roll = false;   ///< the output may go through a rolling buffer (§9)
+  std::string unsupported;        ///< non-empty: why the NPU cannot run this layer at all
+};
+
+/// Lowers one layer of `workload` for `arch`.
+LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& workload, int layer);
+
+}  // namespace npumap::search
