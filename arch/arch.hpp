@@ -1,5 +1,5 @@
 #pragma once
-// The NPU description every other part reads: accelerator constants (NPU_MODEL.md §1), the memory
+// The NPU description every other part reads: accelerator constants (docs/design/npu-model.md §1), the memory
 // system derived from a system config and a memory mode (§2), SHRAM constants (§8.1) and an energy
 // table. All model constants live here as data; model/ holds no arch literals.
 //

@@ -4,7 +4,7 @@
 // file may start from a preset (`preset:`), which may itself start from another; the chain is
 // collected into layers, base first. The three identity keys (accelerator, system_config,
 // memory_mode) are taken from the last layer that states them and handed to make_arch(), which
-// supplies every constant of NPU_MODEL.md §1-§2 and §8.1 plus the default energy table. Then each
+// supplies every constant of docs/design/npu-model.md §1-§2 and §8.1 plus the default energy table. Then each
 // layer's overrides are applied in order, so a file always wins over the preset it names. Last,
 // the quantities that depend on several keys are recomputed (bandwidth per cycle from the clock
 // scale and the AXI width) and cross-key rules are checked (the cache fits in the SRAM).

@@ -1,4 +1,4 @@
-// Built-in architecture tables (NPU_MODEL.md §1.1-§1.3, §2.2-§2.5) and make_arch(), which turns an
+// Built-in architecture tables (docs/design/npu-model.md §1.1-§1.3, §2.2-§2.5) and make_arch(), which turns an
 // (accelerator, system config, memory mode) triple into a complete Arch the way Vela's
 // ArchitectureFeatures does:
 //   1. the accelerator row gives the MAC-array constants and the AXI port width (128 bits on U65);

@@ -17,7 +17,7 @@
 //   activations, but off-chip I/O): 50 pJ/B. Programming NOR flash costs nanojoules per byte;
 //   inference never writes it, so 2000 pJ/B only makes an (unexpected) write stand out.
 // * OnChipFlash: embedded flash or MRAM: no off-chip I/O, so cheaper than external flash, 15 pJ/B
-//   read; programming is again expensive, 500 pJ/B. (In the Sram_Only memory mode of NPU_MODEL.md
+//   read; programming is again expensive, 500 pJ/B. (In the Sram_Only memory mode of docs/design/npu-model.md
 //   §2.2 this area is the second SRAM port; an arch file can set it to SRAM figures.)
 // * MAC: an 8x8-bit multiply plus a 32-bit accumulate is ~0.3 pJ at 45 nm (0.2 + 0.1); with the
 //   operand and accumulator registers in a newer process, 0.25 pJ per MAC. The per-MAC cost is a

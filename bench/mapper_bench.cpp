@@ -1,7 +1,7 @@
 // Wall time of the mapper pipeline: the per-layer stage alone, the whole run (stage + join) on the
 // shipped workloads, and synthetic chains of growing length.
 //
-// The mapper promises results that do not depend on the thread count or on timing (jobs.hpp,
+// The mapper promises results that do not depend on the thread count or on timing (mapper/search/stage.hpp,
 // join.hpp), so every benchmark doubles as a determinism guard: at setup the same input is mapped
 // once single-threaded and the size and an FNV-1a hash of the result are kept; every timed
 // iteration, whatever its thread count, must reproduce both exactly or the benchmark calls

@@ -148,7 +148,7 @@ void bm_whole(benchmark::State& state, Shape shape, std::size_t n, std::size_t k
   set_counters(state, c);
 }
 
-// The mapper's pattern (DESIGN.md §5): fixed-size chunks, chunk fronts concatenated in order and
+// The mapper's pattern (docs/design/architecture.md §5): fixed-size chunks, chunk fronts concatenated in order and
 // filtered again.
 void bm_chunked(benchmark::State& state, Shape shape, std::size_t n, std::size_t k, std::size_t chunk) {
   const Case& c = get_case(shape, n, k);

@@ -1,4 +1,4 @@
-// Throughput of design-space sweeps (mapper/sweep.hpp): arch points mapped per second, with the
+// Throughput of design-space sweeps (mapper/sweep/sweep.hpp): arch points mapped per second, with the
 // shared-layer cache (each distinct layer computed once per arch point across all workloads) and
 // without it (every layer of every workload computed on its own); their ratio is the cache's speedup.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// SHRAM allocation and valid block configs (NPU_MODEL.md §8).
+// SHRAM allocation and valid block configs (docs/design/npu-model.md §8).
 //
 // The SHRAM holds, double-buffered, one IFM block per IFM operand and one accumulator block for the
 // OFM block being computed. A block config [ofm_h, ofm_w, ifm_d, ofm_d] is valid when both fit in the

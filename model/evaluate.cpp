@@ -1,4 +1,4 @@
-// The NPU cycle model (NPU_MODEL.md §5-§6), a port of Vela's performance_metrics_for_pass.
+// The NPU cycle model (docs/design/npu-model.md §5-§6), a port of Vela's performance_metrics_for_pass.
 //
 // evaluate() follows Vela's order of operations so doubles agree to ~1e-15:
 //   1. clamp the OFM block to the OFM, pick the traversal (§6.4) and derive the IFM block (§3.2, §3.4);
@@ -10,7 +10,7 @@
 //      unscaled and burst-scaled (§5);
 //   5. access cycles from the scaled bytes and Total as their max with Npu (§6.6); energy from the
 //      unscaled bytes.
-// Vela's pass wiring (PASS_FORMAT.md): inputs = [ifm, ifm2?, weights (not DMA'd), bias (not DMA'd),
+// Vela's pass wiring (docs/pass-format.md): inputs = [ifm, ifm2?, weights (not DMA'd), bias (not DMA'd),
 // weight DMA source?, bias DMA source?]; intermediates = [weights SRAM copy?, FSBias copy?];
 // outputs = [ofm]; DMA ops = [bias DMA?, weight DMA?].
 // No heap allocation happens here: every intermediate is a scalar or a fixed array.

@@ -1,6 +1,6 @@
 #pragma once
 // The NPU cycle model: evaluate(arch, pass) reproduces Vela's performance_metrics_for_pass
-// (NPU_MODEL.md §5-§6) for one pass, returning cycles, MACs, read multiples, unscaled and
+// (docs/design/npu-model.md §5-§6) for one pass, returning cycles, MACs, read multiples, unscaled and
 // burst-scaled bandwidths, energy and a trace of the conv/pooling estimate. Pure: no I/O, no heap.
 
 #include <array>
@@ -27,7 +27,7 @@ inline constexpr int kNumPassCycles = 6;
 using BandwidthArray =
     std::array<std::array<std::array<double, kNumDirections>, kNumPurposes>, arch::kNumMemAreas>;
 
-/// What estimate_conv_pooling_cycles saw and returned (PASS_FORMAT.md `expected.trace`).
+/// What estimate_conv_pooling_cycles saw and returned (docs/pass-format.md `expected.trace`).
 struct PassTrace {
   bool has_conv_pooling = false;  ///< false for elementwise passes (only output_cycles is set)
   arch::Block ofm_block;          ///< after the in-place 1-D ublock tweak (§6.3)

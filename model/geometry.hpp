@@ -1,5 +1,5 @@
 #pragma once
-// Geometry helpers of the cycle model (NPU_MODEL.md §3): integer rounding, kernels, IFM block size
+// Geometry helpers of the cycle model (docs/design/npu-model.md §3): integer rounding, kernels, IFM block size
 // and depth, padding and output sizes. Shared by the cycle model and the block-config enumeration.
 
 #include <cstdint>

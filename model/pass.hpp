@@ -1,7 +1,7 @@
 #pragma once
 // A Pass: one NPU operation (a layer's primary op with its fused activation and the DMAs feeding it)
 // together with every decision the cycle model needs: shapes, data types, where each tensor lives, its
-// layout, the block config, the weight traversal and what is copied to SRAM (PASS_FORMAT.md).
+// layout, the block config, the weight traversal and what is copied to SRAM (docs/pass-format.md).
 //
 // Pass is a small value type with no heap members, so the mapper can build millions of them and
 // evaluate() can read them without allocating. Build one with aggregate / designated initialisers or
@@ -18,7 +18,7 @@
 
 namespace npumap::model {
 
-/// The primary operation of a pass (NPU_MODEL.md §1.4 names them; the block type follows from it).
+/// The primary operation of a pass (docs/design/npu-model.md §1.4 names them; the block type follows from it).
 enum class OpType : std::uint8_t {
   Conv2DBias,
   DepthwiseConv2DBias,
@@ -76,7 +76,7 @@ struct Shape {
   friend bool operator==(const Shape& a, const Shape& b);
 };
 
-/// A feature map (IFM, IFM2 or OFM) as PASS_FORMAT.md describes it: purpose FeatureMap, sub-purpose
+/// A feature map (IFM, IFM2 or OFM) as docs/pass-format.md describes it: purpose FeatureMap, sub-purpose
 /// Standard, element size bits/8, compression scales 1.0.
 struct FeatureMap {
   Shape shape;  ///< tensor shape (FC: 2-D [N, C]); the op shape is derived (op_shape())
@@ -88,7 +88,7 @@ struct FeatureMap {
   friend bool operator==(const FeatureMap&, const FeatureMap&) = default;
 };
 
-/// Compressed weights (§4.3, PASS_FORMAT.md "Weights").
+/// Compressed weights (§4.3, docs/pass-format.md "Weights").
 struct Weights {
   Shape shape;  ///< HWIO [kh, kw, I, O] (DW [kh, kw, 1, C]); FC: IO [I, O]
   DataType dtype = DataType::Int8;

@@ -1,4 +1,4 @@
-// Reading and writing the pass JSON of PASS_FORMAT.md.
+// Reading and writing the pass JSON of docs/pass-format.md.
 //
 // read_pass_input() validates as it goes: every object rejects unknown keys with a closest-match hint,
 // every value is type-checked, and every error names the file and the key path (JSON carries no line

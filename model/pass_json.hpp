@@ -1,5 +1,5 @@
 #pragma once
-// The pass JSON of PASS_FORMAT.md: read an `input` object into a Pass and the Arch it runs on, write a
+// The pass JSON of docs/pass-format.md: read an `input` object into a Pass and the Arch it runs on, write a
 // Pass back as an `input` object, and write PassMetrics in the `expected` shape. Keys are written in
 // sorted order and bandwidth lists in (mem_area, purpose, direction) index order with zero entries
 // left out, exactly as the reference data is laid out, so outputs diff cleanly against it.
@@ -36,7 +36,7 @@ PassInput read_pass_input(const nlohmann::json& input, const std::string& file, 
 /// Writes a pass as an `input` object; `arch_params` is written from `arch`.
 nlohmann::ordered_json write_pass_input(const Pass& pass, const arch::Arch& arch, const PassLabels& labels = {});
 
-/// The `arch_params` object of an arch (PASS_FORMAT.md).
+/// The `arch_params` object of an arch (docs/pass-format.md).
 nlohmann::ordered_json write_arch_params(const arch::Arch& arch);
 
 /// Writes metrics in the `expected` shape, plus `energy_pj`. `trace` holds only output_cycles_calls

@@ -1,5 +1,5 @@
 #pragma once
-// The weight compressor's block traversal heuristic (NPU_MODEL.md §7.2): for a ConvMxN layer it picks
+// The weight compressor's block traversal heuristic (docs/design/npu-model.md §7.2): for a ConvMxN layer it picks
 // whichever of depth-first and part-kernel-first wastes fewer MAC lanes on padding.
 
 #include "arch/arch.hpp"

@@ -239,7 +239,7 @@ std::int64_t out_size(PaddingMode mode, std::int64_t in, std::int64_t stride, st
   return 0;
 }
 
-// needed_total_padding of NPU_MODEL.md §3.5.
+// needed_total_padding of docs/design/npu-model.md §3.5.
 std::int64_t needed_total_padding(std::int64_t in, std::int64_t stride, std::int64_t dilated_kernel) {
   return std::max<std::int64_t>(0, ((in + stride - 1) / stride - 1) * stride + dilated_kernel - in);
 }

@@ -13,7 +13,7 @@
 namespace npumap::workloads {
 
 /// Compressed / raw weight bytes when neither the layer nor the network says otherwise: Vela's
-/// placeholder estimate before real weight encoding (NPU_MODEL.md §4.2).
+/// placeholder estimate before real weight encoding (docs/design/npu-model.md §4.2).
 inline constexpr double kDefaultWeightCompression = 0.625;
 /// The largest accepted size, stride, dilation, padding or rank size: downstream block and kernel
 /// arithmetic uses 32-bit integers.

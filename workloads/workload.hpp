@@ -5,7 +5,7 @@
 //
 // Shapes are NHWC. A tensor keeps the dimensions as written (`dims`, rank 1 to 4) and its 4-D NHWC
 // view (`shape`): [C] -> (1,1,1,C), [N,C] -> (N,1,1,C) (the fully-connected convention of
-// NPU_MODEL.md §7.3), [H,W,C] -> (1,H,W,C). A layer separately records the shapes its NPU operation
+// docs/design/npu-model.md §7.3), [H,W,C] -> (1,H,W,C). A layer separately records the shapes its NPU operation
 // sees (`ifm_shape`, `ifm2_shape`, `ofm_shape`), which differ from the tensor views only for
 // fully_connected and matmul (see LayerDims).
 
@@ -115,7 +115,7 @@ struct Layer {
   std::int64_t dilation_y = 1;
   std::int64_t dilation_x = 1;
   PaddingMode padding_mode = PaddingMode::Valid;
-  Padding padding;           ///< the explicit values; for SAME the values Vela computes (NPU_MODEL.md §3.5)
+  Padding padding;           ///< the explicit values; for SAME the values Vela computes (docs/design/npu-model.md §3.5)
 
   Activation activation = Activation::None;  ///< fused, or the function of a standalone activation
   std::vector<std::int64_t> weight_shape;     ///< conv [kh,kw,I,O], depthwise [kh,kw,1,C], fc [I,O]; else empty
@@ -165,7 +165,7 @@ int data_type_bits(DataType t);
 /// Bytes per element.
 inline int data_type_bytes(DataType t) { return data_type_bits(t) / 8; }
 
-/// The NPU block type that runs a layer (NPU_MODEL.md §1.4).
+/// The NPU block type that runs a layer (docs/design/npu-model.md §1.4).
 arch::NpuBlockType npu_block_type(OpKind kind);
 /// True for add, sub, mul, maximum, minimum.
 bool is_binary_elementwise(OpKind kind);
@@ -174,7 +174,7 @@ bool has_weights(OpKind kind);
 /// True when the layer needs a lookup table in SHRAM (sigmoid, tanh, LUT activations, softmax).
 bool uses_lut(const Layer& layer);
 
-/// MACs by the convention of NPU_MODEL.md: conv N*OH*OW*OC*KH*KW*IC, depthwise N*OH*OW*C*KH*KW,
+/// MACs by the convention of docs/design/npu-model.md: conv N*OH*OW*OC*KH*KW*IC, depthwise N*OH*OW*C*KH*KW,
 /// fully_connected and matmul batch*M*N*K, everything else 0. Same value as Layer::macs.
 std::int64_t macs(const Layer& layer);
 /// Elements and bytes of a tensor.

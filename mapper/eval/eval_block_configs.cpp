@@ -1,6 +1,6 @@
 // `mapper eval --block-configs FILE.json [--check]`.
 //
-// The block-config reference file (PASS_FORMAT.md, last section) lists Vela's SHRAM allocation, its
+// The block-config reference file (docs/design/pass-format-notes.md) lists Vela's SHRAM allocation, its
 // valid block-config enumeration and the scheduler's shortlist for one layer per record. This driver
 // turns each record into a model::BlockConfigQuery, runs model::make_shram_allocation,
 // model::find_valid_block_configs and model::scheduler_block_configs on arch::make_arch(accelerator)
@@ -81,7 +81,7 @@ struct OpInfo {
   model::Resampling resampling;
 };
 
-// Op names of NPU_MODEL.md §1.4 with their block types; transpose conv and resize read the IFM upscaled.
+// Op names of docs/design/npu-model.md §1.4 with their block types; transpose conv and resize read the IFM upscaled.
 constexpr OpInfo kOps[] = {
     {"Conv2D", arch::NpuBlockType::ConvolutionMxN, model::Resampling::None},
     {"Conv2DBias", arch::NpuBlockType::ConvolutionMxN, model::Resampling::None},
@@ -128,7 +128,7 @@ class RecordReader {
     const json root = common::read_json_file<json>(file_, "the file must be a JSON list of block-config records");
     if (!root.is_array()) {
       throw common::UserError({file_}, "", "expected a JSON list of records",
-                      "see the block-config record format in PASS_FORMAT.md");
+                      "see the block-config record format in docs/pass-format.md");
     }
     std::vector<Record> records;
     records.reserve(root.size());
@@ -150,7 +150,7 @@ class RecordReader {
 
   const json& require(const json& rec, std::size_t i, const char* key) const {
     const json* v = find(rec, key);
-    if (v == nullptr) fail(key_of(i, key), "missing key", "every record needs this key (PASS_FORMAT.md)");
+    if (v == nullptr) fail(key_of(i, key), "missing key", "every record needs this key (docs/pass-format.md)");
     return *v;
   }
 
@@ -193,7 +193,7 @@ class RecordReader {
          near.empty() ? "expected int8, uint8, int16, uint16 or int32" : fmt::format("did you mean '{}'?", near));
   }
 
-  /// A tensor shape as the 4-D NHWC op shape (PASS_FORMAT.md: FC [N, C] is [N,1,1,C]; others pad on the left).
+  /// A tensor shape as the 4-D NHWC op shape (docs/pass-format.md: FC [N, C] is [N,1,1,C]; others pad on the left).
   static std::array<int, 4> op_shape(const std::vector<int>& s, bool fully_connected) {
     if (s.size() == 2 && fully_connected) return {s[0], 1, 1, s[1]};
     std::array<int, 4> out{1, 1, 1, 1};
@@ -273,7 +273,7 @@ class RecordReader {
     if (op == nullptr) {
       const std::string near = common::closest_match(op_type, op_names);
       fail(key_of(i, "op_type"), fmt::format("unknown op type '{}'", op_type),
-           near.empty() ? "see NPU_MODEL.md §1.4 for the supported ops" : fmt::format("did you mean '{}'?", near));
+           near.empty() ? "see docs/design/npu-model.md §1.4 for the supported ops" : fmt::format("did you mean '{}'?", near));
     }
     model::BlockConfigQuery& q = r.query;
     q.block_type = op->block_type;
@@ -316,7 +316,7 @@ class RecordReader {
     const auto d = pair_of("dilation_hw");
     q.kernel = model::Kernel{k[1], k[0], s[1], s[0], d[1], d[0]};
     if (const json* v = find(rec, "uses_lut"); v != nullptr) q.uses_lut = bool_of(*v, key_of(i, "uses_lut"));
-    // The reference records are generated with every feature map quantized (PASS_FORMAT.md).
+    // The reference records are generated with every feature map quantized (docs/pass-format.md).
     q.all_fms_quantized = true;
 
     if (need_expected) r.expected = read_expected(rec, i);

@@ -1,6 +1,6 @@
 #pragma once
 // `mapper eval --block-configs FILE.json [--check]`: re-derives Vela's SHRAM allocation, valid block
-// configs and scheduler shortlist for the records of FILE.json (PASS_FORMAT.md, last section).
+// configs and scheduler shortlist for the records of FILE.json (docs/design/pass-format-notes.md).
 
 #include <iosfwd>
 #include <string>

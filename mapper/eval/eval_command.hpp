@@ -1,6 +1,6 @@
 #pragma once
 // `mapper eval FILE [--check] [--out F]`: re-evaluate passes written in the pass JSON format
-// (PASS_FORMAT.md) with the cycle model, and optionally compare with the `expected` results they carry.
+// (docs/pass-format.md) with the cycle model, and optionally compare with the `expected` results they carry.
 
 #include <iosfwd>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Compatibility: how a pmapping exchanges each tensor it shares with its neighbours (DESIGN.md §3).
+// Compatibility: how a pmapping exchanges each tensor it shares with its neighbours (docs/design/architecture.md §3).
 // Two pmappings of neighbouring layers join only if they agree on every tensor they share.
 
 #include <cstdint>
@@ -14,7 +14,7 @@ enum class Residence : std::uint8_t {
   Rolling,  ///< an SRAM rolling buffer between a producer and its only consumer (layer fusion)
 };
 
-/// Layout of a feature map (NPU_MODEL.md §4.2, §4.5).
+/// Layout of a feature map (docs/design/npu-model.md §4.2, §4.5).
 enum class Layout : std::uint8_t { Linear, Nhcwb16 };
 
 /// One tensor's side of a compatibility.
@@ -22,7 +22,7 @@ struct TensorCompat {
   Residence residence = Residence::Arena;
   Layout layout = Layout::Linear;
   /// Rolling only: the producer's OFM block height (on the producer's side) or the consumer's IFM
-  /// block height (on the consumer's side); the buffer height follows from both (NPU_MODEL.md §9).
+  /// block height (on the consumer's side); the buffer height follows from both (docs/design/npu-model.md §9).
   std::uint16_t rows = 0;
 
   /// Whether a producer-side and a consumer-side view of one tensor can meet.

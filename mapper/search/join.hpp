@@ -1,5 +1,5 @@
 #pragma once
-// The join (FFM_NOTES.md "Join"): walks the layers in topological order and merges each layer's
+// The join (docs/design/search.md "Join"): walks the layers in topological order and merges each layer's
 // pmapping groups into the partial mappings of the layers before it, keeping only Pareto-optimal
 // rows per live compatibility. See join.cpp for the algorithm and its SRAM accounting.
 
@@ -27,7 +27,7 @@ struct JoinTensor {
 };
 
 /// SRAM bytes of a rolling buffer between a producer with OFM block height `producer_rows` and a
-/// consumer with IFM block height `consumer_rows` (NPU_MODEL.md §9, §4.3 RollingBufferY).
+/// consumer with IFM block height `consumer_rows` (docs/design/npu-model.md §9, §4.3 RollingBufferY).
 std::int64_t rolling_buffer_bytes(const JoinTensor& t, int producer_rows, int consumer_rows);
 
 /// SRAM bytes a live tensor with this compatibility reserves (0 if it is not in SRAM).

@@ -17,7 +17,7 @@ namespace npumap::search {
 /// Named, stable causes of removal (the strings appear in reports and JSON).
 enum class Cause : std::uint8_t {
   Unsupported,            ///< a combination the NPU or the cycle model does not support
-  ShramCapacity,          ///< the block config does not fit the SHRAM (NPU_MODEL.md §8)
+  ShramCapacity,          ///< the block config does not fit the SHRAM (docs/design/npu-model.md §8)
   SramCapacity,           ///< the pmapping's own SRAM reservation exceeds the SRAM capacity
   Interrupted,            ///< not evaluated because the run hit its time limit or was interrupted
   Dominated,              ///< Pareto-dominated within its compatibility group

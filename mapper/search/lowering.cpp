@@ -38,7 +38,7 @@ model::Activation to_model(workloads::Activation a) {
 }
 
 /// The pass op of a layer kind. Softmax runs as a unary elementwise pass with a LUT activation and a
-/// standalone activation as a 1x1 average pool (NPU_MODEL.md §1.4).
+/// standalone activation as a 1x1 average pool (docs/design/npu-model.md §1.4).
 model::OpType op_type(OpKind kind) {
   switch (kind) {
     case OpKind::Conv2D: return model::OpType::Conv2DBias;
@@ -69,7 +69,7 @@ model::Shape shape4(const workloads::Shape& s) {
 }
 
 /// The feature-map shape a fully-connected pass sees: Vela reshapes a batch of N rows into H x W
-/// (NPU_MODEL.md §7.3: 4 -> 2x2, 8 -> 2x4, 16 -> 4x4, otherwise 1xN).
+/// (docs/design/npu-model.md §7.3: 4 -> 2x2, 8 -> 2x4, 16 -> 4x4, otherwise 1xN).
 model::Shape fc_shape(std::int64_t rows, std::int64_t channels) {
   if (rows == 1) return model::Shape::of({1, to_int(channels)});
   int h = 1;
@@ -90,7 +90,7 @@ int position_in_order(const workloads::Workload& w, int layer) {
   return static_cast<int>(std::find(order.begin(), order.end(), layer) - order.begin());
 }
 
-/// NPU_MODEL.md §4.5: a feature map may use NHCWB16 when an NPU op produces it, every consumer reads
+/// docs/design/npu-model.md §4.5: a feature map may use NHCWB16 when an NPU op produces it, every consumer reads
 /// it with the tensor's own shape as a feature map (not as matmul weights, not as an int32 ReduceSum
 /// input) and it is not a network input or output.
 bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
@@ -110,7 +110,7 @@ bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
   return producer.kind != OpKind::MatMul && producer.kind != OpKind::FullyConnected && producer.ofm_shape == t.shape;
 }
 
-/// Layer fusion (NPU_MODEL.md §9): the tensor is the IFM of its only consumer, which runs right after
+/// Layer fusion (docs/design/npu-model.md §9): the tensor is the IFM of its only consumer, which runs right after
 /// its producer, and both are convolution, depthwise or pooling passes.
 bool may_roll(const workloads::Workload& w, int tensor) {
   const auto& t = w.tensors[static_cast<std::size_t>(tensor)];

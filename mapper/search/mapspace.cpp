@@ -193,7 +193,7 @@ std::int64_t transient_sram_bytes(const model::Pass& p) {
 }
 
 int rolling_consumer_rows(const arch::Arch& arch, const LayerSpace& space, const model::BlockConfig& bc) {
-  // NPU_MODEL.md §9: the IFM block of the consumer, with ofm_block_max as the sub-kernel limit.
+  // docs/design/npu-model.md §9: the IFM block of the consumer, with ofm_block_max as the sub-kernel limit.
   const arch::Block ofm_block{bc.ofm_w, bc.ofm_h, bc.ofm_d};
   const arch::Block ifm_block = model::get_ifm_block_size(arch, bc.ofm_d, ofm_block, space.base.op.kernel,
                                                           arch.ofm_block_max, model::Resampling::None);

@@ -1,5 +1,5 @@
 #pragma once
-// The mapspace of one lowered layer (lowering.hpp; NPU_MODEL.md §7-§10): every way the NPU can run it.
+// The mapspace of one lowered layer (lowering.hpp; docs/design/npu-model.md §7-§10): every way the NPU can run it.
 //
 // A *template* fixes the discrete choices: block traversal (conv2d: depth-first or part-kernel-
 // first), where the weights are read from (in place, copied whole to SRAM, or streamed through an
@@ -86,7 +86,7 @@ model::Pass make_pass(const arch::Arch& arch, const LayerSpace& space, const Tem
 /// SRAM the pass itself reserves while it runs: the weight copy or double buffer and the bias copy.
 std::int64_t transient_sram_bytes(const model::Pass& pass);
 
-/// The consumer-side rolling-buffer rows of a block config: the IFM block height (NPU_MODEL.md §9).
+/// The consumer-side rolling-buffer rows of a block config: the IFM block height (docs/design/npu-model.md §9).
 int rolling_consumer_rows(const arch::Arch& arch, const LayerSpace& space, const model::BlockConfig& block_config);
 
 /// Storage bytes of a feature map of this shape and element size in a layout (§4.3).

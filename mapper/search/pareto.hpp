@@ -1,7 +1,7 @@
 #pragma once
-// Pareto filtering of candidate tables (FFM_NOTES.md "Pareto"). Every objective is minimised.
+// Pareto filtering of candidate tables (docs/design/search.md "Pareto"). Every objective is minimised.
 //
-// Semantics, which callers rely on for determinism (DESIGN.md §5):
+// Semantics, which callers rely on for determinism (docs/design/architecture.md §5):
 //   * Row a dominates row b when a <= b in every objective and a < b in at least one.
 //   * Exact duplicates (equal in every objective; -0.0 equals +0.0) keep exactly one row: the
 //     lowest index. Callers pass rows already sorted by their canonical key, so "lowest index"

@@ -1,5 +1,5 @@
 #pragma once
-// Pmapping groups: the per-layer stage's output and the join's input (DESIGN.md §3).
+// Pmapping groups: the per-layer stage's output and the join's input (docs/design/architecture.md §3).
 
 #include <cstdint>
 #include <vector>

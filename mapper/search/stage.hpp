@@ -1,8 +1,8 @@
 #pragma once
-// The per-layer stage (DESIGN.md §2, FFM_NOTES.md "Jobs"): one job per (layer, template), run as
+// The per-layer stage (docs/design/architecture.md §2, docs/design/search.md "Jobs"): one job per (layer, template), run as
 // oneTBB tasks longest first; each enumerates its block configs in fixed-size chunks, evaluates them
 // with the cycle model and keeps the Pareto-optimal pmappings per compatibility. The jobs of a layer
-// then merge, in job order, into the layer's PmappingGroups. See jobs.cpp.
+// then merge, in job order, into the layer's PmappingGroups. See stage.cpp; a mapping runs it through map_network (map_network.hpp).
 
 #include <atomic>
 #include <cstdint>

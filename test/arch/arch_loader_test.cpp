@@ -1,6 +1,6 @@
 // Loader tests: every preset, every key of the arch format (docs/arch-format.md), layering of
 // presets and files, spec resolution and byte sizes. Expected values come from the spec tables of
-// NPU_MODEL.md §1-§2 and from the YAML written in each test, never from the loader's own output.
+// docs/design/npu-model.md §1-§2 and from the YAML written in each test, never from the loader's own output.
 
 #include <filesystem>
 #include <fstream>

@@ -1,4 +1,4 @@
-// The output must not depend on the number of threads (DESIGN.md §5): 1, 2 and 8 threads give
+// The output must not depend on the number of threads (docs/design/architecture.md §5): 1, 2 and 8 threads give
 // byte-identical reports and files. The only allowed differences are the provenance object of
 // result.json (it records the thread count) and the report's last line (it names the output
 // folder, which differs because each run needs its own). Eight threads on a two-core machine also

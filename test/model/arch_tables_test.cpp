@@ -1,5 +1,5 @@
 // make_arch() against the `arch_params` Vela reported for every reference pass, plus the table rules
-// of NPU_MODEL.md §1-§2 that the reference data does not exercise.
+// of docs/design/npu-model.md §1-§2 that the reference data does not exercise.
 
 #include <gtest/gtest.h>
 

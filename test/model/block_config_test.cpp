@@ -1,4 +1,4 @@
-// SHRAM allocation and block-config enumeration (NPU_MODEL.md §8): hand-derived bank arithmetic,
+// SHRAM allocation and block-config enumeration (docs/design/npu-model.md §8): hand-derived bank arithmetic,
 // allocation fields, enumeration order and the scheduler shortlist, then every record of Vela's
 // reference enumeration in test/data/npu_reference_block_configs.json.
 
@@ -369,7 +369,7 @@ std::array<int, 4> op_shape(const std::vector<int>& s, bool fully_connected) {
   return out;
 }
 
-// The record-to-query rules of PASS_FORMAT.md, written independently of the eval driver's reader.
+// The record-to-query rules of docs/pass-format.md, written independently of the eval driver's reader.
 BlockConfigQuery query_of(const nlohmann::json& r) {
   const std::string op = r.at("op_type");
   BlockConfigQuery q;

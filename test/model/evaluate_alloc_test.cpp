@@ -1,4 +1,4 @@
-// evaluate() must not touch the heap (DESIGN.md §4: no allocation in the hot path). This file replaces
+// evaluate() must not touch the heap (docs/design/architecture.md §4: no allocation in the hot path). This file replaces
 // the global operator new of model_tests with a counting one and checks the count does not move while
 // the 175 reference passes are evaluated.
 

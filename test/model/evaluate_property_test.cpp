@@ -1,5 +1,5 @@
 // Seeded random passes (the seed is printed; set NPUMAP_TEST_SEED to replay one) checked against
-// properties that follow from NPU_MODEL.md §5-§6 whatever the numbers:
+// properties that follow from docs/design/npu-model.md §5-§6 whatever the numbers:
 //   * Total is exactly the max of Npu and the four access-cycle entries (§6.6);
 //   * halving one memory's bandwidth never decreases any cycle entry (every term is monotone in 1/bw);
 //   * the weight bytes (reads and DMA-copy writes) scale linearly with the compression scale (§6.5),

@@ -1,4 +1,4 @@
-// Hand-derived checks of evaluate(), one or more per branch of NPU_MODEL.md §5, §6.2 and §6.3.
+// Hand-derived checks of evaluate(), one or more per branch of docs/design/npu-model.md §5, §6.2 and §6.3.
 // Every expected number is worked out in the comment above it from the spec's formulas and the
 // arch tables of §1-§2 (default system config: U55 SRAM 8 B/cycle, burst 32, latency 32/32;
 // OffChipFlash 1 B/cycle, burst 128, latency 64/64; U65 SRAM 16 B/cycle, burst 32).

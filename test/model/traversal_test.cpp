@@ -1,4 +1,4 @@
-// Block traversal heuristic (NPU_MODEL.md §7.2): hand-derived cases for both outcomes and the I <= 8
+// Block traversal heuristic (docs/design/npu-model.md §7.2): hand-derived cases for both outcomes and the I <= 8
 // rule, then the traversal recorded with every convolution of the reference passes.
 
 #include "model/traversal.hpp"

@@ -296,7 +296,7 @@ TEST(JoinDeterminism, ThreadCountsGiveIdenticalFronts) {
 }
 
 TEST(JoinRollingBuffer, HeightFollowsBothBlockHeights) {
-  // NPU_MODEL.md §9: height = round_up(consumer IFM block rows + producer rows, producer rows),
+  // docs/design/npu-model.md §9: height = round_up(consumer IFM block rows + producer rows, producer rows),
   // at most the tensor height; channels rounded up to 16; bytes rounded up to 16.
   JoinTensor t;
   t.height = 56;

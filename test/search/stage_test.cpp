@@ -1,4 +1,4 @@
-// Tests of the per-layer stage (jobs.cpp): an exhaustive oracle, determinism across thread counts
+// Tests of the per-layer stage (mapper/search/stage.cpp): an exhaustive oracle, determinism across thread counts
 // and chunk sizes, and keep-rate arithmetic on a layer small enough to count by hand.
 
 #include <gtest/gtest.h>
@@ -44,7 +44,7 @@ std::vector<NaiveRow> naive_front(const std::vector<NaiveRow>& rows) {
   return out;
 }
 
-/// SRAM of the whole feature maps a template keeps in SRAM, written out independently of jobs.cpp;
+/// SRAM of the whole feature maps a template keeps in SRAM, written out independently of stage.cpp;
 /// a tensor that is a rolling buffer in this variant is left out.
 std::int64_t naive_fm_sram(const arch::Arch& a, const workloads::Workload& w, int layer, const Template& t,
                            bool in_roll, bool out_roll) {
@@ -191,7 +191,7 @@ TEST(StageDeterminism, ThreadsAndChunkSizesDoNotChangeTheResult) {
 }
 
 // A single 1x1 convolution, 4x4x8 -> 4x4x8, on ethos-u55-256, counted by hand.
-//  Block-config grid (NPU_MODEL.md §8.4, ofm_ublock (2,2,8)): w in {2,4}, h in {2,4}, c in {8}
+//  Block-config grid (docs/design/npu-model.md §8.4, ofm_ublock (2,2,8)): w in {2,4}, h in {2,4}, c in {8}
 //  (max_d = min(128, 8) = 8 and c >= max_d) -> 4 configs.
 //  Templates: traversal {DF, PKF} x weights {in place, copy, double buffer} (flash != SRAM) x bias
 //  {in place, copy}; the input is a network input and the output a network output, so both are

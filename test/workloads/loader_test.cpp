@@ -124,7 +124,7 @@ TEST(Loader, ConvolutionDefaults) {
 }
 
 TEST(Loader, SamePaddingValuesFollowVela) {
-  // NPU_MODEL.md §3.5 for H = W = 7, stride 2, kernel 4: OH = ceil(7/2) = 4,
+  // docs/design/npu-model.md §3.5 for H = W = 7, stride 2, kernel 4: OH = ceil(7/2) = 4,
   // total = max(0, (4-1)*2 + 4 - 7) = 3, so top/left = 3//2 = 1 and bottom/right = 4//2 = 2.
   const Workload w = one_layer("[1, 7, 7, 2]", "op: max_pool, inputs: [x], output: o, output_shape: [1, 4, 4, 2], kernel: 4, stride: 2, padding: SAME");
   EXPECT_EQ(w.layers[0].padding_mode, PaddingMode::Same);
