@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/json_reader.hpp"
 #include "common/user_error.hpp"
 
 namespace npumap::model {
@@ -20,72 +21,17 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-/// Where a JSON value sits: the file and its key path, for error messages.
-struct Ctx {
-  const std::string& file;
-  std::string path;
-
-  Ctx at(std::string_view key) const { return Ctx{file, path.empty() ? std::string(key) : path + "." + std::string(key)}; }
-  Ctx index(std::size_t i) const { return Ctx{file, fmt::format("{}[{}]", path, i)}; }
-  [[noreturn]] void fail(const std::string& message, const std::string& hint = {}) const {
-    throw common::UserError(common::SourceLocation{file, 0, 0}, path, message, hint);
-  }
-};
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-void check_keys(const json& obj, const Ctx& ctx, const std::vector<std::string>& allowed) {
-  if (!obj.is_object()) ctx.fail("expected an object");
-  for (const auto& item : obj.items()) {
-    bool ok = false;
-    for (const auto& a : allowed) ok = ok || a == item.key();
-    if (!ok) {
-      const std::string near = common::closest_match(item.key(), allowed);
-      ctx.at(item.key()).fail("unknown key", near.empty() ? "valid keys: " + joined(allowed)
-                                                          : "did you mean '" + near + "'?");
-    }
-  }
-}
-
-const json* find(const json& obj, std::string_view key) {
-  const auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
-}
-
-const json& require(const json& obj, std::string_view key, const Ctx& ctx) {
-  const json* v = find(obj, key);
-  if (v == nullptr) ctx.at(key).fail("missing required key");
-  return *v;
-}
-
-std::int64_t as_int(const json& v, const Ctx& ctx) {
-  if (!v.is_number_integer()) ctx.fail("expected an integer, got " + v.dump());
-  return v.get<std::int64_t>();
-}
+using Ctx = common::JsonPath;
+using common::as_bool;
+using common::as_double;
+using common::as_string;
+using common::check_keys;
+using common::find;
+using common::joined;
+using common::require;
 
 int as_int32(const json& v, const Ctx& ctx, std::int64_t min_value) {
-  const std::int64_t x = as_int(v, ctx);
-  if (x < min_value || x > 1'000'000'000) ctx.fail(fmt::format("value {} out of range (>= {})", x, min_value));
-  return static_cast<int>(x);
-}
-
-double as_double(const json& v, const Ctx& ctx) {
-  if (!v.is_number()) ctx.fail("expected a number, got " + v.dump());
-  return v.get<double>();
-}
-
-bool as_bool(const json& v, const Ctx& ctx) {
-  if (!v.is_boolean()) ctx.fail("expected true or false, got " + v.dump());
-  return v.get<bool>();
-}
-
-std::string as_string(const json& v, const Ctx& ctx) {
-  if (!v.is_string()) ctx.fail("expected a string, got " + v.dump());
-  return v.get<std::string>();
+  return static_cast<int>(common::as_int(v, ctx, min_value, 1'000'000'000));
 }
 
 template <typename E, typename Parse>

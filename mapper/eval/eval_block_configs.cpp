@@ -31,6 +31,7 @@
 #include "common/files.hpp"
 #include "common/hash.hpp"
 #include "common/json_file.hpp"
+#include "common/json_reader.hpp"
 #include "common/user_error.hpp"
 #include "model/block_config.hpp"
 #include "npumap_version.hpp"
@@ -143,34 +144,20 @@ class RecordReader {
 
   static std::string key_of(std::size_t i, std::string_view key) { return fmt::format("records[{}].{}", i, key); }
 
-  const json* find(const json& rec, const char* key) const {
-    const auto it = rec.find(key);
-    return it == rec.end() ? nullptr : &*it;
-  }
+  common::JsonPath path_of(const std::string& key) const { return common::JsonPath{file_, key}; }
 
   const json& require(const json& rec, std::size_t i, const char* key) const {
-    const json* v = find(rec, key);
-    if (v == nullptr) fail(key_of(i, key), "missing key", "every record needs this key (docs/pass-format.md)");
-    return *v;
+    return common::require(rec, key, path_of(fmt::format("records[{}]", i)),
+                           "every record needs this key (docs/design/pass-format-notes.md)");
   }
 
-  std::string string_of(const json& v, const std::string& key) const {
-    if (!v.is_string()) fail(key, "expected a string");
-    return v.get<std::string>();
-  }
+  std::string string_of(const json& v, const std::string& key) const { return common::as_string(v, path_of(key)); }
 
   int int_of(const json& v, const std::string& key, int min_value) const {
-    if (!v.is_number_integer()) fail(key, "expected an integer");
-    const auto value = v.get<std::int64_t>();
-    if (value < min_value || value > (1 << 30))
-      fail(key, fmt::format("{} is out of range", value), fmt::format("expected an integer >= {}", min_value));
-    return static_cast<int>(value);
+    return static_cast<int>(common::as_int(v, path_of(key), min_value, 1 << 30));
   }
 
-  bool bool_of(const json& v, const std::string& key) const {
-    if (!v.is_boolean()) fail(key, "expected true or false");
-    return v.get<bool>();
-  }
+  bool bool_of(const json& v, const std::string& key) const { return common::as_bool(v, path_of(key)); }
 
   std::vector<int> ints_of(const json& v, const std::string& key, std::size_t min_size, std::size_t max_size,
                            int min_value) const {
@@ -216,18 +203,8 @@ class RecordReader {
     Expected e;
     const json& alloc = require(rec, i, "alloc");
     const std::string alloc_key = key_of(i, "alloc");
-    if (!alloc.is_object()) fail(alloc_key, "expected an object");
-    for (const auto& [k, v] : alloc.items()) {
-      if (std::find(std::begin(kAllocKeys), std::end(kAllocKeys), k) == std::end(kAllocKeys)) {
-        const std::string near = common::closest_match(k, {std::begin(kAllocKeys), std::end(kAllocKeys)});
-        fail(alloc_key + "." + k, "unknown key", near.empty() ? "" : fmt::format("did you mean '{}'?", near));
-      }
-    }
-    auto field = [&](const char* k) -> const json& {
-      const auto it = alloc.find(k);
-      if (it == alloc.end()) fail(alloc_key + "." + k, "missing key");
-      return *it;
-    };
+    common::check_keys(alloc, path_of(alloc_key), {std::begin(kAllocKeys), std::end(kAllocKeys)});
+    auto field = [&](const char* k) -> const json& { return common::require(alloc, k, path_of(alloc_key)); };
     e.alloc.ifm_block_depth = int_of(field("ifm_block_depth"), alloc_key + ".ifm_block_depth", 0);
     e.alloc.is_equal_depth_op = bool_of(field("is_equal_depth_op"), alloc_key + ".is_equal_depth_op");
     e.alloc.use_ifm_element = int_of(field("use_ifm_element"), alloc_key + ".use_ifm_element", 0);
@@ -238,20 +215,14 @@ class RecordReader {
     e.num_valid = int_of(require(rec, i, "num_valid"), key_of(i, "num_valid"), 0);
     e.shortlist =
         configs_of(require(rec, i, "scheduler_candidates_limit16"), key_of(i, "scheduler_candidates_limit16"));
-    if (const json* v = find(rec, "valid_block_configs"); v != nullptr) {
+    if (const json* v = common::find(rec, "valid_block_configs"); v != nullptr) {
       e.valid = configs_of(*v, key_of(i, "valid_block_configs"));
     }
     return e;
   }
 
   Record read_record(const json& rec, std::size_t i, bool need_expected) const {
-    if (!rec.is_object()) fail(fmt::format("records[{}]", i), "expected an object");
-    for (const auto& [k, v] : rec.items()) {
-      if (std::find(std::begin(kRecordKeys), std::end(kRecordKeys), k) == std::end(kRecordKeys)) {
-        const std::string near = common::closest_match(k, {std::begin(kRecordKeys), std::end(kRecordKeys)});
-        fail(key_of(i, k), "unknown key", near.empty() ? "" : fmt::format("did you mean '{}'?", near));
-      }
-    }
+    common::check_keys(rec, path_of(fmt::format("records[{}]", i)), {std::begin(kRecordKeys), std::end(kRecordKeys)});
     Record r;
     r.accelerator = string_of(require(rec, i, "accelerator"), key_of(i, "accelerator"));
     const std::vector<std::string> accelerators = arch::accelerator_names();
@@ -286,7 +257,7 @@ class RecordReader {
         ints_of(require(rec, i, "ifm_shape"), key_of(i, "ifm_shape"), elementwise ? 0 : 1, 4, 1);
     q.ifm_is_scalar = ifm.empty();
     q.ifm_shape = op_shape(ifm, fully_connected);
-    if (const json* v = find(rec, "ifm2_shape"); v != nullptr && !v->is_null()) {
+    if (const json* v = common::find(rec, "ifm2_shape"); v != nullptr && !v->is_null()) {
       if (!elementwise) fail(key_of(i, "ifm2_shape"), "only elementwise ops have a second IFM", "use null");
       const std::vector<int> ifm2 = ints_of(*v, key_of(i, "ifm2_shape"), 0, 4, 1);
       q.ifm2 = ifm2.empty() ? model::Ifm2Kind::Scalar : model::Ifm2Kind::Tensor;
@@ -303,10 +274,10 @@ class RecordReader {
       fail(key_of(i, "ifm_dtype"), fmt::format("a {}-bit IFM is not supported by {}", q.ifm_bits, op_type),
            "32-bit IFMs are allowed only for elementwise and ReduceSum ops");
     }
-    if (const json* v = find(rec, "ofm_dtype"); v != nullptr) bits_of(*v, key_of(i, "ofm_dtype"));
+    if (const json* v = common::find(rec, "ofm_dtype"); v != nullptr) bits_of(*v, key_of(i, "ofm_dtype"));
 
     auto pair_of = [&](const char* key) -> std::array<int, 2> {
-      const json* v = find(rec, key);
+      const json* v = common::find(rec, key);
       if (v == nullptr) return {1, 1};
       const std::vector<int> p = ints_of(*v, key_of(i, key), 2, 2, 1);
       return {p[0], p[1]};
@@ -315,7 +286,7 @@ class RecordReader {
     const auto s = pair_of("stride_hw");
     const auto d = pair_of("dilation_hw");
     q.kernel = model::Kernel{k[1], k[0], s[1], s[0], d[1], d[0]};
-    if (const json* v = find(rec, "uses_lut"); v != nullptr) q.uses_lut = bool_of(*v, key_of(i, "uses_lut"));
+    if (const json* v = common::find(rec, "uses_lut"); v != nullptr) q.uses_lut = bool_of(*v, key_of(i, "uses_lut"));
     // The reference records are generated with every feature map quantized (docs/pass-format.md).
     q.all_fms_quantized = true;
 

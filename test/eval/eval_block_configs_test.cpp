@@ -118,7 +118,7 @@ TEST(EvalBlockConfigs, BadInputNamesFileAndKey) {
   r = nlohmann::json::array({ref[5]});
   r[0].erase("ofm_shape");
   e = user_error_of(r);
-  EXPECT_NE(e.find("records[0].ofm_shape: missing key"), std::string::npos) << e;
+  EXPECT_NE(e.find("records[0].ofm_shape: missing required key"), std::string::npos) << e;
 
   r = nlohmann::json::array({ref[5]});
   r[0]["kernel_hw"] = {3, 0};

@@ -954,24 +954,6 @@ TEST(TfliteRealModels, AFewFactsByHand) {
   EXPECT_EQ(bias.quantization.quantized_dimension, 3);
 }
 
-TEST(TfliteRealModels, LargestModelReadsQuickly) {
-  const std::vector<fs::path> files = real_models();
-  if (files.empty()) GTEST_SKIP() << models_dir() << " is absent (run from the project root)";
-  const fs::path largest = *std::max_element(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
-    return fs::file_size(a) < fs::file_size(b);
-  });
-  double best_ms = 1e9;
-  for (int r = 0; r < 5; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const Model m = read_model(largest.string());
-    const auto t1 = std::chrono::steady_clock::now();
-    best_ms = std::min(best_ms, std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  std::cout << "[ timing ] read_model(" << largest.filename().string() << ", " << fs::file_size(largest)
-            << " bytes): best of 5 = " << best_ms << " ms\n";
-  EXPECT_LT(best_ms, 50.0);
-}
-
 // ---------------------------------------------------------------------------------------------
 // (d) Fuzz: mutated bytes either read or throw UserError
 
