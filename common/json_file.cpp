@@ -1,5 +1,6 @@
 #include "common/json_file.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -8,6 +9,8 @@
 namespace npumap::common {
 
 std::string read_input_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UserError({path, 0, 0}, "", "is a folder, not a file", "give a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError({path, 0, 0}, "", "cannot open the file", "check the path");
   std::ostringstream buffer;

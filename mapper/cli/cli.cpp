@@ -85,7 +85,10 @@ int run_list(const std::string& what, std::ostream& out) {
 }
 
 int run_show(const std::string& path, const std::string& format, std::ostream& out) {
-  const nlohmann::ordered_json result = common::read_json_file(path, "give the result.json of an earlier run");
+  // A run folder stands for its result.json.
+  std::error_code ec;
+  const std::string file = std::filesystem::is_directory(path, ec) ? (std::filesystem::path(path) / "result.json").string() : path;
+  const nlohmann::ordered_json result = common::read_json_file(file, "give the result.json of an earlier run, or its folder");
   if (!result.is_object() || !result.contains("tool") || !result.contains("per_layer")) {
     throw common::UserError({path, 0, 0}, "", "not a npu-mapper result", "give the result.json of an earlier run");
   }

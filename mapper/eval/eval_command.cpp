@@ -146,7 +146,12 @@ json records_of_result(const json& result) {
 }
 
 int run_eval(const EvalOptions& options, std::ostream& out, std::ostream& err) {
-  json loaded = common::read_json_file<json>(options.input_path, "give a JSON list of passes or a result.json");
+  // A run folder stands for its result.json.
+  std::error_code ec;
+  const std::string file = std::filesystem::is_directory(options.input_path, ec)
+                               ? (std::filesystem::path(options.input_path) / "result.json").string()
+                               : options.input_path;
+  json loaded = common::read_json_file<json>(file, "give a JSON list of passes, a result.json or its run folder");
   const json records = loaded.is_object() && loaded.contains("front") ? records_of_result(loaded) : std::move(loaded);
   if (!records.is_array())
     throw common::UserError({options.input_path, 0, 0}, "records", "expected a JSON list of passes",

@@ -52,5 +52,24 @@ TEST(EvalResult, FrontPassesReproduceTheTotals) {
   }
 }
 
+TEST(EvalResult, ARunFolderStandsForItsResult) {
+  // `mapper show DIR` and `mapper eval DIR` on a run folder read DIR/result.json (they used to abort).
+  TempDir tmp;
+  const RunResult run = run_mapper({"--workload", "workloads/tiny_chain.yaml", "--out", (tmp / "out").string(), "-q"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  const RunResult by_file = run_mapper({"show", (tmp / "out" / "result.json").string()});
+  const RunResult by_folder = run_mapper({"show", (tmp / "out").string()});
+  EXPECT_EQ(by_folder.status, 0) << by_folder.err;
+  EXPECT_EQ(by_folder.out, by_file.out);
+  const RunResult eval_file = run_mapper({"eval", (tmp / "out" / "result.json").string()});
+  const RunResult eval_folder = run_mapper({"eval", (tmp / "out").string()});
+  EXPECT_EQ(eval_folder.status, 0) << eval_folder.err;
+  EXPECT_EQ(eval_folder.out, eval_file.out);
+  // A folder without a result is a clear one-line error, exit 2.
+  const RunResult empty = run_mapper({"show", tmp.path().string()});
+  EXPECT_EQ(empty.status, 2) << empty.err;
+  EXPECT_EQ(lines_of(empty.err).size(), 1u) << empty.err;
+}
+
 }  // namespace
 }  // namespace npumap::cli_test
