@@ -63,6 +63,7 @@ constexpr OpSpelling kOps[] = {
     {"sigmoid", OpKind::Activation, Activation::Sigmoid},
     {"tanh", OpKind::Activation, Activation::Tanh},
     {"lut", OpKind::Activation, Activation::Lut},
+    {"cpu", OpKind::Cpu, Activation::None},
 };
 
 std::vector<std::string> op_names() {
@@ -106,7 +107,8 @@ const std::vector<std::string> kConstantKeys = {"name", "shape", "dtype"};
 const std::vector<std::string> kLayerKeys = {"name",       "op",          "inputs",      "output",      "output_shape",
                                              "kernel",     "stride",      "dilation",    "padding",     "activation",
                                              "dtype",      "quant_scale", "bias",        "weight_dtype", "weight_compression",
-                                             "weight_shape", "transpose_b", "einsum",    "ranks"};
+                                             "weight_shape", "transpose_b", "einsum",    "ranks",       "operator",
+                                             "reason"};
 const std::vector<std::string> kEinsumKeys = {"name",  "op",         "einsum", "ranks", "activation",
                                               "dtype", "quant_scale", "bias",  "weight_compression"};
 
@@ -136,6 +138,7 @@ std::vector<std::string> keys_for(OpKind kind) {
     case OpKind::Softmax:
     case OpKind::ReduceSum:
     case OpKind::Activation: break;
+    case OpKind::Cpu: add({"operator", "reason"}); break;
   }
   return keys;
 }
@@ -217,11 +220,17 @@ double read_positive_double(const common::YamlNode& n) {
   return v;
 }
 
+/// The largest accepted ratio of encoded to raw weight bytes: far above any real encoding (Vela's
+/// tiny tensors reach about 3), low enough to catch a typo such as a byte count written as a ratio.
+constexpr double kMaxWeightCompression = 64.0;
+
 double read_compression(const common::YamlNode& n) {
   const double v = n.as_double();
-  if (!(v > 0.0 && v <= 1.0)) {
-    throw n.error(fmt::format("must be greater than 0 and at most 1, got {}", n.as_string()),
-                  "the ratio of compressed to raw weight bytes, 0.625 by default");
+  // Encoded weights can be larger than the raw ones (stream headers, brick padding and the 16-byte
+  // alignment inflate small tensors: docs/design/npu-model.md §4.2), so ratios above 1 are valid.
+  if (!(v > 0.0 && v <= kMaxWeightCompression)) {
+    throw n.error(fmt::format("must be greater than 0 and at most {}, got {}", kMaxWeightCompression, n.as_string()),
+                  "the ratio of encoded to raw weight bytes, 0.625 by default");
   }
   return v;
 }
@@ -418,7 +427,13 @@ class Loader {
     const common::YamlNode inputs = item.at("inputs");
     const auto input_items = inputs.items();
     const int wanted = input_count(l.kind);
-    if (static_cast<int>(input_items.size()) != wanted) {
+    if (l.kind == OpKind::Cpu) {
+      // A CPU operator reads any number of feature maps; its constants are its own business.
+      if (input_items.empty()) throw inputs.error("cpu takes at least 1 input, got 0", "write inputs: [x] or [a, b, c]");
+      l.cpu_operator = item.at("operator").as_string();
+      if (l.cpu_operator.empty()) throw item.at("operator").error("must not be empty", "name the operator, e.g. LSTM");
+      if (auto n = item.find("reason")) l.cpu_reason = n->as_string();
+    } else if (static_cast<int>(input_items.size()) != wanted) {
       throw inputs.error(fmt::format("{} takes {} input{}, got {}", op_name(l), wanted, wanted == 1 ? "" : "s",
                                      input_items.size()),
                          wanted == 1 ? "write inputs: [x]" : "write inputs: [a, b]");
@@ -781,6 +796,7 @@ class Loader {
       case OpKind::Softmax:
       case OpKind::Activation: expect_output(l, p, in, op); break;
       case OpKind::ReduceSum: expect_output(l, p, Shape{in.n, in.h, in.w, 1}, op); break;
+      case OpKind::Cpu: break;  // any output shape: the mapper does not model the CPU's operation
     }
   }
 

@@ -47,6 +47,7 @@ std::string_view op_kind_name(OpKind kind) {
     case OpKind::Softmax: return "softmax";
     case OpKind::ReduceSum: return "reduce_sum";
     case OpKind::Activation: return "activation";
+    case OpKind::Cpu: return "cpu";
   }
   return "?";
 }
@@ -108,6 +109,7 @@ arch::NpuBlockType npu_block_type(OpKind kind) {
     case OpKind::Abs:
     case OpKind::LeakyRelu:
     case OpKind::Softmax: return NpuBlockType::ElementWise;
+    case OpKind::Cpu: return NpuBlockType::Default;
   }
   return NpuBlockType::Default;
 }

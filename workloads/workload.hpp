@@ -41,6 +41,8 @@ enum class OpKind : std::uint8_t {
   Softmax,
   ReduceSum,
   Activation,  ///< a standalone activation (relu, sigmoid, ...), run as a 1x1 average-pooling pass
+  Cpu,         ///< an operator the NPU does not run: it runs on the host CPU, is not costed, and its
+               ///< tensors stay in the arena (e.g. a TFLite operator Vela leaves to the CPU)
 };
 
 /// Element data types of tensors.
@@ -124,6 +126,9 @@ struct Layer {
   double weight_compression = 0.625;         ///< compressed / raw weight bytes
   bool transpose_b = false;                  ///< matmul: B is stored as [.., n, k]
   std::optional<MatmulDims> matmul;          ///< fully_connected and matmul only
+
+  std::string cpu_operator;                  ///< cpu layers: the operator that runs on the CPU (e.g. "LSTM")
+  std::string cpu_reason;                    ///< cpu layers: why the NPU does not run it (may be empty)
 
   std::string einsum;                        ///< the Einsum text if the layer was written that way
   std::vector<std::pair<std::string, std::int64_t>> ranks;  ///< its rank sizes, in file order

@@ -67,6 +67,17 @@ std::string render_text(const Json& r) {
   out += fmt::format("objectives {}  fusion {}  keep-pareto {}{}\n", objectives,
                      opts["no_fusion"].get<bool>() ? "off" : "on", opts["keep_pareto"].get<bool>() ? "on" : "off",
                      r["partial"].get<bool>() ? "  PARTIAL (stopped early)" : "");
+  // Operators the NPU does not run: listed up front, since their time is not in any cycle count.
+  std::string cpu_ops;
+  int num_cpu = 0;
+  for (const auto& l : r["per_layer"]) {
+    if (!l.contains("cpu")) continue;
+    ++num_cpu;
+    const std::string reason = l["cpu"].value("reason", std::string());
+    cpu_ops += fmt::format("  {} ({}){}\n", l["layer"].get<std::string>(), l["cpu"].value("operator", std::string()),
+                           reason.empty() ? std::string() : ": " + reason);
+  }
+  if (num_cpu > 0) out += fmt::format("CPU operators ({}, not costed in NPU cycles; tensors in the arena):\n{}", num_cpu, cpu_ops);
 
   const bool has_front = r.contains("front") && !r["front"].empty();
   if (has_front) {
@@ -76,14 +87,16 @@ std::string render_text(const Json& r) {
                        "ofm", "block h,w,ifd,d", "trav", "weights", "bias", "ofm lives", "cycles", "offchip", "sram");
     for (const auto& l : p["layers"]) {
       const auto& bc = l["block_config"];
+      const std::string block = bc.is_array() ? fmt::format("{},{},{},{}", bc[0].get<int>(), bc[1].get<int>(),
+                                                             bc[2].get<int>(), bc[3].get<int>())
+                                              : std::string("on the CPU");
       std::string ofm_place;
       for (const auto& [name, where] : l["tensors"].items()) ofm_place = where.get<std::string>();
       std::string trav = l["traversal"].get<std::string>();
       trav = trav == "DepthFirst" ? "DF" : trav == "PartKernelFirst" ? "PKF" : trav == "DepthWise" ? "DW" : "-";
       out += fmt::format("  {:<24} {:<15} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10}{}\n",
                          l["layer"].get<std::string>(), l["op"].get<std::string>(), l["ofm_shape"].get<std::string>(),
-                         fmt::format("{},{},{},{}", bc[0].get<int>(), bc[1].get<int>(), bc[2].get<int>(), bc[3].get<int>()),
-                         trav, l.value("weights", std::string("-")), l.value("bias", std::string("-")), ofm_place,
+                         block, trav, l.value("weights", std::string("-")), l.value("bias", std::string("-")), ofm_place,
                          common::format_si(num(l, "cycles")), common::format_bytes(num(l, "offchip_bytes")), common::format_bytes(num(l, "sram_bytes")),
                          l["fused_with_next"].get<bool>() ? "  fused ->" : "");
     }
@@ -129,6 +142,11 @@ std::string render_text(const Json& r) {
     out += "    " + keep_line(l["keep_rates"]) + "\n";
     out += cause_lines(l["keep_rates"], "      ");
     if (l.contains("unsupported")) out += "      unsupported: " + l["unsupported"].get<std::string>() + "\n";
+    if (l.contains("cpu")) {
+      const std::string reason = l["cpu"].value("reason", std::string());
+      out += "      runs on the CPU (" + l["cpu"].value("operator", std::string()) + "), not costed" +
+             (reason.empty() ? std::string() : ": " + reason) + "\n";
+    }
   }
   out += "  overall: " + keep_line(r["keep_rates"]) + "\n";
   out += cause_lines(r["keep_rates"], "    ");

@@ -36,13 +36,34 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
     const Job& job = stage.jobs[row.job];
     const LayerSpace& space = stage.layers[static_cast<std::size_t>(layer)].space;
     const Template& tpl = space.templates[job.template_index];
-    const model::BlockConfig& bc = space.block_configs[row.candidate];
-    const model::Pass pass = make_pass(arch, space, tpl, bc);
     Json lj;
     lj["layer"] = l.name;
     lj["op"] = workloads::op_name(l);
     lj["ifm_shape"] = shape_text(l.ifm_shape);
     lj["ofm_shape"] = shape_text(l.ofm_shape);
+    if (space.cpu) {
+      // Runs on the CPU: no NPU pass, nothing to re-evaluate; its tensors stay in the arena.
+      lj["cpu"] = {{"operator", l.cpu_operator}, {"reason", l.cpu_reason}};
+      lj["block_config"] = nullptr;
+      lj["traversal"] = "-";
+      Json tensors = Json::object();
+      for (std::size_t i = 0; i < l.inputs.size(); ++i) {
+        tensors[w.tensors[static_cast<std::size_t>(l.inputs[i])].name] = describe(g.compat[i]);
+      }
+      tensors[w.tensors[static_cast<std::size_t>(l.output)].name] = describe(g.compat.back());
+      lj["tensors"] = tensors;
+      lj["fused_with_previous"] = false;
+      lj["fused_with_next"] = false;
+      lj["cycles"] = row.cycles;
+      lj["offchip_bytes"] = row.offchip_bytes;
+      lj["energy_pj"] = row.energy_pj;
+      lj["sram_bytes"] = row.sram_bytes;
+      lj["repeat"] = space.batch_repeat;
+      layers.push_back(lj);
+      continue;
+    }
+    const model::BlockConfig& bc = space.block_configs[row.candidate];
+    const model::Pass pass = make_pass(arch, space, tpl, bc);
     lj["block_config"] = {bc.ofm_h, bc.ofm_w, bc.ifm_d, bc.ofm_d};
     lj["traversal"] = std::string(model::traversal_name(tpl.traversal));
     if (pass.weights) lj["weights"] = weight_placement_name(tpl.weights);
@@ -161,6 +182,7 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     lj["pmappings"] = rows;
     lj["best_cycles"] = rows > 0 ? Json(best) : Json(nullptr);
     if (!lr.space.unsupported.empty()) lj["unsupported"] = lr.space.unsupported;
+    if (lr.space.cpu) lj["cpu"] = {{"operator", l.cpu_operator}, {"reason", l.cpu_reason}};
     lj["keep_rates"] = keep_rates_json(lr.rates);
     per_layer.push_back(lj);
   }

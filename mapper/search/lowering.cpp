@@ -57,6 +57,7 @@ model::OpType op_type(OpKind kind) {
     case OpKind::Softmax: return model::OpType::Abs;
     case OpKind::ReduceSum: return model::OpType::ReduceSum;
     case OpKind::Activation: return model::OpType::AvgPool;
+    case OpKind::Cpu: break;  // not an NPU pass: lower_layer returns before asking
   }
   return model::OpType::Conv2DBias;
 }
@@ -98,7 +99,8 @@ bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
   if (t.producer < 0 || t.consumers.empty()) return false;
   for (int c : t.consumers) {
     const auto& layer = w.layers[static_cast<std::size_t>(c)];
-    if (layer.kind == OpKind::MatMul || layer.kind == OpKind::FullyConnected) return false;
+    // The CPU reads plain NHWC; fc and matmul read their operands as linear blocks.
+    if (layer.kind == OpKind::MatMul || layer.kind == OpKind::FullyConnected || layer.kind == OpKind::Cpu) return false;
     if (layer.kind == OpKind::ReduceSum && t.dtype == workloads::DataType::Int32) return false;
     for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
       if (layer.inputs[i] != tensor) continue;
@@ -107,7 +109,8 @@ bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
     }
   }
   const auto& producer = w.layers[static_cast<std::size_t>(t.producer)];
-  return producer.kind != OpKind::MatMul && producer.kind != OpKind::FullyConnected && producer.ofm_shape == t.shape;
+  return producer.kind != OpKind::MatMul && producer.kind != OpKind::FullyConnected && producer.kind != OpKind::Cpu &&
+         producer.ofm_shape == t.shape;
 }
 
 /// Layer fusion (docs/design/npu-model.md §9): the tensor is the IFM of its only consumer, which runs right after
@@ -137,9 +140,19 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
   LoweredLayer out;
   out.layer = layer_index;
   out.num_inputs = static_cast<int>(layer.inputs.size());
-  NPUMAP_ASSERT(out.num_inputs >= 1 && out.num_inputs <= 2);
   const auto& ifm_t = w.tensors[static_cast<std::size_t>(layer.inputs[0])];
   const auto& ofm_t = w.tensors[static_cast<std::size_t>(layer.output)];
+  out.input_nhcwb16.assign(layer.inputs.size(), false);
+  out.input_linear_only.assign(layer.inputs.size(), true);
+  if (layer.kind == OpKind::Cpu) {
+    // Not an NPU pass: the mapspace gives it one zero-cost placement with every tensor in the arena.
+    out.cpu = true;
+    out.base.ifm = make_fm(ifm_t, shape4(layer.ifm_shape));
+    out.base.ofm = make_fm(ofm_t, shape4(layer.ofm_shape));
+    out.output_linear_only = true;
+    return out;
+  }
+  NPUMAP_ASSERT(out.num_inputs >= 1 && out.num_inputs <= 2);
 
   // The base pass: shapes, types and the operator.
   model::Pass& p = out.base;

@@ -20,7 +20,7 @@ namespace npumap::search {
 /// One layer as the NPU runs it, before any placement or block config is chosen.
 struct LoweredLayer {
   int layer = -1;                 ///< index in the workload (file order)
-  int num_inputs = 1;             ///< feature-map inputs (1 or 2)
+  int num_inputs = 1;             ///< feature-map inputs (1 or 2; a CPU operator may have more)
   /// The pass with the layer's operator, shapes, data types, weights and bias; feature-map memory
   /// areas, layouts, DMA copies and the block config are left to the mapspace.
   model::Pass base;
@@ -29,13 +29,15 @@ struct LoweredLayer {
   bool uses_lut = false;          ///< the pass needs a lookup table in SHRAM
   /// Traversals the op allows (conv: depth-first and part-kernel-first; depthwise: depthwise).
   std::vector<model::BlockTraversal> traversals{model::BlockTraversal::Default};
-  std::array<bool, 2> input_nhcwb16{};    ///< per input: may be stored in NHCWB16 (§4.5)
+  std::vector<bool> input_nhcwb16;      ///< per input: may be stored in NHCWB16 (§4.5)
   bool output_nhcwb16 = false;
-  std::array<bool, 2> input_linear_only{};  ///< per input: read as a linear block (fc, matmul operands)
+  std::vector<bool> input_linear_only;  ///< per input: read as a linear block (fc, matmul operands, CPU)
   bool output_linear_only = false;
   bool input_may_roll = false;    ///< the first input may come through a rolling buffer (§9)
   bool output_may_roll = false;   ///< the output may go through a rolling buffer (§9)
   std::string unsupported;        ///< non-empty: why the NPU cannot run this layer at all
+  /// A CPU operator: no NPU pass (`base` holds only its IFM and OFM); one zero-cost placement.
+  bool cpu = false;
 };
 
 /// Lowers one layer of `workload` for `arch`.

@@ -82,6 +82,17 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
   space.batch_repeat = lowered.batch_repeat;
   space.unsupported = lowered.unsupported;
   const model::Pass& p = space.base;
+  if (lowered.cpu) {
+    // A CPU operator: one placement, every feature map in the arena in linear layout, and one
+    // candidate (it has no block configs).
+    space.cpu = true;
+    space.block_config_grid = 1;
+    Template t;
+    t.inputs.assign(static_cast<std::size_t>(lowered.num_inputs), FmChoice{Residence::Arena, Layout::Linear});
+    t.output = FmChoice{Residence::Arena, Layout::Linear};
+    space.templates.push_back(t);
+    return space;
+  }
 
   // Block configs: every valid one (§8), and the size of the grid they were picked from.
   model::BlockConfigQuery q;
@@ -127,8 +138,8 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
               t.traversal = trav;
               t.weights = wp;
               t.bias = bp;
-              t.inputs[0] = in0;
-              if (in_choices.size() > 1) t.inputs[1] = in_choices[1][j];
+              t.inputs.push_back(in0);
+              if (in_choices.size() > 1) t.inputs.push_back(in_choices[1][j]);
               t.output = out;
               t.input_may_roll[0] = in_roll[0] && is_rolling_site(arch, in0);
               t.output_may_roll = out_roll && is_rolling_site(arch, out);

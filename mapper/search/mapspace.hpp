@@ -49,7 +49,7 @@ struct Template {
   model::BlockTraversal traversal = model::BlockTraversal::Default;
   WeightPlacement weights = WeightPlacement::InPlace;
   BiasPlacement bias = BiasPlacement::InPlace;
-  std::array<FmChoice, 2> inputs{};  ///< per feature-map input (ifm, ifm2)
+  std::vector<FmChoice> inputs;      ///< per feature-map input (ifm, ifm2; a CPU operator may have more)
   FmChoice output;
   std::array<bool, 2> input_may_roll{};  ///< also emit rows with this input as a rolling buffer
   bool output_may_roll = false;          ///< also emit rows with the output as a rolling buffer
@@ -71,6 +71,7 @@ struct LayerSpace {
   std::vector<model::BlockConfig> block_configs;  ///< every valid config (§8), Vela's order
   std::uint64_t block_config_grid = 0;  ///< configs tried before the SHRAM check (§8.4 loop)
   std::string unsupported;      ///< non-empty: why the NPU cannot run this layer at all
+  bool cpu = false;             ///< a CPU operator: one template, no block configs, one zero-cost pmapping
 };
 
 /// Builds the mapspace of a lowered layer on `arch`: its templates and its valid block configs.

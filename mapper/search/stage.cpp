@@ -68,7 +68,11 @@ FmSram own_fm_sram(const arch::Arch& arch, const workloads::Workload& w, int lay
   FmSram out;
   out.first_input = bytes(l.inputs[0], t.inputs[0]);
   for (std::size_t i = 1; i < l.inputs.size(); ++i) {
-    if (l.inputs[i] != l.inputs[0]) out.other_inputs += bytes(l.inputs[i], t.inputs[i]);
+    // A tensor read twice (x + x) is stored once.
+    const auto first = l.inputs.begin();
+    if (std::find(first, first + static_cast<std::ptrdiff_t>(i), l.inputs[i]) == first + static_cast<std::ptrdiff_t>(i)) {
+      out.other_inputs += bytes(l.inputs[i], t.inputs[i]);
+    }
   }
   out.output = bytes(l.output, t.output);
   return out;
@@ -95,7 +99,7 @@ StageInput make_stage_input(const arch::Arch& arch, const workloads::Workload& w
 bool same_stage_input(const StageInput& a, const StageInput& b) {
   const LayerSpace& x = a.space;
   const LayerSpace& y = b.space;
-  return x.num_inputs == y.num_inputs && x.batch_repeat == y.batch_repeat &&
+  return x.num_inputs == y.num_inputs && x.cpu == y.cpu && x.batch_repeat == y.batch_repeat &&
          x.block_config_grid == y.block_config_grid && x.unsupported == y.unsupported && x.base == y.base &&
          x.block_configs == y.block_configs && x.templates == y.templates && a.fm == b.fm;
 }
@@ -104,6 +108,28 @@ struct JobOutput {
   std::map<CompatKey, std::vector<PmappingRow>> groups;
   bool stopped = false;
 };
+
+/// A CPU operator's job: one pmapping that costs the NPU nothing, with every feature map in the
+/// arena in linear layout; it exists only if those feature maps fit the SRAM (when the arena is SRAM).
+JobOutput run_cpu_job(const arch::Arch& arch, const LayerSpace& space, const FmSram& fm, std::uint32_t job_index,
+                      KeepCounters& k, StageProgress* progress) {
+  JobOutput out;
+  k.apply(Cause::ShramCapacity, 1, 0);
+  const bool fits = fm.first_input + fm.other_inputs + fm.output <= arch.sram_capacity_bytes;
+  k.apply(Cause::SramCapacity, 1, fits ? 0 : 1);
+  k.apply(Cause::Interrupted, 1, 0);
+  k.valid = fits ? 1 : 0;
+  k.evaluated = k.valid;
+  if (fits) {
+    PmappingRow row;
+    row.job = job_index;
+    row.candidate = 0;
+    const CompatKey key(static_cast<std::size_t>(space.num_inputs) + 1, TensorCompat{Residence::Arena, Layout::Linear, 0});
+    out.groups[key].push_back(row);
+  }
+  if (progress != nullptr) progress->evaluated.fetch_add(k.evaluated, std::memory_order_relaxed);
+  return out;
+}
 
 JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram& fm, Job& job,
                   std::uint32_t job_index, const StageOptions& options, StageProgress* progress) {
@@ -117,6 +143,7 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
     return out;
   }
   k.apply(Cause::Unsupported, grid, 0);
+  if (space.cpu) return run_cpu_job(arch, space, fm, job_index, k, progress);
   const std::uint64_t valid_configs = space.block_configs.size();
   k.apply(Cause::ShramCapacity, grid, grid - valid_configs);
 

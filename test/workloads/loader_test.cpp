@@ -149,6 +149,13 @@ TEST(Loader, DepthwiseWeightsAndMacs) {
   EXPECT_EQ(npu_block_type(w.layers[0].kind), arch::NpuBlockType::ConvolutionDepthWise);
 }
 
+TEST(Loader, WeightCompressionAboveOneIsAccepted) {
+  // Vela's encoding inflates small weight tensors (32 values -> 80 bytes: a ratio of 2.5), so a ratio
+  // above 1 is a real measurement, not a typo.
+  const Workload w = one_layer("[1, 1, 1, 32]", "op: fully_connected, inputs: [x], output: o, output_shape: [1, 1], bias: false, weight_shape: [32, 1], weight_compression: 2.5");
+  EXPECT_DOUBLE_EQ(w.layers[0].weight_compression, 2.5);
+}
+
 TEST(Loader, FullyConnectedFlattensAndViewsAsNHWC) {
   // Input [2,3,3,4]: N = 2 rows of 3*3*4 = 36 features; output [2, 10]; weights [36, 10];
   // MACs 2*36*10 = 720; NPU view IFM (2,1,1,36), OFM (2,1,1,10).

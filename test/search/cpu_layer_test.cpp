@@ -1,0 +1,110 @@
+// A CPU operator in the network (op: cpu): the NPU does not run it, so it costs no NPU cycles and no
+// NPU traffic, its feature maps stay in the arena in linear layout, and the mappings of its NPU
+// neighbours must hand their tensors over that way. The oracle: because the CPU layer fixes the
+// compatibility of both tensors it touches, the best whole-network cycles are the best cycles of each
+// NPU layer among its pmappings that keep those tensors in the arena, linear (the join is exact).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "mapper/search/map_network.hpp"
+#include "test_support.hpp"
+
+namespace npumap::search {
+namespace {
+
+const char* kYaml = R"(
+name: with_cpu_op
+inputs:
+  - {name: x, shape: [1, 16, 16, 8], dtype: int8}
+layers:
+  - {name: c1, op: conv2d, inputs: [x], output: t1, output_shape: [1, 16, 16, 8], kernel: 3, padding: SAME}
+  - {name: host, op: cpu, operator: LSTM, reason: "not supported on the NPU", inputs: [t1, x], output: t2, output_shape: [1, 16, 16, 8]}
+  - {name: c2, op: conv2d, inputs: [t2], output: y, output_shape: [1, 16, 16, 8], kernel: 3, padding: SAME}
+)";
+
+TEST(CpuLayer, CostsNothingAndKeepsItsTensorsInTheArena) {
+  const workloads::Workload w = workloads::load_workload_from_string(kYaml, "with_cpu_op.yaml");
+  ASSERT_EQ(w.layers[1].kind, workloads::OpKind::Cpu);
+  EXPECT_EQ(w.layers[1].cpu_operator, "LSTM");
+  for (const char* arch_name : {"ethos-u55-256", "ethos-u65-256"}) {
+    const arch::Arch a = testing::preset(arch_name);
+    SearchOptions o;
+    o.objectives = all_objectives();
+    o.threads = 2;
+    const SearchResult r = map_network(a, w, o, {});
+    ASSERT_EQ(r.status, SearchStatus::Ok) << arch_name;
+    ASSERT_TRUE(r.joined && !r.joined->front.empty());
+
+    // The CPU layer: exactly one pmapping, all zeros, every tensor arena/linear.
+    const LayerResult& host = r.stage.layers[1];
+    ASSERT_EQ(host.groups.size(), 1u);
+    ASSERT_EQ(host.groups[0].rows.size(), 1u);
+    const PmappingRow& row = host.groups[0].rows[0];
+    EXPECT_EQ(row.cycles, 0.0);
+    EXPECT_EQ(row.offchip_bytes, 0.0);
+    EXPECT_EQ(row.energy_pj, 0.0);
+    ASSERT_EQ(host.groups[0].compat.size(), 3u);  // two inputs and the output
+    for (const TensorCompat& c : host.groups[0].compat) {
+      EXPECT_EQ(c.residence, Residence::Arena);
+      EXPECT_EQ(c.layout, Layout::Linear);
+    }
+
+    // Oracle: best c1 with x and t1 arena/linear + best c2 with t2 arena/linear (any output y).
+    const auto best = [](const LayerResult& lr, std::vector<std::size_t> slots) {
+      double m = std::numeric_limits<double>::infinity();
+      for (const auto& g : lr.groups) {
+        bool ok = true;
+        for (std::size_t slot : slots) {
+          ok = ok && g.compat[slot].residence == Residence::Arena && g.compat[slot].layout == Layout::Linear;
+        }
+        if (!ok) continue;
+        for (const auto& pr : g.rows) m = std::min(m, pr.cycles);
+      }
+      return m;
+    };
+    const double expected = best(r.stage.layers[0], {0, 1}) + best(r.stage.layers[2], {0});
+    double got = std::numeric_limits<double>::infinity();
+    for (const FrontPoint& p : r.joined->front) got = std::min(got, p.cycles);
+    EXPECT_EQ(got, expected) << arch_name;
+  }
+}
+
+TEST(CpuLayer, ItsFeatureMapsMustFitTheSramWhenTheArenaIsSram) {
+  // On U55 the arena is the SRAM: x (2 KiB) + t1 (2 KiB) + t2 (2 KiB) = 6 KiB must fit for the CPU
+  // layer's single pmapping; with 4 KiB of SRAM it is removed by sram_capacity.
+  const workloads::Workload w = workloads::load_workload_from_string(kYaml, "with_cpu_op.yaml");
+  arch::Arch a = testing::preset("ethos-u55-256");
+  a.sram_capacity_bytes = 4096;
+  const SearchResult r = map_network(a, w, SearchOptions{}, {});
+  EXPECT_EQ(r.status, SearchStatus::NoValidMapping);
+  const LayerResult& host = r.stage.layers[1];
+  EXPECT_TRUE(host.groups.empty() || host.groups[0].rows.empty());
+  EXPECT_EQ(host.rates.rate[static_cast<int>(Cause::SramCapacity)], 0.0);
+}
+
+TEST(CpuLayer, FormatErrors) {
+  const auto error_of = [](const std::string& layer) {
+    try {
+      workloads::load_workload_from_string(
+          "name: e\ninputs:\n  - {name: x, shape: [1, 4, 4, 8], dtype: int8}\nlayers:\n  - " + layer + "\n", "e.yaml");
+    } catch (const common::UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("{name: h, op: cpu, inputs: [x], output: y, output_shape: [1, 4, 4, 8]}").find("operator"),
+            std::string::npos);
+  EXPECT_NE(error_of("{name: h, op: cpu, operator: X, inputs: [], output: y, output_shape: [1, 4, 4, 8]}")
+                .find("at least 1 input"),
+            std::string::npos);
+  EXPECT_NE(error_of("{name: h, op: cpu, operator: X, kernel: 3, inputs: [x], output: y, output_shape: [1, 4, 4, 8]}")
+                .find("does not apply"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace npumap::search
