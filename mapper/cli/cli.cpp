@@ -127,6 +127,8 @@ int run_cli(int argc, char** argv) {
   app.add_option("--workload,-w", run.workload, "Workload YAML file (see docs/workload-format.md)");
   app.add_option("--arch,-a", run.arch, "Arch preset name or arch YAML file (see `mapper list presets`)")
       ->capture_default_str();
+  app.add_option("--weight-compression", run.weight_compression_file,
+                 "YAML file of per-layer weight compression ratios (layer: encoded/raw bytes), overriding the workload's");
   app.add_flag("--keep-pareto", run.keep_pareto, "Keep and write the whole Pareto front (default: report the best point)");
   app.add_option("--objectives", objectives_text, "Comma-separated objectives of the front")->capture_default_str();
   app.add_option("--tolerance", run.tolerance,

@@ -23,6 +23,7 @@
 #include "mapper/report/result_document.hpp"
 #include "mapper/search/map_network.hpp"
 #include "workloads/loader.hpp"
+#include "workloads/weight_compression.hpp"
 
 namespace npumap::cli {
 namespace {
@@ -49,7 +50,10 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   const std::filesystem::path folder = output_folder(options.out_dir);
   report::check_output_folder(folder);
   const arch::Arch arch = arch::load_arch(options.arch);
-  const workloads::Workload workload = workloads::load_workload(options.workload);
+  workloads::Workload workload = workloads::load_workload(options.workload);
+  if (!options.weight_compression_file.empty()) {
+    workloads::apply_weight_compression_file(workload, options.weight_compression_file);
+  }
   spdlog::info("workload {} ({} layers), arch {}, threads {}, seed {}", workload.name, workload.layers.size(),
                arch.name, options.threads, options.seed);
 
@@ -87,6 +91,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   report::RunProvenance run;
   run.workload_path = options.workload;
   run.arch_spec = options.arch;
+  run.weight_compression_path = options.weight_compression_file;
   run.seed = options.seed;
   run.threads = options.threads;
   run.keep_pareto = options.keep_pareto;

@@ -147,6 +147,10 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
       {"arch", {{"spec", run.arch_spec},
                 {"hash", std::filesystem::exists(run.arch_spec) ? common::file_fnv1a_hex(run.arch_spec)
                                                                 : std::string("preset")}}}};
+  if (!run.weight_compression_path.empty()) {
+    provenance["inputs"]["weight_compression"] = {{"path", run.weight_compression_path},
+                                                  {"hash", common::file_fnv1a_hex(run.weight_compression_path)}};
+  }
   Json objectives = Json::array();
   for (Objective o : options.objectives) objectives.push_back(objective_name(o));
   provenance["options"] = {{"keep_pareto", run.keep_pareto}, {"objectives", objectives},

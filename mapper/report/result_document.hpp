@@ -19,6 +19,7 @@ namespace npumap::report {
 struct RunProvenance {
   std::string workload_path;          ///< as given on the command line
   std::string arch_spec;              ///< preset name or arch file path
+  std::string weight_compression_path;  ///< per-layer weight compression file, if one was given
   std::uint64_t seed = 1;
   int threads = 1;
   bool keep_pareto = false;           ///< every front point in the document (else only the best)

@@ -1,0 +1,16 @@
+#pragma once
+// Writing a Workload back as workload YAML (docs/workload-format.md), so a network that came from
+// elsewhere (e.g. an imported .tflite model) can be read, edited and mapped like a hand-written one.
+// The text loads back into an equal Workload: every layer carries its keys explicitly (no network
+// defaults), names are double-quoted, and numbers are written in their shortest exact form.
+
+#include <string>
+
+#include "workloads/workload.hpp"
+
+namespace npumap::workloads {
+
+/// The workload as YAML text; `header` (may be empty) is written first as comment lines.
+std::string to_yaml(const Workload& workload, const std::string& header = {});
+
+}  // namespace npumap::workloads
