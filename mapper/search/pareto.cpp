@@ -3,8 +3,9 @@
 // Flow of pareto_front: 0 or 1 rows and 0 or 1 objectives are answered directly. With 2 or more
 // objectives, eliminate() makes one pass in index order that (a) rejects NaN, (b) drops every row
 // weakly dominated by one of a few running pivots, and (c) moves the rest, with their sort keys,
-// into the workspace. Then sweep_2d() or skyline() orders the remaining rows by a linear extension of
-// dominance and keeps the undominated ones, and the indices are sorted ascending.
+// into the workspace. Then sweep_2d(), sweep_3d(), sweep_4d() (staircases, see below) or skyline()
+// (5+ objectives) orders the remaining rows by a linear extension of dominance and keeps the
+// undominated ones, and the indices are sorted ascending.
 //
 // Why the pieces are correct:
 //   * "w weakly dominates r" (w <= r everywhere) with w earlier in index order means r is either
@@ -111,7 +112,7 @@ void eliminate(const double* rows, std::size_t n, std::size_t k, std::vector<Ent
       }
     }
     if (dropped) continue;
-    if (d == 2) {
+    if (d <= 4) {
       entries.push_back(Entry{r[0], r[1], static_cast<std::uint32_t>(i)});
     } else {
       entries.push_back(Entry{s, r[0], static_cast<std::uint32_t>(i)});
@@ -193,12 +194,100 @@ void skyline(const double* rows, std::size_t k, ParetoWorkspace& ws, std::vector
   front.assign(ws.window_rows.begin(), ws.window_rows.end());
 }
 
+// ---- 3 and 4 objectives: lexicographic sweep with staircases ----------------------------------
+//
+// Rows are taken in lexicographic order (obj0, obj1, ..., index). A row's weak dominators all come
+// before it in that order (an exact duplicate with a lower index too), so a row is in the front iff
+// no survivor taken before it is <= it in the remaining objectives (a dropped row's dominator chain
+// ends at a survivor, by transitivity). "Some survivor q has q1 <= x and q2 <= y" is a query on a
+// staircase: the survivors' (q1, q2) with q1 ascending and q2 strictly descending, so the entry with
+// the largest q1 <= x has the smallest q2 among all q1 <= x. A point weakly dominated within a
+// staircase is never needed there, so insertion drops what the new point dominates.
+
+using Stair = std::vector<std::pair<double, double>>;
+
+/// Some (a, b) of the staircase has a <= x and b <= y.
+inline bool stair_covers(const Stair& st, double x, double y) {
+  auto it = std::upper_bound(st.begin(), st.end(), x, [](double v, const std::pair<double, double>& e) { return v < e.first; });
+  return it != st.begin() && std::prev(it)->second <= y;
+}
+
+/// Adds (x, y) unless the staircase already covers it; drops the entries (x, y) covers.
+inline void stair_insert(Stair& st, double x, double y) {
+  if (stair_covers(st, x, y)) return;
+  auto first = std::lower_bound(st.begin(), st.end(), x, [](const std::pair<double, double>& e, double v) { return e.first < v; });
+  auto last = first;
+  while (last != st.end() && last->second >= y) ++last;
+  first = st.erase(first, last);
+  st.insert(first, {x, y});
+}
+
+template <std::size_t K>
+void sort_lexicographic(const double* rows, std::vector<Entry>& entries) {
+  // key0, key1 are objectives 0 and 1.
+  std::sort(entries.begin(), entries.end(), [rows](const Entry& a, const Entry& b) {
+    if (a.key0 < b.key0) return true;
+    if (b.key0 < a.key0) return false;
+    if (a.key1 < b.key1) return true;
+    if (b.key1 < a.key1) return false;
+    const double* ra = rows + static_cast<std::size_t>(a.index) * K;
+    const double* rb = rows + static_cast<std::size_t>(b.index) * K;
+    for (std::size_t j = 2; j < K; ++j) {
+      if (ra[j] < rb[j]) return true;
+      if (rb[j] < ra[j]) return false;
+    }
+    return a.index < b.index;
+  });
+}
+
+void sweep_3d(const double* rows, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
+  sort_lexicographic<3>(rows, ws.entries);
+  if (ws.stairs.empty()) ws.stairs.emplace_back();
+  Stair& st = ws.stairs[0];
+  st.clear();
+  for (const Entry& e : ws.entries) {
+    const double* r = rows + static_cast<std::size_t>(e.index) * 3;
+    if (stair_covers(st, r[1], r[2])) continue;
+    stair_insert(st, r[1], r[2]);
+    front.push_back(e.index);
+  }
+}
+
+void sweep_4d(const double* rows, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
+  sort_lexicographic<4>(rows, ws.entries);
+  // A Fenwick tree over the ranks of objective 1: node i holds the staircase of (obj2, obj3) of the
+  // survivors whose obj1 rank lies in (i - lowbit(i), i], so a prefix of ranks is O(log n) nodes.
+  ws.ranks.clear();
+  for (const Entry& e : ws.entries) ws.ranks.push_back(e.key1);
+  std::sort(ws.ranks.begin(), ws.ranks.end());
+  ws.ranks.erase(std::unique(ws.ranks.begin(), ws.ranks.end(), [](double a, double b) { return !(a < b) && !(b < a); }),
+                 ws.ranks.end());
+  const std::size_t m = ws.ranks.size();
+  if (ws.stairs.size() < m + 1) ws.stairs.resize(m + 1);
+  for (std::size_t i = 0; i <= m; ++i) ws.stairs[i].clear();
+  for (const Entry& e : ws.entries) {
+    const double* r = rows + static_cast<std::size_t>(e.index) * 4;
+    // 1-based rank of obj1; equal values (also -0.0 and +0.0) share a rank.
+    const std::size_t rank =
+        static_cast<std::size_t>(std::lower_bound(ws.ranks.begin(), ws.ranks.end(), r[1]) - ws.ranks.begin()) + 1;
+    bool covered = false;
+    for (std::size_t i = rank; i > 0 && !covered; i -= i & (~i + 1)) covered = stair_covers(ws.stairs[i], r[2], r[3]);
+    if (covered) continue;
+    for (std::size_t i = rank; i <= m; i += i & (~i + 1)) stair_insert(ws.stairs[i], r[2], r[3]);
+    front.push_back(e.index);
+  }
+}
+
 template <std::size_t K>
 void front_nd(const double* rows, std::size_t n, std::size_t k, ParetoWorkspace& ws,
               std::vector<std::uint32_t>& front) {
   eliminate<K>(rows, n, k, ws.entries);
   if (dims<K>(k) == 2) {
     sweep_2d(ws.entries, front);
+  } else if (dims<K>(k) == 3) {
+    sweep_3d(rows, ws, front);
+  } else if (dims<K>(k) == 4) {
+    sweep_4d(rows, ws, front);
   } else {
     skyline<K>(rows, k, ws, front);
   }

@@ -14,13 +14,16 @@
 //   * Zero objectives: every row equals every other, so a non-empty table keeps row 0.
 //
 // Algorithms: 1 objective keeps the minimum; 2 objectives sort by (obj0, obj1, index) and sweep a
-// running minimum of obj1; 3 or more run a sort-filter skyline (SFS). Before sorting, every path
+// running minimum of obj1; 3 and 4 objectives sort lexicographically and sweep a staircase of the
+// survivors' (obj1, obj2) (for 4, one staircase of (obj2, obj3) per Fenwick-tree node over obj1),
+// O(n log n) and O(n log^2 n); 5 or more run a sort-filter skyline (SFS). Before sorting, every path
 // with 2+ objectives runs a one-pass elimination filter against a few running pivots (the rows with
 // the smallest sums seen so far), which on typical data removes most rows in O(n), so the sort only
-// sees the rest. Worst case (a large front) the skyline is O(n * front).
+// sees the rest. Worst case (a large front) the SFS skyline (5+ objectives) is O(n * front).
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace npumap::search {
@@ -37,6 +40,10 @@ struct ParetoWorkspace {
   std::vector<Entry> entries;             ///< Rows that survived the elimination filter.
   std::vector<double> window;             ///< SFS survivors' objectives, in blocks of 8 rows.
   std::vector<std::uint32_t> window_rows; ///< Index of each SFS survivor, in window order.
+  /// 3 and 4 objectives: 2-D staircases of survivors ((a, b) with a ascending, b strictly
+  /// descending); one for 3 objectives, one per Fenwick-tree node over objective 1 for 4.
+  std::vector<std::vector<std::pair<double, double>>> stairs;
+  std::vector<double> ranks;              ///< 4 objectives: the distinct values of objective 1, sorted.
 };
 
 /// Indices (ascending) of the Pareto-optimal rows of a row-major num_rows x num_objectives table,
