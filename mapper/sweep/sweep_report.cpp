@@ -238,7 +238,8 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
       const Json& wr = rec["workloads"][wi];
       const std::string status = wr["status"].get<std::string>();
       if (wr["front"].empty()) {
-        files.csv += fmt::format("{},{},{},,,,,,,,\n", pc, csv_field(spec.workloads[wi].id), status);
+        // The seven front columns stay empty: front_index .. cross_arch_pareto.
+        files.csv += fmt::format("{},{},{},,,,,,,\n", pc, csv_field(spec.workloads[wi].id), status);
         continue;
       }
       for (std::size_t f = 0; f < wr["front"].size(); ++f) {

@@ -1,0 +1,73 @@
+// Every CSV the tool writes loads with a strict reader: each row has exactly as many fields as the
+// header (quoted fields may hold commas). Regression: sweep.csv rows of a workload without a valid
+// mapping had one field too many.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli_harness.hpp"
+
+namespace npumap::cli_test {
+namespace {
+
+/// Fields of one CSV line (RFC 4180 quoting: "a,b" is one field, "" is a quote).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  EXPECT_FALSE(quoted) << "unterminated quote: " << line;
+  return out;
+}
+
+void expect_rectangular(const fs::path& file) {
+  const std::vector<std::string> lines = lines_of(read_text(file));
+  ASSERT_FALSE(lines.empty()) << file;
+  const std::size_t width = csv_fields(lines[0]).size();
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    EXPECT_EQ(csv_fields(lines[i]).size(), width) << file << " line " << i + 1 << ": " << lines[i];
+  }
+}
+
+TEST(Csv, SweepFilesAreRectangularAlsoWithoutAValidMapping) {
+  // 1 KiB of SRAM holds no mapping of tiny_chain (its input alone is 2 KiB): a no_valid_mapping row.
+  TempDir tmp;
+  write_text(tmp / "spec.yaml",
+             "name: csv\nworkloads: [" + std::string(NPUMAP_SOURCE_DIR) + "/workloads/tiny_chain.yaml]\n"
+             "base: ethos-u55-256\ngrid:\n  sram_capacity: [1KiB, 1MiB]\n");
+  const RunResult r = run_mapper({"sweep", (tmp / "spec.yaml").string(), "--out", (tmp / "out").string(), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(read_text(tmp / "out" / "sweep.csv").find("no_valid_mapping"), std::string::npos);
+  expect_rectangular(tmp / "out" / "sweep.csv");
+  expect_rectangular(tmp / "out" / "pareto.csv");
+}
+
+TEST(Csv, FrontCsvIsRectangular) {
+  TempDir tmp;
+  const RunResult r = run_mapper({"--workload", "workloads/tiny_residual.yaml", "--keep-pareto", "--objectives",
+                                  "cycles,offchip_bytes,sram", "--out", (tmp / "out").string(), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  expect_rectangular(tmp / "out" / "front.csv");
+}
+
+}  // namespace
+}  // namespace npumap::cli_test
