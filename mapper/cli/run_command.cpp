@@ -24,6 +24,7 @@
 #include "mapper/search/map_network.hpp"
 #include "workloads/loader.hpp"
 #include "workloads/weight_compression.hpp"
+#include "workloads/zoo.hpp"
 
 namespace npumap::cli {
 namespace {
@@ -50,7 +51,11 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   const std::filesystem::path folder = output_folder(options.out_dir);
   report::check_output_folder(folder);
   const arch::Arch arch = arch::load_arch(options.arch);
-  workloads::Workload workload = workloads::load_workload(options.workload);
+  // A bare name ("resnet18") is a zoo workload, as in sweep specs.
+  const std::string workload_path = workloads::is_zoo_name(options.workload) && !std::filesystem::exists(options.workload)
+                                        ? workloads::zoo_file(options.workload, "--workload")
+                                        : options.workload;
+  workloads::Workload workload = workloads::load_workload(workload_path);
   if (!options.weight_compression_file.empty()) {
     workloads::apply_weight_compression_file(workload, options.weight_compression_file);
   }
@@ -89,7 +94,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 
   report::RunProvenance run;
-  run.workload_path = options.workload;
+  run.workload_path = workload_path;
   run.arch_spec = options.arch;
   run.weight_compression_path = options.weight_compression_file;
   run.seed = options.seed;

@@ -21,6 +21,7 @@
 #include "common/yaml_reader.hpp"
 #include "npumap_version.hpp"
 #include "workloads/loader.hpp"
+#include "workloads/zoo.hpp"
 
 namespace npumap::sweep {
 namespace {
@@ -96,23 +97,12 @@ using Setting = std::pair<std::string, common::YamlNode>;
 /// Resolves a workload entry: a zoo name ("resnet18") or a path relative to the spec's folder.
 std::string resolve_workload(const common::YamlNode& item, const fs::path& spec_dir) {
   const std::string text = item.as_string();
-  const bool is_name = text.find('/') == std::string::npos && fs::path(text).extension() != ".yaml";
-  if (is_name) {
-    const fs::path zoo = fs::path(NPUMAP_SOURCE_DIR) / "workloads";
-    const fs::path file = zoo / (text + ".yaml");
-    if (fs::is_regular_file(file)) return file.string();
-    std::vector<std::string> names;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(zoo, ec)) {
-      if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  if (workloads::is_zoo_name(text)) {
+    try {
+      return workloads::zoo_file(text, item.path());
+    } catch (const common::UserError& e) {
+      throw item.error(e.message(), e.hint());  // located at the spec's entry
     }
-    std::sort(names.begin(), names.end());
-    const std::string near = common::closest_match(text, names);
-    std::string all;
-    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
-    throw item.error(fmt::format("unknown zoo workload `{}`", text),
-                     near.empty() ? "zoo workloads: " + all + "; or give a path to a .yaml file"
-                                  : "did you mean `" + near + "`? zoo workloads: " + all);
   }
   fs::path p(text);
   if (p.is_relative()) p = spec_dir / p;

@@ -152,5 +152,19 @@ TEST(GoodCommandLine, EveryListedPresetIsAcceptedByArch) {
   }
 }
 
+TEST(ZooNames, WorkloadAcceptsAZooNameAsSweepSpecsDo) {
+  // `--workload tiny_chain` is workloads/tiny_chain.yaml of the source tree, from any folder.
+  TempDir tmp;
+  const RunResult by_name = run_mapper({"--workload", "tiny_chain", "--out", (tmp / "a").string(), "-q"});
+  const RunResult by_path = run_mapper({"--workload", "workloads/tiny_chain.yaml", "--out", (tmp / "b").string(), "-q"});
+  ASSERT_EQ(by_name.status, 0) << by_name.err;
+  ASSERT_EQ(by_path.status, 0) << by_path.err;
+  EXPECT_EQ(result_without_provenance(read_text(tmp / "a" / "result.json")),
+            result_without_provenance(read_text(tmp / "b" / "result.json")));
+  const RunResult typo = run_mapper({"--workload", "tiny_chian", "--out", (tmp / "c").string()});
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_NE(typo.err.find("did you mean `tiny_chain`?"), std::string::npos) << typo.err;
+}
+
 }  // namespace
 }  // namespace npumap::cli_test
