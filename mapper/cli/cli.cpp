@@ -106,6 +106,38 @@ int run_show(const std::string& path, const std::string& format, std::ostream& o
   return 0;
 }
 
+/// For an unknown flag or subcommand on the command line: "; did you mean `--keep-pareto`?" naming
+/// the closest known one, or nothing. Flags are matched against the options of the (sub)command they
+/// follow, words against the subcommands.
+std::string did_you_mean(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* scope = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.rfind("--", 0) == 0) {
+      const std::string flag = word.substr(0, word.find('='));
+      std::vector<std::string> names;
+      for (const CLI::Option* o : scope->get_options()) {
+        for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+      }
+      if (std::find(names.begin(), names.end(), flag) != names.end()) continue;
+      const std::string near = common::closest_match(flag, names);
+      if (!near.empty()) return fmt::format("; did you mean `{}`?", near);
+    } else if (scope == &app && !word.empty() && word[0] != '-') {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+      if (std::find(names.begin(), names.end(), word) != names.end()) {
+        scope = app.get_subcommand(word);
+        continue;
+      }
+      // A value of the option before it is not a mistyped subcommand.
+      if (i > 1 && std::string(argv[i - 1]).rfind("-", 0) == 0) continue;
+      const std::string near = common::closest_match(word, names);
+      if (!near.empty()) return fmt::format("; did you mean `mapper {}`?", near);
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -189,7 +221,7 @@ int run_cli(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "usage: " << e.what() << " (see mapper --help)\n";
+    std::cerr << "usage: " << e.what() << did_you_mean(app, argc, argv) << " (see mapper --help)\n";
     return 2;
   }
 

@@ -45,6 +45,12 @@ class BadCommandLine : public ::testing::Test {
   TempDir tmp_;
 };
 
+TEST_F(BadCommandLine, MistypedFlagsAndSubcommandsGetADidYouMean) {
+  expect_usage_error(run_args({"--keep-paretto"}), "did you mean `--keep-pareto`?");
+  expect_usage_error({"swep", "sweeps/example.yaml"}, "did you mean `mapper sweep`?");
+  expect_usage_error({"sweep", "sweeps/example.yaml", "--dryrun"}, "did you mean `--dry-run`?");
+}
+
 TEST_F(BadCommandLine, ZeroThreads) { expect_usage_error(run_args({"--threads", "0"}), "--threads"); }
 
 TEST_F(BadCommandLine, NegativeThreads) { expect_usage_error(run_args({"--threads", "-3"}), "--threads"); }
