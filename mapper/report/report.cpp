@@ -132,6 +132,12 @@ std::string render_text(const Json& r) {
       if (l["pmappings"].get<int>() == 0) empty += (empty.empty() ? "" : ", ") + l["layer"].get<std::string>();
     }
     out += "\nNo valid mapping: no pmapping of layer(s) " + empty + " survives its filters (see the keep rates below).\n";
+    for (const auto& l : r["per_layer"]) {
+      if (!l.contains("min_sram_bytes")) continue;
+      out += fmt::format("  {} needs at least {} of SRAM (its smallest placement); the arch has {}\n",
+                         l["layer"].get<std::string>(), common::format_bytes(num(l, "min_sram_bytes")),
+                         common::format_bytes(num(r["arch"], "sram_capacity_bytes")));
+    }
   }
 
   out += "\nPer-layer stage (keep rates):\n";

@@ -186,6 +186,8 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     lj["pmappings"] = rows;
     lj["best_cycles"] = rows > 0 ? Json(best) : Json(nullptr);
     if (!lr.space.unsupported.empty()) lj["unsupported"] = lr.space.unsupported;
+    // A layer left without pmappings says what it would need, next to what the arch has.
+    if (rows == 0 && lr.min_sram_bytes > arch.sram_capacity_bytes) lj["min_sram_bytes"] = lr.min_sram_bytes;
     if (lr.space.cpu) lj["cpu"] = {{"operator", l.cpu_operator}, {"reason", l.cpu_reason}};
     lj["keep_rates"] = keep_rates_json(lr.rates);
     per_layer.push_back(lj);

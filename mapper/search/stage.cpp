@@ -107,7 +107,13 @@ bool same_stage_input(const StageInput& a, const StageInput& b) {
 struct JobOutput {
   std::map<CompatKey, std::vector<PmappingRow>> groups;
   bool stopped = false;
+  /// The least SRAM any candidate of the job needs by itself (-1: no candidate was considered).
+  std::int64_t min_sram_bytes = -1;
 };
+
+void note_sram_need(JobOutput& out, std::int64_t bytes) {
+  if (out.min_sram_bytes < 0 || bytes < out.min_sram_bytes) out.min_sram_bytes = bytes;
+}
 
 /// A CPU operator's job: one pmapping that costs the NPU nothing, with every feature map in the
 /// arena in linear layout; it exists only if those feature maps fit the SRAM (when the arena is SRAM).
@@ -115,7 +121,8 @@ JobOutput run_cpu_job(const arch::Arch& arch, const LayerSpace& space, const FmS
                       KeepCounters& k, StageProgress* progress) {
   JobOutput out;
   k.apply(Cause::ShramCapacity, 1, 0);
-  const bool fits = fm.first_input + fm.other_inputs + fm.output <= arch.sram_capacity_bytes;
+  note_sram_need(out, fm.first_input + fm.other_inputs + fm.output);
+  const bool fits = out.min_sram_bytes <= arch.sram_capacity_bytes;
   k.apply(Cause::SramCapacity, 1, fits ? 0 : 1);
   k.apply(Cause::Interrupted, 1, 0);
   k.valid = fits ? 1 : 0;
@@ -189,6 +196,7 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
               transient + (in_roll ? 0 : fm.first_input) + fm.other_inputs + (out_roll ? 0 : fm.output);
           fits[in_roll][out_roll] = bytes <= capacity;
           any_fits = any_fits || fits[in_roll][out_roll];
+          note_sram_need(out, bytes);
         }
       }
       if (!any_fits) {
@@ -289,6 +297,9 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
     LayerResult& lr = result.layers[static_cast<std::size_t>(l)];
     std::map<CompatKey, std::vector<PmappingRow>> merged;
     for (std::uint32_t j : lr.jobs) {
+      if (outputs[j].min_sram_bytes >= 0 && (lr.min_sram_bytes < 0 || outputs[j].min_sram_bytes < lr.min_sram_bytes)) {
+        lr.min_sram_bytes = outputs[j].min_sram_bytes;
+      }
       for (auto& [key, rows] : outputs[j].groups) {
         auto& dst = merged[key];
         dst.insert(dst.end(), rows.begin(), rows.end());
@@ -370,6 +381,7 @@ StageResult stage_of_workload(const SharedStage& shared, std::size_t first_ref, 
     dst.space = src.space;
     dst.space.layer = static_cast<int>(l);
     dst.rates = src.rates;
+    dst.min_sram_bytes = src.min_sram_bytes;
     dst.groups = src.groups;
     std::map<std::uint32_t, std::uint32_t> job_of;
     for (std::uint32_t j : src.jobs) {

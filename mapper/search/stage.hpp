@@ -49,6 +49,9 @@ struct LayerResult {
   std::vector<std::uint32_t> jobs;     ///< indices into StageResult::jobs, in template order
   std::vector<PmappingGroup> groups;   ///< sorted by compatibility
   KeepRates rates;
+  /// The least SRAM any candidate of the layer needs by itself (its own feature maps and weight
+  /// copies, rolling where it may): what a layer without pmappings would need. -1: none considered.
+  std::int64_t min_sram_bytes = -1;
 };
 
 /// The whole per-layer stage.

@@ -116,6 +116,13 @@ TEST(NoValidMapping, TooLittleSramExits1AndExplainsWithKeepRates) {
   EXPECT_TRUE(j["per_layer"][0]["best_cycles"].is_null());
   EXPECT_DOUBLE_EQ(j["per_layer"][0]["keep_rates"]["keep_rate_by_cause"]["sram_capacity"].get<double>(), 0.0);
   EXPECT_TRUE(!j.contains("front") || j["front"].empty());
+  // What conv_a would need at the least: its input, a network input, is linear in the arena (the
+  // SRAM on U55): 16*16*8 = 2048 bytes; its output can roll into conv_b (0 bytes of its own); weights
+  // and bias read in place (0). So 2048 bytes, 2.0 KiB, against the arch's 1.0 KiB.
+  EXPECT_EQ(j["per_layer"][0]["min_sram_bytes"], 2048);
+  EXPECT_NE(r.out.find("conv_a needs at least 2.0 KiB of SRAM (its smallest placement); the arch has 1.0 KiB"),
+            std::string::npos)
+      << r.out;
 
   // `show` re-renders a failed run too.
   const RunResult shown = run_mapper({"show", (tmp / "out" / "result.json").string()});
