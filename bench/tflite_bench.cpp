@@ -1,8 +1,12 @@
-// Throughput of the .tflite reader (workloads/tflite/reader.hpp): read_model on real models from
-// ../shared/models (the largest file and the 697-operator unrolled LSTM), reported as models per
-// second and bytes per second. Each iteration checks the operator count read against the first
-// read, so a fast but wrong reader fails the benchmark. Without ../shared the benchmarks skip with
-// a message (a plain clone has no models).
+// Throughput of the .tflite front end on real models from ../shared/models:
+//   ReadModel/...      read_model (workloads/tflite/reader.hpp) on the largest file and the
+//                      697-operator unrolled LSTM: models and bytes per second; each iteration checks
+//                      the operator count against the first read.
+//   EncodeWeights/...  encode_operator_weights (weight_encoding.hpp) over every weight operator of
+//                      mobilenet_v2: weights per second; each iteration checks the total encoded
+//                      bytes against the first run.
+// So a fast but wrong front end fails the benchmark. Without ../shared the benchmarks skip with a
+// message (a plain clone has no models).
 
 #include <benchmark/benchmark.h>
 
@@ -12,6 +16,7 @@
 #include <vector>
 
 #include "workloads/tflite/reader.hpp"
+#include "workloads/tflite/weight_encoding.hpp"
 
 namespace {
 
@@ -59,8 +64,47 @@ fs::path largest_model() {
 void bm_read_largest(benchmark::State& state) { read(state, largest_model()); }
 void bm_read_lstm(benchmark::State& state) { read(state, models_dir() / "mlexamples__basic_lstm_quantized_large.tflite"); }
 
+void bm_encode_mobilenet(benchmark::State& state) {
+  const fs::path file = models_dir() / "tflm__mobilenet_v2_quantized_1x3x224x224.tflite";
+  if (!fs::exists(file)) {
+    state.SkipWithError((file.string() + " is absent: ../shared/models holds the real models").c_str());
+    return;
+  }
+  const npumap::tflite::Model m = npumap::tflite::read_model(file.string());
+  const auto encode_all = [&m](std::int64_t& values) {
+    std::int64_t bytes = 0;
+    values = 0;
+    for (std::size_t i = 0; i < m.subgraphs[0].operators.size(); ++i) {
+      const auto c = m.subgraphs[0].operators[i].code;
+      if (c != npumap::tflite::BuiltinOperator::CONV_2D && c != npumap::tflite::BuiltinOperator::DEPTHWISE_CONV_2D &&
+          c != npumap::tflite::BuiltinOperator::FULLY_CONNECTED) {
+        continue;
+      }
+      npumap::tflite::OperatorWeightOptions o;
+      o.ofm_block_depth = 16;
+      const auto e = npumap::tflite::encode_operator_weights(m, 0, static_cast<int>(i), o);
+      bytes += e.total_bytes;
+      values += e.elements_in_brick * static_cast<std::int64_t>(e.bricks.size());
+    }
+    return bytes;
+  };
+  std::int64_t values = 0;
+  const std::int64_t expected = encode_all(values);
+  for (auto _ : state) {
+    std::int64_t v = 0;
+    if (encode_all(v) != expected) {
+      state.SkipWithError("encoded bytes differ between runs");
+      return;
+    }
+  }
+  state.counters["weights_per_second"] =
+      benchmark::Counter(static_cast<double>(values), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["encoded_bytes"] = static_cast<double>(expected);
+}
+
 }  // namespace
 
+BENCHMARK(bm_encode_mobilenet)->Name("EncodeWeights/mobilenet_v2")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_read_largest)->Name("ReadModel/largest")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_read_lstm)->Name("ReadModel/lstm_697_ops")->Unit(benchmark::kMillisecond);
 

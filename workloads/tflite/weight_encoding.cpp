@@ -1,0 +1,861 @@
+// Vela 2.1 weight compression, sizes only (weight_encoding.hpp; VELA_LOWERING.md section 7).
+// The codec part counts the bits the mlw encoder would write: every decision that changes the bit
+// count (palette sections, zero-run mode, palette contents and order, the direct-offset mapping,
+// the Golomb-Rice parameter search, the slice boundaries and the padding of the fixed-width unary
+// chunk fields) is modelled; the order in which chunks interleave is not, because it moves bits
+// without changing their number.
+
+#include "workloads/tflite/weight_encoding.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "common/user_error.hpp"
+
+namespace npumap::tflite {
+namespace {
+
+[[noreturn]] void fail(const std::string& key, const std::string& message, const std::string& hint = {}) {
+  throw common::UserError({"weights", 0, 0}, key, message, hint);
+}
+
+std::int64_t round_up(std::int64_t v, std::int64_t q) { return (v + q - 1) / q * q; }
+
+// ============================================================================================
+// The mlw codec, bit counting only.
+// ============================================================================================
+
+// Field widths of the bitstream (7.5): slice header ZDIV 3, SLICELEN 15, WDIV 3, WTRUNC 1, NEWPAL 1;
+// a new palette adds DIROFS 5, PALSIZE 5, PALBITS 3 and the entries.
+constexpr int kSliceHeaderBits = 3 + 15 + 3 + 1 + 1;
+constexpr int kPaletteHeaderBits = 5 + 5 + 3;
+constexpr int kEndOfStreamBits = 3;
+constexpr int kMaxSliceValues = 32767;
+// The parameter search charges 40 bits for a change of GRC parameters (its estimate of a new
+// slice), except where the weight stream already changes.
+constexpr int kParamChangeCost = 40;
+constexpr std::int64_t kImpossible = 10000;
+// Largest reordered stream accepted (2^27 values, 256 MiB as int16); real layers stay below 2^23.
+constexpr std::int64_t kMaxStreamValues = std::int64_t{1} << 27;
+
+// Weight-index GRC configurations: divisor 0..5 untruncated, 0..5 truncated, then uncompressed.
+struct GrcParam {
+  int div;
+  int mode;  // 0 plain, 1 truncated, 2 uncompressed
+};
+constexpr std::array<GrcParam, 13> kWeightParams = {
+    {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}, {0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, 1}, {0, 2}}};
+// Zero-run configurations: divisor 0..3.
+constexpr std::array<GrcParam, 4> kZeroRunParams = {{{0, 0}, {1, 0}, {2, 0}, {3, 0}}};
+
+bool is_power_of_two(int x) { return ((x - 1) & x) == 0; }
+
+// Index bits a palette of `size` entries needs (0 for size <= 1).
+int palette_index_bits(int size) {
+  for (int i = 7; i >= 0; --i) {
+    if (size > (1 << i)) return i + 1;
+  }
+  return 0;
+}
+
+// Greedy scan for the positions where a new palette section starts (the first is always 0).
+// The estimates (15/16 bits per index, 8 bits per palette entry, 20 bits of overhead, 90/16 bits
+// per unpaletted value) are the codec's own; they must be kept as they are to reproduce its choice.
+std::vector<int> palette_sections(std::span<const std::int16_t> buf) {
+  const int size = static_cast<int>(buf.size());
+  std::vector<int> restarts{0};
+  std::array<int, 512> prev_idx;  // last position of each value (+256), -1 = not seen
+  prev_idx.fill(-1);
+  int last_restart = 0, zero_cnt = 0, palette_size = 0;
+  bool got_palette = false;
+  for (int i = 0; i < size; ++i) {
+    // Zeros are probably coded as runs (not in the palette) when they dominate.
+    const int exclude_zero = zero_cnt > (i - last_restart - zero_cnt) * 4 ? 1 : 0;
+    if (got_palette && prev_idx[buf[i] + 256] < last_restart) {
+      // A value the current palette lacks: one more entry; restart if that costs an index bit on
+      // a long-lived palette, or overflows 32 entries.
+      ++palette_size;
+      if (is_power_of_two(palette_size - 1 - exclude_zero) &&
+          ((i - last_restart - zero_cnt) > 512 || (palette_size - exclude_zero) > 32)) {
+        restarts.push_back(i);
+        last_restart = i;
+        got_palette = false;
+        zero_cnt = 0;
+      }
+    }
+    prev_idx[buf[i] + 256] = i;
+    if (buf[i] == 0) ++zero_cnt;
+
+    for (int k = 0; k < 5; ++k) {
+      // Every Nth non-zero value, try a palette covering the last N non-zero values.
+      const int n = (32 << k) * (got_palette ? 2 : 1);
+      const int nonzeros = i - last_restart - zero_cnt;
+      if (nonzeros <= 0 || nonzeros % n != 0) continue;
+      int nzcnt = 0, j = i;
+      for (; j > last_restart; --j) {
+        if (buf[j] != 0) {
+          if (nzcnt == n + 1) break;
+          ++nzcnt;
+        }
+      }
+      const int restart_idx = j;
+      int new_palette_size = 0;
+      for (int v = 0; v < 512; ++v) {
+        if (prev_idx[v] >= restart_idx) ++new_palette_size;
+      }
+      bool create = false;
+      if (got_palette) {
+        const int new_bits = palette_index_bits(new_palette_size - exclude_zero);
+        const int old_bits = palette_index_bits(palette_size - exclude_zero);
+        const int savings = n * (old_bits * 15 - new_bits * 15) / 16 - new_palette_size * 8 - 20;
+        create = savings > 0;
+      } else if (new_palette_size - exclude_zero <= 32) {
+        const int new_bits = palette_index_bits(new_palette_size - exclude_zero);
+        const int savings = n * (90 - new_bits * 15) / 16 - new_palette_size * 8 - 20;
+        create = savings > 0;
+      }
+      if (create) {
+        palette_size = new_palette_size;
+        got_palette = true;
+        last_restart = restart_idx;
+        if (restarts.back() != last_restart) restarts.push_back(last_restart);
+        zero_cnt = 0;
+        for (int m = last_restart; m <= i; ++m) {
+          if (buf[m] == 0) ++zero_cnt;
+        }
+      }
+    }
+  }
+  return restarts;
+}
+
+// One section's palette and its value -> index mapping.
+struct Palette {
+  int size = 0;           // entries (0 = no palette)
+  int bits = 2;           // PALBITS: entry width, or the direct width when there is no palette
+  int direct_offset = 0;  // unused sign-magnitude codes skipped at the bottom of the direct range
+  bool zero_runs = false;
+  bool only_zeros = false;
+  bool only_palette = false;
+  std::array<int, 512> index{};  // value + 256 -> coded weight index
+};
+
+Palette make_palette(std::span<const std::int16_t> buf) {
+  std::array<int, 512> freq{};
+  for (std::int16_t v : buf) ++freq[v + 256];
+
+  // Zero runs when 0 is the most frequent value and more than 4x the second (ties: lowest value).
+  int f0 = 0, f1 = 0, v0 = 0;
+  for (int i = 0; i < 512; ++i) {
+    if (freq[i] > f0) {
+      f1 = f0;
+      f0 = freq[i];
+      v0 = i - 256;
+    } else if (freq[i] > f1) {
+      f1 = freq[i];
+    }
+  }
+  Palette p;
+  p.zero_runs = v0 == 0 && f0 > 4 * f1;
+
+  // Sign-magnitude codes (|v| << 1 | sign), keyed by (frequency, code) so ties favour the larger code.
+  std::array<std::uint64_t, 512> keyed{};
+  int all_count = 0, all_max = 0;
+  for (int v = -255; v < 256; ++v) {
+    if (v == 0 && p.zero_runs) continue;
+    const int code = (std::abs(v) << 1) | (v < 0 ? 1 : 0);
+    const int f = freq[v + 256];
+    keyed[code] = (static_cast<std::uint64_t>(f) << 16) | static_cast<std::uint64_t>(code);
+    all_count += f;
+    if (f > 0) all_max = std::max(all_max, code);
+  }
+  int offset = 0;
+  while (offset < 31 && (keyed[offset] >> 16) == 0) ++offset;
+  p.direct_offset = offset;
+
+  std::sort(keyed.begin(), keyed.end(), std::greater<>());
+  p.only_zeros = (keyed[0] >> 16) == 0;
+  if (p.only_zeros) p.direct_offset = 0;
+  p.only_palette = (keyed[0] >> 16) > 0 && (keyed[32] >> 16) == 0;
+
+  // Direct indices are code + palette size - offset and must stay <= 511.
+  int max_size = 32;
+  if (!p.only_palette) {
+    max_size = std::min(32, 511 - all_max);
+    if (max_size == 1) max_size = 0;  // a one-entry palette is not supported
+  }
+  std::array<int, 32> lut{};
+  int n = 0, palette_max = 0, palette_count = 0;
+  for (; n < max_size; ++n) {
+    const int f = static_cast<int>(keyed[n] >> 16);
+    if (f == 0) break;
+    lut[n] = static_cast<int>(keyed[n] & 0xffff);
+    palette_max = std::max(palette_max, lut[n]);
+    palette_count += f;
+  }
+  if (n == 1) lut[n++] = 0;  // pad a one-entry palette to two
+
+  // The palette is used only when it covers more than half of the coded values.
+  int width_of = 0;
+  if (palette_count > all_count / 2) {
+    p.size = n;
+    width_of = palette_max;
+  } else {
+    p.size = 0;
+    width_of = all_max;
+  }
+  p.bits = 2;
+  while ((1 << p.bits) <= width_of) ++p.bits;
+
+  // Inverse mapping. Code 1 ("-0") is visited after code 0 and so decides the direct index of 0.
+  for (int code = 0; code < 512; ++code) {
+    const int mag = code >> 1;
+    const int value = (code & 1) ? -mag : mag;
+    p.index[value + 256] = code + p.size - p.direct_offset;
+  }
+  for (int i = 0; i < p.size; ++i) {
+    const int mag = lut[i] >> 1;
+    const int value = (lut[i] & 1) ? -mag : mag;
+    p.index[value + 256] = i;
+  }
+  return p;
+}
+
+// Bits to code `value` with GRC configuration `c` (uncompressed: `uncompressed_bits`).
+std::int64_t grc_bits(int value, const GrcParam& c, int uncompressed_bits, bool zero_runs) {
+  if (c.mode == 2) return uncompressed_bits;
+  const int q = value >> c.div;
+  if (!zero_runs && ((c.mode == 1 && q > 2) || q > 31)) return kImpossible;
+  return (c.mode == 1 ? std::min(q + 1, 2) : q + 1) + c.div;
+}
+
+// Viterbi-like choice of one GRC configuration per run of values: each change costs 40 bits,
+// except (for zero runs) where the weight stream already changes. Returns (config, end) per run;
+// ends are exclusive value positions, the last one is values.size().
+struct GrcRun {
+  int cfg;
+  int end;
+};
+std::vector<GrcRun> search_grc(const std::vector<int>& values, bool zero_runs, int uncompressed_bits,
+                               const std::vector<GrcRun>& existing) {
+  const std::span<const GrcParam> params =
+      zero_runs ? std::span<const GrcParam>(kZeroRunParams) : std::span<const GrcParam>(kWeightParams);
+  const int ncfg = static_cast<int>(params.size());
+  const std::size_t n = values.size();
+  std::vector<std::int64_t> cost(static_cast<std::size_t>(ncfg), 0), next(static_cast<std::size_t>(ncfg));
+  std::vector<std::uint8_t> prev((n + 1) * static_cast<std::size_t>(ncfg));
+  for (int j = 0; j < ncfg; ++j) prev[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(j);
+  std::size_t existing_idx = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t best = std::numeric_limits<std::int64_t>::max();
+    int best_cfg = 0;
+    for (int j = 0; j < ncfg; ++j) {
+      if (cost[static_cast<std::size_t>(j)] < best) {
+        best = cost[static_cast<std::size_t>(j)];
+        best_cfg = j;
+      }
+    }
+    std::int64_t change = kParamChangeCost;
+    if (existing_idx < existing.size() && existing[existing_idx].end == static_cast<int>(i) + 1) {
+      change = 0;
+      ++existing_idx;
+    }
+    for (int j = 0; j < ncfg; ++j) {
+      const std::size_t sj = static_cast<std::size_t>(j);
+      const std::int64_t bits = grc_bits(values[i], params[sj], uncompressed_bits, zero_runs);
+      if (best + change < cost[sj]) {
+        prev[(i + 1) * static_cast<std::size_t>(ncfg) + sj] = static_cast<std::uint8_t>(best_cfg);
+        next[sj] = best + change + bits;
+      } else {
+        prev[(i + 1) * static_cast<std::size_t>(ncfg) + sj] = static_cast<std::uint8_t>(j);
+        next[sj] = cost[sj] + bits;
+      }
+    }
+    cost.swap(next);
+  }
+  std::int64_t best = std::numeric_limits<std::int64_t>::max();
+  int cfg = 0;
+  for (int j = 0; j < ncfg; ++j) {
+    if (cost[static_cast<std::size_t>(j)] < best) {
+      best = cost[static_cast<std::size_t>(j)];
+      cfg = j;
+    }
+  }
+  // Trace back; a run of `cfg` starts where the state's predecessor differs.
+  std::vector<GrcRun> runs;
+  int end = static_cast<int>(n);
+  for (std::size_t i = n + 1; i-- > 0;) {
+    const int p = prev[i * static_cast<std::size_t>(ncfg) + static_cast<std::size_t>(cfg)];
+    if (p != cfg || i == 0) {
+      runs.push_back({cfg, end});
+      cfg = p;
+      end = static_cast<int>(i) - 1;
+    }
+  }
+  std::reverse(runs.begin(), runs.end());
+  return runs;
+}
+
+// Unary parts travel in fixed-width chunk fields: 12 bits for weight indices (plain: the unary
+// codes back to back; truncated: one "q > 0" bit per value), 12 bits for zero runs with divisor
+// 0-2 and 8 bits with divisor 3. The last chunk of a slice is padded, so a slice's unary bits round
+// up to the field width. (Inferred from the reference sizes: this padding turns 745 of 1206 exact
+// passes into 1137; without it every stream with many short slices comes out too small.)
+constexpr int kWeightUnaryField = 12;
+int zero_run_unary_field(int div) { return div < 3 ? 12 : 8; }
+
+// Bits of one slice's weight indices under configuration `c`.
+std::int64_t weight_payload_bits(std::span<const int> values, const GrcParam& c, int uncompressed_bits) {
+  const auto n = static_cast<std::int64_t>(values.size());
+  if (c.mode == 2) return n * uncompressed_bits;  // raw indices, no unary part
+  std::int64_t unary = 0, extra = 0;
+  for (int v : values) {
+    const int q = v >> c.div;
+    if (c.mode == 1) {
+      unary += 1;              // unary0: q > 0
+      extra += q > 0 ? 1 : 0;  // unary1: q > 1, only for q > 0
+    } else {
+      unary += q + 1;  // q ones and a zero
+    }
+  }
+  return round_up(unary, kWeightUnaryField) + extra + n * c.div;
+}
+
+// Bits of one slice's zero runs under configuration `c`.
+std::int64_t zero_run_payload_bits(std::span<const int> runs, const GrcParam& c) {
+  std::int64_t unary = 0;
+  for (int r : runs) unary += (r >> c.div) + 1;
+  return round_up(unary, zero_run_unary_field(c.div)) + static_cast<std::int64_t>(runs.size()) * c.div;
+}
+
+// Bits of one palette section: its values as weight indices and zero runs, cut into slices.
+std::int64_t section_bits(std::span<const std::int16_t> buf, const Palette& p) {
+  // Uncompressed indices are possible only with every value in the palette, or with no palette.
+  int uncompressed_bits = 100;
+  if (p.only_palette) {
+    uncompressed_bits = 0;
+    while ((1 << uncompressed_bits) < p.size) ++uncompressed_bits;
+  } else if (p.size == 0) {
+    uncompressed_bits = p.bits;
+  }
+
+  std::vector<int> weights, zruns;
+  weights.reserve(buf.size());
+  std::size_t i = 0;
+  while (true) {
+    if (p.zero_runs) {
+      int run = 0;
+      // An all-zero section still codes one value, so the slice length cannot be 0.
+      if (!p.only_zeros || i > 0) {
+        while (i < buf.size() && buf[i] == 0) {
+          ++run;
+          ++i;
+        }
+      }
+      zruns.push_back(run);
+    }
+    if (i == buf.size()) break;
+    weights.push_back(p.index[static_cast<std::size_t>(buf[i] + 256)]);
+    ++i;
+  }
+  const int nw = static_cast<int>(weights.size());
+
+  std::vector<GrcRun> wruns = search_grc(weights, false, uncompressed_bits, {});
+  if (nw == 0) wruns.clear();
+  std::vector<GrcRun> zruns_cfg;
+  if (p.zero_runs) zruns_cfg = search_grc(zruns, true, 0, wruns);
+
+  std::int64_t bits = 0;
+  int pos = 0;
+  std::size_t iw = 0, iz = 0;
+  bool new_palette = true;
+  while (pos < nw || new_palette) {
+    int end = pos + kMaxSliceValues;
+    if (iw < wruns.size() && wruns[iw].end < end) end = wruns[iw].end;
+    if (iz < zruns_cfg.size() && zruns_cfg[iz].end < end) end = zruns_cfg[iz].end;
+    if (nw < end) end = nw;
+
+    bits += kSliceHeaderBits;
+    if (new_palette) bits += kPaletteHeaderBits + static_cast<std::int64_t>(p.size) * p.bits;
+    const GrcParam wc = kWeightParams[static_cast<std::size_t>(iw < wruns.size() ? wruns[iw].cfg : 0)];
+    const GrcParam zc = kZeroRunParams[static_cast<std::size_t>(iz < zruns_cfg.size() ? zruns_cfg[iz].cfg : 0)];
+    bits += weight_payload_bits(
+        std::span<const int>(weights).subspan(static_cast<std::size_t>(pos), static_cast<std::size_t>(end - pos)), wc,
+        uncompressed_bits);
+    if (p.zero_runs) {
+      // The first slice codes the runs before and after each value; later ones only after.
+      const std::size_t first = static_cast<std::size_t>(new_palette ? pos : pos + 1);
+      bits += zero_run_payload_bits(
+          std::span<const int>(zruns).subspan(first, static_cast<std::size_t>(end) + 1 - first), zc);
+    }
+    new_palette = false;
+    if (iw < wruns.size() && wruns[iw].end == end) ++iw;
+    if (iz < zruns_cfg.size() && zruns_cfg[iz].end == end) ++iz;
+    pos = end;
+  }
+  return bits;
+}
+
+}  // namespace
+
+std::int64_t mlw_encoded_stream_bytes(std::span<const std::int16_t> stream) {
+  if (stream.empty()) return 0;
+  for (std::size_t i = 0; i < stream.size(); ++i) {
+    if (stream[i] < -255 || stream[i] > 255) {
+      fail(fmt::format("stream[{}]", i),
+           fmt::format("weight value {} outside the codec's range [-255, 255]", stream[i]));
+    }
+  }
+  const std::vector<int> restarts = palette_sections(stream);
+  std::int64_t bits = 0;
+  for (std::size_t s = 0; s < restarts.size(); ++s) {
+    const std::size_t begin = static_cast<std::size_t>(restarts[s]);
+    const std::size_t end = s + 1 < restarts.size() ? static_cast<std::size_t>(restarts[s + 1]) : stream.size();
+    const std::span<const std::int16_t> section = stream.subspan(begin, end - begin);
+    bits += section_bits(section, make_palette(section));
+  }
+  // End-of-stream marker, byte alignment, then 0xFF padding to a multiple of 16 bytes.
+  return round_up(bits + kEndOfStreamBits, 128) / 8;
+}
+
+// ============================================================================================
+// Reordering (7.4)
+// ============================================================================================
+
+std::string_view weight_traversal_name(WeightTraversal t) {
+  switch (t) {
+    case WeightTraversal::DepthFirst:
+      return "DepthFirst";
+    case WeightTraversal::PartKernelFirst:
+      return "PartKernelFirst";
+    case WeightTraversal::DepthWise:
+      return "DepthWise";
+  }
+  return "unknown";
+}
+
+WeightAccelerator weight_accelerator(std::string_view config) {
+  static constexpr std::array<std::string_view, 6> kKnown = {"ethos-u55-32",  "ethos-u55-64",  "ethos-u55-128",
+                                                             "ethos-u55-256", "ethos-u65-256", "ethos-u65-512"};
+  WeightAccelerator a;
+  if (config == "ethos-u55-32") {
+    a.ofm_ublock_depth = 4;
+  } else if (config == "ethos-u65-512") {
+    a.cores = 2;
+  } else if (std::find(kKnown.begin(), kKnown.end(), config) == kKnown.end()) {
+    fail("accelerator", fmt::format("unknown accelerator config '{}'", config),
+         "one of ethos-u55-32, -64, -128, -256, ethos-u65-256, -512");
+  }
+  return a;
+}
+
+WeightTraversal choose_traversal(WeightBlockType type, int kernel_h, int kernel_w, int ifm_depth, int ifm_bits) {
+  if (type == WeightBlockType::Depthwise) return WeightTraversal::DepthWise;
+  if (type == WeightBlockType::FullyConnected) return WeightTraversal::DepthFirst;
+  if (kernel_h <= 0 || kernel_w <= 0 || ifm_depth <= 0) fail("shape", "kernel and IFM depth must be positive");
+  if (ifm_bits != 8 && ifm_bits != 16) fail("ifm_bits", fmt::format("IFM bit depth {} is not 8 or 16", ifm_bits));
+  // Pick the traversal that wastes fewer MAC slots: depth-first pads I to 32 (16 for 16-bit),
+  // part-kernel-first pads I to 8 and the kernel to a multiple of 4 (2 for 16-bit).
+  const bool ifm8 = ifm_bits == 8;
+  const double k = static_cast<double>(kernel_h) * kernel_w;
+  const double in = ifm_depth;
+  const double depth_util = in / static_cast<double>(round_up(ifm_depth, ifm8 ? 32 : 16));
+  const double pkf_util =
+      (in / static_cast<double>(round_up(ifm_depth, 8))) *
+      (k / static_cast<double>(round_up(static_cast<std::int64_t>(kernel_h) * kernel_w, ifm8 ? 4 : 2)));
+  return (pkf_util >= depth_util || ifm_depth <= 8) ? WeightTraversal::PartKernelFirst : WeightTraversal::DepthFirst;
+}
+
+std::vector<std::int16_t> reorder_weight_stream(std::span<const std::int16_t> ohwi, int ofm_depth, int kernel_h,
+                                                int kernel_w, int ifm_depth, WeightTraversal traversal, int ifm_bits,
+                                                int ofm_block_depth, const WeightAccelerator& accel, int dilation_h,
+                                                int dilation_w) {
+  if (ofm_depth <= 0 || kernel_h <= 0 || kernel_w <= 0 || ifm_depth <= 0) {
+    fail("shape", fmt::format("weight shape [{}, {}, {}, {}] has a non-positive dimension", ofm_depth, kernel_h,
+                              kernel_w, ifm_depth));
+  }
+  if (static_cast<std::int64_t>(ohwi.size()) !=
+      static_cast<std::int64_t>(ofm_depth) * kernel_h * kernel_w * ifm_depth) {
+    fail("values", fmt::format("{} values for OHWI shape [{}, {}, {}, {}]", ohwi.size(), ofm_depth, kernel_h, kernel_w,
+                               ifm_depth));
+  }
+  if (ifm_bits != 8 && ifm_bits != 16) fail("ifm_bits", fmt::format("IFM bit depth {} is not 8 or 16", ifm_bits));
+  if (ofm_block_depth <= 0) fail("ofm_block_depth", "the OFM block depth must be positive");
+  if (accel.ifm_ublock_depth <= 0 || accel.ofm_ublock_depth <= 0)
+    fail("accelerator", "micro-block depths must be positive");
+  if (dilation_h < 1 || dilation_h > 8 || dilation_w < 1 || dilation_w > 8) {
+    fail("dilation", fmt::format("dilation {}x{} outside 1..8", dilation_h, dilation_w));
+  }
+  const bool depthwise = traversal == WeightTraversal::DepthWise;
+  const bool part_kernel = traversal == WeightTraversal::PartKernelFirst;
+  // Sub-kernels are at most 8x8 hardware taps, i.e. floor(8 / dilation) weights each way.
+  const int decomp_h = 8 / dilation_h, decomp_w = 8 / dilation_w;
+  const int ifm_block_depth = (part_kernel || ifm_bits == 16) ? 16 : 32;
+  const int iub = accel.ifm_ublock_depth, oub = accel.ofm_ublock_depth;
+
+  // The length follows from the shapes alone; refuse absurd ones before allocating (a hostile
+  // shape such as O = I = 1 with a huge kernel expands 2048-fold).
+  std::int64_t length = 0;
+  for (int ofm_block = 0; ofm_block < ofm_depth; ofm_block += ofm_block_depth) {
+    const std::int64_t ofm_block_len = std::min(ofm_block_depth, ofm_depth - ofm_block);
+    const std::int64_t ofm_part = (ofm_block_len + oub - 1) / oub * oub;
+    std::int64_t elements = 0;
+    for (int sy = 0; sy < kernel_h; sy += decomp_h) {
+      for (int sx = 0; sx < kernel_w; sx += decomp_w) {
+        const std::int64_t e =
+            static_cast<std::int64_t>(std::min(kernel_h - sy, decomp_h)) * std::min(kernel_w - sx, decomp_w);
+        elements += part_kernel ? round_up(e, ifm_bits == 16 ? 2 : 4) : depthwise ? round_up(e, 4) : e;
+      }
+    }
+    if (depthwise) {
+      length += elements * ofm_part;
+    } else {
+      for (int ifm_block = 0; ifm_block < ifm_depth; ifm_block += ifm_block_depth) {
+        const std::int64_t len = part_kernel ? std::min(ifm_block_depth, ifm_depth - ifm_block) : ifm_block_depth;
+        length += elements * ofm_part * ((len + iub - 1) / iub * iub);
+      }
+    }
+    if (length > kMaxStreamValues) {
+      fail("shape", fmt::format("the reordered weight stream would exceed {} values", kMaxStreamValues),
+           "check the weight shape, block depth and micro-block depths");
+    }
+  }
+
+  auto at = [&](int o, int y, int x, int i) -> std::int16_t {
+    return ohwi[((static_cast<std::size_t>(o) * kernel_h + static_cast<std::size_t>(y)) * kernel_w +
+                 static_cast<std::size_t>(x)) *
+                    ifm_depth +
+                static_cast<std::size_t>(i)];
+  };
+
+  std::vector<std::int16_t> stream;
+  for (int ofm_block = 0; ofm_block < ofm_depth; ofm_block += ofm_block_depth) {
+    const int ofm_block_len = std::min(ofm_block_depth, ofm_depth - ofm_block);
+    for (int ifm_block = 0; ifm_block < (depthwise ? 1 : ifm_depth); ifm_block += ifm_block_depth) {
+      // Depth-first always feeds a whole IFM block; part-kernel-first only up to I.
+      const int ifm_block_len = depthwise     ? iub
+                                : part_kernel ? std::min(ifm_block_depth, ifm_depth - ifm_block)
+                                              : ifm_block_depth;
+      for (int sy = 0; sy < kernel_h; sy += decomp_h) {
+        const int sub_h = std::min(kernel_h - sy, decomp_h);
+        for (int sx = 0; sx < kernel_w; sx += decomp_w) {
+          const int sub_w = std::min(kernel_w - sx, decomp_w);
+          int elements = sub_w * sub_h;
+          if (part_kernel) {
+            elements = static_cast<int>(round_up(elements, ifm_bits == 16 ? 2 : 4));
+          } else if (depthwise) {
+            elements = static_cast<int>(round_up(elements, 4));
+          }
+          const int outer_len = part_kernel ? ifm_block_len : 1;
+          const int inner_len = part_kernel ? 1 : ifm_block_len;
+          for (int ub_outer = 0; ub_outer < outer_len; ub_outer += iub) {
+            for (int ofm_ub = 0; ofm_ub < ofm_block_len; ofm_ub += oub) {
+              for (int e = 0; e < elements; ++e) {
+                const int kx = e % sub_w, ky = e / sub_w;
+                for (int ub_inner = 0; ub_inner < inner_len; ub_inner += iub) {
+                  for (int oz = 0; oz < oub; ++oz) {
+                    for (int iz = 0; iz < (depthwise ? 1 : iub); ++iz) {
+                      const int ifm_z = ifm_block + ub_inner + ub_outer + iz;
+                      const int ofm_z = ofm_block + ofm_ub + oz;
+                      if (ifm_z >= ifm_depth || ofm_z >= ofm_depth || ky >= sub_h) {
+                        stream.push_back(0);
+                      } else {
+                        stream.push_back(at(ofm_z, sy + ky, sx + kx, ifm_z));
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  NPUMAP_ASSERT(static_cast<std::int64_t>(stream.size()) == length);
+  return stream;
+}
+
+// ============================================================================================
+// Whole tensor (7.1, 7.2)
+// ============================================================================================
+
+WeightEncoding encode_weights(const WeightEncodingInput& in) {
+  const int o = in.ofm_depth, kh = in.kernel_h, kw = in.kernel_w, ci = in.ifm_depth;
+  if (o <= 0 || kh <= 0 || kw <= 0 || ci <= 0) {
+    fail("shape", fmt::format("weight shape OHWI [{}, {}, {}, {}] has a non-positive dimension", o, kh, kw, ci));
+  }
+  const std::int64_t count = static_cast<std::int64_t>(o) * kh * kw * ci;
+  if (static_cast<std::int64_t>(in.values.size()) != count) {
+    fail("values", fmt::format("{} values for OHWI shape [{}, {}, {}, {}] ({} expected)", in.values.size(), o, kh, kw,
+                               ci, count));
+  }
+  if (!in.zero_points.empty() && in.zero_points.size() != 1 && in.zero_points.size() != static_cast<std::size_t>(o)) {
+    fail("zero_points", fmt::format("{} zero points for {} output channels", in.zero_points.size(), o),
+         "give none, one, or one per output channel");
+  }
+  if (in.ofm_block_depth <= 0) fail("ofm_block_depth", "the OFM block depth must be positive");
+  if (in.depth_step < 0) fail("depth_step", "the depth step must be positive (or 0 for the whole depth)");
+  if (in.accelerator.cores < 1 || in.accelerator.cores > 16) fail("accelerator.cores", "core count outside 1..16");
+  switch (in.block_type) {
+    case WeightBlockType::Depthwise:
+      if (in.traversal != WeightTraversal::DepthWise)
+        fail("traversal", "depthwise weights need the DepthWise traversal");
+      if (ci != 1) fail("shape", "depthwise weights must have I = 1 (Vela's [kh, kw, 1, C])");
+      break;
+    case WeightBlockType::FullyConnected:
+      if (in.traversal != WeightTraversal::DepthFirst) fail("traversal", "fully-connected weights are DepthFirst");
+      break;
+    default:
+      if (in.traversal == WeightTraversal::DepthWise)
+        fail("traversal", "the DepthWise traversal is for depthwise weights only");
+  }
+
+  // Zero-point subtraction (per output channel when given per channel), and the transpose conv flip.
+  std::vector<std::int16_t> w(static_cast<std::size_t>(count));
+  const std::int64_t per_o = static_cast<std::int64_t>(kh) * kw * ci;
+  for (int oc = 0; oc < o; ++oc) {
+    const std::int64_t zp = in.zero_points.empty()       ? 0
+                            : in.zero_points.size() == 1 ? in.zero_points[0]
+                                                         : in.zero_points[static_cast<std::size_t>(oc)];
+    for (int y = 0; y < kh; ++y) {
+      for (int x = 0; x < kw; ++x) {
+        const int sy = in.block_type == WeightBlockType::TransposeConv ? kh - 1 - y : y;
+        const int sx = in.block_type == WeightBlockType::TransposeConv ? kw - 1 - x : x;
+        for (int i = 0; i < ci; ++i) {
+          const std::size_t src =
+              static_cast<std::size_t>(oc * per_o + (static_cast<std::int64_t>(sy) * kw + sx) * ci + i);
+          const std::size_t dst =
+              static_cast<std::size_t>(oc * per_o + (static_cast<std::int64_t>(y) * kw + x) * ci + i);
+          const std::int64_t v = static_cast<std::int64_t>(in.values[src]) - zp;
+          if (v < -255 || v > 255) {
+            fail(fmt::format("values[{}]", src),
+                 fmt::format("weight {} minus zero point {} = {} is outside [-255, 255]", in.values[src], zp, v));
+          }
+          w[dst] = static_cast<std::int16_t>(v);
+        }
+      }
+    }
+  }
+
+  WeightEncoding out;
+  out.traversal = in.traversal;
+  const int step = in.depth_step == 0 ? o : in.depth_step;
+  const int ncores = in.accelerator.cores;
+  out.elements_in_brick = per_o * std::min(o, step);
+  for (int first = 0; first < o; first += step) {
+    EncodedBrick brick;
+    brick.first_channel = first;
+    brick.channels = std::min(step, o - first);
+    // One sub-stream per core: brick channels core, core + ncores, ...; idle cores emit nothing.
+    for (int core = 0; core < std::min(ncores, o); ++core) {
+      const int block_depth = (in.ofm_block_depth + ncores - 1 - core) / ncores;
+      std::vector<std::int16_t> core_w;
+      int core_o = 0;
+      for (int c = core; c < brick.channels; c += ncores, ++core_o) {
+        const auto begin = w.begin() + static_cast<std::ptrdiff_t>((first + c) * per_o);
+        core_w.insert(core_w.end(), begin, begin + per_o);
+      }
+      std::int64_t bytes = 0, reordered = 0;
+      if (block_depth != 0 && core_o > 0) {
+        const std::vector<std::int16_t> stream =
+            reorder_weight_stream(core_w, core_o, kh, kw, ci, in.traversal, in.ifm_bits, block_depth, in.accelerator,
+                                  in.dilation_h, in.dilation_w);
+        reordered = static_cast<std::int64_t>(stream.size());
+        bytes = mlw_encoded_stream_bytes(stream);
+      }
+      brick.core_bytes.push_back(bytes);
+      brick.core_reordered.push_back(reordered);
+      brick.bytes += bytes;
+      out.reordered_values += reordered;
+    }
+    brick.scale = static_cast<double>(brick.bytes) / static_cast<double>(out.elements_in_brick);
+    out.total_bytes += brick.bytes;
+    out.worst_scale = std::max(out.worst_scale, brick.scale);
+    out.mean_scale += brick.scale;
+    out.bricks.push_back(std::move(brick));
+  }
+  out.mean_scale /= static_cast<double>(out.bricks.size());
+  return out;
+}
+
+BiasScaleSize packed_bias_scale_size(int ofm_depth, int cores, int depth_step) {
+  if (ofm_depth <= 0) fail("ofm_depth", "the OFM depth must be positive");
+  if (cores < 1 || cores > 16) fail("cores", "core count outside 1..16");
+  if (depth_step < 0) fail("depth_step", "the depth step must be positive (or 0 for the whole depth)");
+  const int step = depth_step == 0 ? ofm_depth : depth_step;
+  // 10 bytes per channel (40-bit bias, 32-bit scale, 6-bit shift); each (step, core) sub-stream padded to 16.
+  BiasScaleSize s;
+  for (int first = 0; first < ofm_depth; first += step) {
+    const int channels = std::min(step, ofm_depth - first);
+    for (int core = 0; core < std::min(cores, ofm_depth); ++core) {
+      const int n = channels > core ? (channels - core + cores - 1) / cores : 0;
+      s.packed_bytes += round_up(static_cast<std::int64_t>(n) * 10, 16);
+    }
+  }
+  const std::int64_t padding = s.packed_bytes - static_cast<std::int64_t>(ofm_depth) * 10;
+  s.elements = ofm_depth + (padding + 9) / 10;
+  s.storage_bytes = round_up(s.elements * 10, 16);
+  return s;
+}
+
+// ============================================================================================
+// TFLite operators
+// ============================================================================================
+
+WeightEncodingInput operator_weight_input(const Model& model, int subgraph, int op_index,
+                                          const OperatorWeightOptions& options) {
+  const std::string where = fmt::format("subgraphs[{}].operators[{}]", subgraph, op_index);
+  auto bad = [&](const std::string& message) -> void { throw common::UserError({model.name, 0, 0}, where, message); };
+  if (subgraph < 0 || static_cast<std::size_t>(subgraph) >= model.subgraphs.size()) {
+    throw common::UserError({model.name, 0, 0}, fmt::format("subgraphs[{}]", subgraph), "subgraph index out of range");
+  }
+  const Subgraph& sg = model.subgraphs[static_cast<std::size_t>(subgraph)];
+  if (op_index < 0 || static_cast<std::size_t>(op_index) >= sg.operators.size()) bad("operator index out of range");
+  const Operator& op = sg.operators[static_cast<std::size_t>(op_index)];
+  auto tensor = [&](std::size_t input, const char* role) -> const Tensor& {
+    if (input >= op.inputs.size() || op.inputs[input] < 0 ||
+        static_cast<std::size_t>(op.inputs[input]) >= sg.tensors.size()) {
+      bad(fmt::format("missing {} input", role));
+    }
+    return sg.tensors[static_cast<std::size_t>(op.inputs[input])];
+  };
+
+  const bool transpose = op.code == BuiltinOperator::TRANSPOSE_CONV;
+  if (op.code != BuiltinOperator::CONV_2D && op.code != BuiltinOperator::DEPTHWISE_CONV_2D && !transpose &&
+      op.code != BuiltinOperator::FULLY_CONNECTED) {
+    bad(fmt::format("{} has no encoded weights", operator_name(op.code)));
+  }
+  // TRANSPOSE_CONV's inputs are (output shape, weights, IFM[, bias]).
+  const Tensor& ifm = tensor(transpose ? 2 : 0, "IFM");
+  const Tensor& wt = tensor(1, "weight");
+  const std::span<const std::uint8_t> data = model.tensor_data(wt);
+  if (data.empty()) bad("the weights are not constant");
+  const int bits = tensor_type_bits(wt.type);
+  if (bits != 8 || (wt.type != TensorType::INT8 && wt.type != TensorType::UINT8)) {
+    bad(fmt::format("weights of type {} cannot be encoded (int8 or uint8 only)", tensor_type_name(wt.type)));
+  }
+  if (static_cast<std::int64_t>(data.size()) != wt.element_count()) bad("weight buffer size does not match its shape");
+  const int ifm_bits = tensor_type_bits(ifm.type);
+  if (ifm_bits != 8 && ifm_bits != 16) bad(fmt::format("IFM type {} is not 8- or 16-bit", tensor_type_name(ifm.type)));
+
+  WeightEncodingInput in;
+  in.ifm_bits = ifm_bits;
+  in.ofm_block_depth = options.ofm_block_depth;
+  in.depth_step = options.depth_step;
+  in.accelerator = options.accelerator;
+  in.zero_points = wt.quantization.zero_point;
+  const bool is_signed = wt.type == TensorType::INT8;
+  in.values.resize(data.size());
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    in.values[i] = is_signed ? static_cast<std::int32_t>(static_cast<std::int8_t>(data[i])) : data[i];
+  }
+  const std::vector<std::int32_t>& s = wt.shape;
+  // The IFM's last four dimensions, padded with leading 1s (N, H, W, C).
+  std::vector<std::int32_t> ifm4(
+      ifm.shape.end() - static_cast<std::ptrdiff_t>(std::min<std::size_t>(ifm.shape.size(), 4)), ifm.shape.end());
+  while (ifm4.size() < 4) ifm4.insert(ifm4.begin(), 1);
+
+  if (op.code == BuiltinOperator::FULLY_CONNECTED) {
+    if (s.size() != 2) bad("FULLY_CONNECTED weights must be 2-D [O, I]");
+    in.ofm_depth = s[0];
+    in.ifm_depth = s[1];
+    in.block_type = WeightBlockType::FullyConnected;
+  } else if (op.code == BuiltinOperator::DEPTHWISE_CONV_2D) {
+    if (s.size() != 4 || s[0] != 1) bad("DEPTHWISE_CONV_2D weights must be [1, H, W, C*M]");
+    const int channels = s[3];
+    const int ifm_c = ifm4[3];
+    const auto* o = std::get_if<DepthwiseConv2DOptions>(&op.options);
+    const int mult = (o && o->depth_multiplier > 0) ? o->depth_multiplier : (ifm_c > 0 ? channels / ifm_c : 1);
+    in.kernel_h = s[1];
+    in.kernel_w = s[2];
+    in.ofm_depth = channels;
+    if (o) {
+      in.dilation_h = o->dilation_h;
+      in.dilation_w = o->dilation_w;
+    }
+    // [1, H, W, C] read as OHWI [1, H, W, C] must become O = C, I = 1: transpose.
+    std::vector<std::int32_t> t(in.values.size());
+    for (int y = 0; y < s[1]; ++y) {
+      for (int x = 0; x < s[2]; ++x) {
+        for (int c = 0; c < channels; ++c) {
+          t[static_cast<std::size_t>((c * s[1] + y) * s[2] + x)] =
+              in.values[static_cast<std::size_t>((y * s[2] + x) * channels + c)];
+        }
+      }
+    }
+    in.values = std::move(t);
+    in.ifm_depth = 1;
+    if (mult > 1 && ifm_c == 1) {
+      in.block_type =
+          WeightBlockType::Conv;  // R3: a DW with multiplier M on one channel is a conv, HWIO [kh, kw, 1, M]
+    } else {
+      in.block_type = WeightBlockType::Depthwise;
+    }
+  } else {
+    if (s.size() != 4) bad("convolution weights must be 4-D OHWI");
+    in.ofm_depth = s[0];
+    in.kernel_h = s[1];
+    in.kernel_w = s[2];
+    in.ifm_depth = s[3];
+    in.block_type = transpose ? WeightBlockType::TransposeConv : WeightBlockType::Conv;
+    if (const auto* o = std::get_if<Conv2DOptions>(&op.options)) {
+      in.dilation_h = o->dilation_h;
+      in.dilation_w = o->dilation_w;
+    }
+    // R4: a 1x1 conv on a 1x1 IFM runs as a fully-connected layer.
+    if (op.code == BuiltinOperator::CONV_2D && in.kernel_h == 1 && in.kernel_w == 1 && ifm4[1] == 1 && ifm4[2] == 1) {
+      in.block_type = WeightBlockType::FullyConnected;
+    }
+  }
+
+  // R6: op 0, a conv (incl. R3's) with stride_w 2 on an even-width IFM of depth <= 4 and kernel
+  // width >= 2 folds pixel pairs into channels: width padded to even with the zero point, then
+  // [kh, kw'/2, 2I, O].
+  if (options.first_layer_rewrite && op_index == 0 && in.block_type == WeightBlockType::Conv) {
+    int stride_w = 0;
+    if (const auto* o = std::get_if<Conv2DOptions>(&op.options)) stride_w = o->stride_w;
+    if (const auto* o = std::get_if<DepthwiseConv2DOptions>(&op.options)) stride_w = o->stride_w;
+    if (stride_w == 2 && ifm4[3] <= 4 && ifm4[2] % 2 == 0 && in.kernel_w >= 2) {
+      const int kw2 = (in.kernel_w + 1) / 2;
+      const int ci2 = in.ifm_depth * 2;
+      std::vector<std::int32_t> t(static_cast<std::size_t>(in.ofm_depth) * in.kernel_h * kw2 * ci2);
+      for (int oc = 0; oc < in.ofm_depth; ++oc) {
+        const std::int64_t zp = in.zero_points.empty()       ? 0
+                                : in.zero_points.size() == 1 ? in.zero_points[0]
+                                                             : in.zero_points[static_cast<std::size_t>(oc)];
+        for (int y = 0; y < in.kernel_h; ++y) {
+          for (int x = 0; x < 2 * kw2; ++x) {
+            for (int i = 0; i < in.ifm_depth; ++i) {
+              const std::int32_t v = x < in.kernel_w
+                                         ? in.values[static_cast<std::size_t>(
+                                               ((oc * in.kernel_h + y) * in.kernel_w + x) * in.ifm_depth + i)]
+                                         : static_cast<std::int32_t>(zp);
+              t[static_cast<std::size_t>(((oc * in.kernel_h + y) * kw2 + x / 2) * ci2 + (x % 2) * in.ifm_depth + i)] =
+                  v;
+            }
+          }
+        }
+      }
+      in.values = std::move(t);
+      in.kernel_w = kw2;
+      in.ifm_depth = ci2;
+    }
+  }
+  in.traversal = choose_traversal(in.block_type, in.kernel_h, in.kernel_w, in.ifm_depth, in.ifm_bits);
+  if (in.block_type == WeightBlockType::FullyConnected) in.traversal = WeightTraversal::DepthFirst;
+  return in;
+}
+
+WeightEncoding encode_operator_weights(const Model& model, int subgraph, int op_index,
+                                       const OperatorWeightOptions& options) {
+  return encode_weights(operator_weight_input(model, subgraph, op_index, options));
+}
+
+}  // namespace npumap::tflite
