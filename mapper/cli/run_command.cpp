@@ -75,16 +75,25 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   search_options.per_layer_only = options.per_layer;
   search_options.threads = options.threads;
 
-  search::StageProgress progress;
+  search::SearchProgress progress;
   search::SearchResult result;
   {
     report::ProgressLine line(
         [&progress](double elapsed) {
-          const double done = static_cast<double>(progress.jobs_done.load());
-          const double total = static_cast<double>(std::max<std::uint64_t>(1, progress.jobs_total.load()));
-          const double eta = done > 0 ? elapsed * (total - done) / done : 0.0;
-          return fmt::format("{} {:.0f}/{:.0f} jobs, {} pmappings evaluated, {:.1f}s elapsed, ~{:.1f}s left",
-                             report::progress_bar(done, total), done, total, progress.evaluated.load(), elapsed, eta);
+          const search::StageProgress& st = progress.stage;
+          const std::uint64_t join_total = progress.join.steps_total.load();
+          if (join_total == 0) {
+            const double done = static_cast<double>(st.jobs_done.load());
+            const double total = static_cast<double>(std::max<std::uint64_t>(1, st.jobs_total.load()));
+            const double eta = done > 0 ? elapsed * (total - done) / done : 0.0;
+            return fmt::format("{} {:.0f}/{:.0f} jobs, {} pmappings evaluated, {:.1f}s elapsed, ~{:.1f}s left",
+                               report::progress_bar(done, total), done, total, st.evaluated.load(), elapsed, eta);
+          }
+          // The joins: the one with fusion, then the comparison without (steps of both counted).
+          const double done = static_cast<double>(progress.join.steps_done.load());
+          return fmt::format("{} join: {:.0f}/{} layers merged, {} rows paired, {:.1f}s elapsed",
+                             report::progress_bar(done, static_cast<double>(join_total)), done, join_total,
+                             progress.join.rows_paired.load(), elapsed);
         },
         options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
     result = search::map_network(arch, workload, search_options, stop, &progress);

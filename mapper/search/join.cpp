@@ -203,6 +203,7 @@ JoinResult join(const JoinProblem& problem) {
     if (log_step == 0.0 || v <= 0.0) return v;
     return std::exp(std::ceil(std::log(v) / log_step) * log_step);
   };
+  if (problem.progress != nullptr) problem.progress->steps_total.fetch_add(static_cast<std::uint64_t>(num_steps));
   std::vector<TraceNode> trace;
   std::vector<LeftGroup> left(1);  // one empty group with one empty row
   left[0].rows.push_back(JoinRow{});
@@ -439,6 +440,10 @@ JoinResult join(const JoinProblem& problem) {
                   stats.left_groups, stats.right_groups, stats.group_pairs_matched, stats.rows_paired, stats.groups_out,
                   stats.rows_out);
     result.steps.push_back(stats);
+    if (problem.progress != nullptr) {
+      problem.progress->rows_paired.fetch_add(stats.rows_paired, std::memory_order_relaxed);
+      problem.progress->steps_done.fetch_add(1, std::memory_order_relaxed);
+    }
     left = std::move(merged);
   }
 

@@ -3,6 +3,7 @@
 // pmapping groups into the partial mappings of the layers before it, keeping only Pareto-optimal
 // rows per live compatibility. See join.cpp for the algorithm and its SRAM accounting.
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -40,6 +41,13 @@ struct JoinStep {
   std::vector<PmappingGroup> groups;              ///< the layer's groups (the problem owns them)
 };
 
+/// Live counters a progress display may read while joins run (several joins may add to them).
+struct JoinProgress {
+  std::atomic<std::uint64_t> steps_done{0};
+  std::atomic<std::uint64_t> steps_total{0};
+  std::atomic<std::uint64_t> rows_paired{0};
+};
+
 /// Everything the join needs.
 struct JoinProblem {
   std::vector<JoinTensor> tensors;
@@ -58,6 +66,8 @@ struct JoinProblem {
   double tolerance = 0.0;
   /// Checked between steps and while merging; a stop marks the result partial.
   common::StopToken stop;
+  /// Where to count finished steps for a progress display; may be null.
+  JoinProgress* progress = nullptr;
 };
 
 /// A point of the front: its objectives and, per step, the chosen (group, row) of that layer.

@@ -22,7 +22,7 @@ namespace {
 
 /// The join of one workload whose stage is done.
 void join_network(const arch::Arch& arch, const workloads::Workload& w, const SearchOptions& options,
-                  const common::StopToken& stop, SearchResult& r) {
+                  const common::StopToken& stop, JoinProgress* progress, SearchResult& r) {
   r.keep_rates = r.stage.overall;
   r.partial = r.stage.partial;
   bool some_layer_empty = false;
@@ -36,6 +36,7 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     problem.threads = 0;  // the arena this runs in
     problem.tolerance = options.tolerance;
     problem.stop = stop;
+    problem.progress = progress;
     r.joined = join(problem);
     r.problem = std::move(problem);
     add_join_causes(r.keep_rates, r.joined->totals());
@@ -45,6 +46,7 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
       plain.threads = 0;
       plain.tolerance = options.tolerance;
       plain.stop = stop;
+      plain.progress = progress;
       const JoinResult unfused = join(plain);
       r.partial = r.partial || unfused.partial;
       if (!unfused.front.empty()) r.unfused = UnfusedSummary{unfused.front[0], unfused.front.size()};
@@ -60,7 +62,7 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
 }
 
 MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const workloads::Workload*>& workloads,
-                          const SearchOptions& options, const common::StopToken& stop, StageProgress* progress) {
+                          const SearchOptions& options, const common::StopToken& stop, SearchProgress* progress) {
   std::vector<LayerRef> refs;
   std::vector<std::size_t> first_ref;
   for (const workloads::Workload* w : workloads) {
@@ -72,7 +74,8 @@ MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const worklo
   stage_options.objectives = options.objectives;
   stage_options.space.fusion = options.fusion;
   stage_options.stop = stop;
-  const SharedStage shared = run_shared_stage(arch, refs, stage_options, progress, options.share_layers);
+  const SharedStage shared =
+      run_shared_stage(arch, refs, stage_options, progress != nullptr ? &progress->stage : nullptr, options.share_layers);
 
   MultiSearchResult out;
   out.layers_total = refs.size();
@@ -83,7 +86,7 @@ MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const worklo
     SearchResult& r = out.networks[i];
     r.stage = stage_of_workload(shared, first_ref[i], workloads[i]->layers.size());
     for (const Job& j : r.stage.jobs) r.evaluated += j.counters.evaluated;
-    join_network(arch, *workloads[i], options, stop, r);
+    join_network(arch, *workloads[i], options, stop, progress != nullptr ? &progress->join : nullptr, r);
   });
   for (const SearchResult& r : out.networks) out.partial = out.partial || r.partial;
   return out;
@@ -92,7 +95,7 @@ MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const worklo
 }  // namespace
 
 MultiSearchResult map_networks(const arch::Arch& arch, const std::vector<const workloads::Workload*>& workloads,
-                               const SearchOptions& options, const common::StopToken& stop, StageProgress* progress) {
+                               const SearchOptions& options, const common::StopToken& stop, SearchProgress* progress) {
   if (options.threads <= 0) return run_all(arch, workloads, options, stop, progress);
   tbb::task_arena arena(options.threads);
   MultiSearchResult out;
@@ -101,7 +104,7 @@ MultiSearchResult map_networks(const arch::Arch& arch, const std::vector<const w
 }
 
 SearchResult map_network(const arch::Arch& arch, const workloads::Workload& workload, const SearchOptions& options,
-                         const common::StopToken& stop, StageProgress* progress) {
+                         const common::StopToken& stop, SearchProgress* progress) {
   MultiSearchResult all = map_networks(arch, {&workload}, options, stop, progress);
   return std::move(all.networks.front());
 }

@@ -35,6 +35,12 @@ struct SearchOptions {
   bool share_layers = true;         ///< compute identical layers once (off: to measure the saving)
 };
 
+/// Live counters of a search for a progress display: the per-layer stage, then the joins.
+struct SearchProgress {
+  StageProgress stage;
+  JoinProgress join;
+};
+
 /// How a search ended.
 enum class SearchStatus : std::uint8_t {
   Ok,              ///< a front of at least one point (or, per-layer only, every layer has pmappings)
@@ -65,7 +71,7 @@ struct SearchResult {
 /// Maps one workload on `arch`. Deterministic: the same inputs give the same result for any thread
 /// count; only a stop (token) changes it, and then the result is marked partial.
 SearchResult map_network(const arch::Arch& arch, const workloads::Workload& workload, const SearchOptions& options,
-                         const common::StopToken& stop, StageProgress* progress = nullptr);
+                         const common::StopToken& stop, SearchProgress* progress = nullptr);
 
 /// Results of several workloads mapped on one arch with one shared per-layer stage.
 struct MultiSearchResult {
@@ -80,6 +86,6 @@ struct MultiSearchResult {
 /// options.share_layers is off). Per workload the result equals map_network's.
 MultiSearchResult map_networks(const arch::Arch& arch, const std::vector<const workloads::Workload*>& workloads,
                                const SearchOptions& options, const common::StopToken& stop,
-                               StageProgress* progress = nullptr);
+                               SearchProgress* progress = nullptr);
 
 }  // namespace npumap::search
