@@ -159,6 +159,10 @@ int run_cli(int argc, char** argv) {
   app.add_option("--workload,-w", run.workload, "Workload YAML file (see docs/workload-format.md)");
   app.add_option("--arch,-a", run.arch, "Arch preset name or arch YAML file (see `mapper list presets`)")
       ->capture_default_str();
+  app.add_option("--system-config", run.system_config,
+                 "Override the arch's system config (Vela's names; see `mapper list system-configs`)");
+  app.add_option("--memory-mode", run.memory_mode,
+                 "Override the arch's memory mode (Vela's names; see `mapper list memory-modes`)");
   app.add_option("--weight-compression", run.weight_compression_file,
                  "YAML file of per-layer weight compression ratios (layer: encoded/raw bytes), overriding the workload's");
   app.add_flag("--keep-pareto", run.keep_pareto, "Keep and write the whole Pareto front (default: report the best point)");

@@ -44,13 +44,31 @@ std::filesystem::path output_folder(const std::string& requested) {
   return candidate;
 }
 
+/// The arch of the run: --arch, with --system-config / --memory-mode applied as the arch file's keys
+/// of the same names would be (errors name the flag).
+arch::Arch load_run_arch(const RunOptions& options) {
+  if (options.system_config.empty() && options.memory_mode.empty()) return arch::load_arch(options.arch);
+  std::string text;
+  std::string name = options.arch;
+  if (!options.system_config.empty()) {
+    text += fmt::format("system_config: \"{}\"\n", options.system_config);
+    name += " system_config=" + options.system_config;
+  }
+  if (!options.memory_mode.empty()) {
+    text += fmt::format("memory_mode: \"{}\"\n", options.memory_mode);
+    name += " memory_mode=" + options.memory_mode;
+  }
+  const common::YamlNode overrides = common::YamlNode::load_string(text, "(command line)");
+  return arch::load_arch_with_overrides(options.arch, overrides, name, arch::default_presets_dir());
+}
+
 }  // namespace
 
 int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, std::ostream& out) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::filesystem::path folder = output_folder(options.out_dir);
   report::check_output_folder(folder);
-  const arch::Arch arch = arch::load_arch(options.arch);
+  const arch::Arch arch = load_run_arch(options);
   // A bare name ("resnet18") is a zoo workload, as in sweep specs.
   const std::string workload_path = workloads::is_zoo_name(options.workload) && !std::filesystem::exists(options.workload)
                                         ? workloads::zoo_file(options.workload, "--workload")

@@ -20,6 +20,8 @@ enum class Format : std::uint8_t { Text, Json, Csv };
 struct RunOptions {
   std::string workload;                    ///< workload YAML path (required)
   std::string arch = "ethos-u55-256";      ///< preset name or arch YAML path
+  std::string system_config;                ///< overrides the arch's system config (Vela's names); empty: keep
+  std::string memory_mode;                  ///< overrides the arch's memory mode (Vela's names); empty: keep
   /// Optional file of per-layer weight compression ratios (workloads/weight_compression.hpp).
   std::string weight_compression_file;
   bool keep_pareto = false;                ///< keep and write the whole front (else report the best point)

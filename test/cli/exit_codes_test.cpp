@@ -172,5 +172,20 @@ TEST(ZooNames, WorkloadAcceptsAZooNameAsSweepSpecsDo) {
   EXPECT_NE(typo.err.find("did you mean `tiny_chain`?"), std::string::npos) << typo.err;
 }
 
+TEST(ArchFlags, SystemConfigAndMemoryModeOverrideTheArch) {
+  TempDir tmp;
+  const RunResult r = run_mapper({"--workload", "tiny_chain", "--arch", "ethos-u65-256", "--system-config",
+                                  "Ethos_U65_Mid_End", "--memory-mode", "Shared_Sram", "--out", (tmp / "a").string(), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(read_text(tmp / "a" / "result.json"));
+  EXPECT_EQ(j["arch"]["system_config"], "Ethos_U65_Mid_End");
+  EXPECT_EQ(j["arch"]["memory_mode"], "Shared_Sram");
+  const RunResult typo = run_mapper({"--workload", "tiny_chain", "--system-config", "Ethos_U65_Mid_Ed", "--out",
+                                     (tmp / "b").string()});
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_EQ(lines_of(typo.err).size(), 1u) << typo.err;
+  EXPECT_NE(typo.err.find("did you mean `Ethos_U65_Mid_End`?"), std::string::npos) << typo.err;
+}
+
 }  // namespace
 }  // namespace npumap::cli_test
