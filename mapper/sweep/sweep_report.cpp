@@ -56,6 +56,10 @@ std::string xml_escape(const std::string& s) {
 }
 
 /// One mapping of one workload on one arch point.
+/// Milliseconds of `cycles` at `clock_hz`, to the nanosecond, so the shortest decimal that reads back
+/// is short (0.499961, not 0.49996100000000004).
+double latency_ms(double cycles, double clock_hz) { return std::round(cycles / clock_hz * 1e9) / 1e6; }
+
 struct Row {
   std::size_t record = 0;       ///< index into the records
   std::size_t front_index = 0;  ///< position in that point's front of the workload
@@ -245,28 +249,25 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
       for (std::size_t f = 0; f < wr["front"].size(); ++f) {
         const Row& r = rows[wi][next_row[wi]++];
         files.csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", pc, csv_field(spec.workloads[wi].id), status, f,
-                                 number(r.cycles), number(r.cycles / r.clock * 1e3), number(r.offchip),
+                                 number(r.cycles), number(latency_ms(r.cycles, r.clock)), number(r.offchip),
                                  number(r.peak_sram), number(r.energy), r.pareto ? 1 : 0);
       }
     }
   }
 
-  // pareto.csv and the JSON fronts.
-  std::string pheader = "workload,point";
-  for (const auto& k : spec.param_keys) pheader += fmt::format(",{}", csv_field("param." + k));
-  pheader += ",accelerator,macs_per_cycle,sram_capacity_bytes,cycles,offchip_bytes,front_index,latency_ms,peak_sram_bytes,energy_pj\n";
-  files.pareto_csv = pheader;
+  // pareto.csv (sweep.csv's columns, the rows on each workload's cross-arch front, workload by
+  // workload) and the JSON fronts.
+  files.pareto_csv = header;
   Json pareto = Json::object();
   for (std::size_t wi = 0; wi < spec.workloads.size(); ++wi) {
     Json list = Json::array();
     for (const Row& r : rows[wi]) {
       if (!r.pareto) continue;
       const Json& rec = records[r.record];
-      const std::string pcols = param_columns(spec, rec);
-      files.pareto_csv += fmt::format("{},{}{},{},{},{},{},{},{},{},{},{}\n", csv_field(spec.workloads[wi].id),
-                                      rec["id"].get<std::string>(), pcols, rec["arch"]["accelerator"].get<std::string>(),
-                                      number(r.macs), number(r.sram_capacity), number(r.cycles), number(r.offchip),
-                                      r.front_index, number(r.cycles / r.clock * 1e3), number(r.peak_sram), number(r.energy));
+      files.pareto_csv += fmt::format("{},{},ok,{},{},{},{},{},{},1\n", point_columns(rec),
+                                      csv_field(spec.workloads[wi].id), r.front_index, number(r.cycles),
+                                      number(latency_ms(r.cycles, r.clock)), number(r.offchip), number(r.peak_sram),
+                                      number(r.energy));
       list.push_back(Json{{"point", rec["id"]}, {"params", rec["params"]}, {"front_index", r.front_index},
                           {"macs_per_cycle", rec["arch"]["macs_per_cycle"]}, {"sram_capacity_bytes", rec["arch"]["sram_capacity_bytes"]},
                           {"cycles", r.cycles}, {"offchip_bytes", r.offchip}, {"sram_bytes", r.peak_sram}, {"energy_pj", r.energy}});

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,27 @@ TEST(Csv, SweepFilesAreRectangularAlsoWithoutAValidMapping) {
   EXPECT_NE(read_text(tmp / "out" / "sweep.csv").find("no_valid_mapping"), std::string::npos);
   expect_rectangular(tmp / "out" / "sweep.csv");
   expect_rectangular(tmp / "out" / "pareto.csv");
+
+  // pareto.csv has sweep.csv's columns, and its rows are sweep.csv's rows marked cross_arch_pareto.
+  const std::vector<std::string> sweep = lines_of(read_text(tmp / "out" / "sweep.csv"));
+  const std::vector<std::string> pareto = lines_of(read_text(tmp / "out" / "pareto.csv"));
+  ASSERT_GE(pareto.size(), 2u);
+  EXPECT_EQ(pareto[0], sweep[0]);
+  for (std::size_t i = 1; i < pareto.size(); ++i) {
+    EXPECT_NE(std::find(sweep.begin(), sweep.end(), pareto[i]), sweep.end()) << pareto[i];
+    EXPECT_EQ(csv_fields(pareto[i]).back(), "1") << pareto[i];
+  }
+  // latency_ms is cycles / clock in ms to the nanosecond: at most 6 decimals, no float noise.
+  const std::vector<std::string> head = csv_fields(sweep[0]);
+  const auto column = static_cast<std::size_t>(std::find(head.begin(), head.end(), "latency_ms") - head.begin());
+  ASSERT_LT(column, head.size());
+  for (std::size_t i = 1; i < sweep.size(); ++i) {
+    const std::string ms = csv_fields(sweep[i])[column];
+    const std::size_t dot = ms.find('.');
+    if (dot != std::string::npos) {
+      EXPECT_LE(ms.size() - dot - 1, 6u) << ms;
+    }
+  }
 }
 
 TEST(Csv, FrontCsvIsRectangular) {
