@@ -58,6 +58,21 @@ std::string render_text(const Json& r) {
                      r["arch"]["name"].get<std::string>(), r["arch"]["accelerator"].get<std::string>(),
                      r["arch"]["system_config"].get<std::string>(), r["arch"]["memory_mode"].get<std::string>(),
                      common::format_bytes(num(r["arch"], "sram_capacity_bytes")));
+  if (r["arch"].contains("core_clock_hz")) {
+    // The arch as resolved (presets, arch file, overrides): clock, peak, SRAM and the memories used.
+    const Json& a = r["arch"];
+    std::string mems;
+    if (a.contains("memories")) {
+      for (const auto& [area, m] : a["memories"].items()) {
+        mems += fmt::format("; {} {:g} B/cycle, latency {}/{}", area, num(m, "bytes_per_cycle"),
+                            m.value("read_latency", 0), m.value("write_latency", 0));
+      }
+    }
+    out += fmt::format("arch: {:g} MHz, {} MACs/cycle peak, SRAM {}, weights in {}, feature maps in {}{}\n",
+                       num(a, "core_clock_hz") / 1e6, a.value("peak_macs_per_cycle", 0),
+                       common::format_bytes(num(a, "sram_capacity_bytes")), a.value("weights_in", std::string("?")),
+                       a.value("feature_maps_in", std::string("?")), mems);
+  }
   const Json& opts = r["provenance"]["options"];
   std::string objectives;
   for (const auto& o : r["objectives"]) {
@@ -100,6 +115,12 @@ std::string render_text(const Json& r) {
                          common::format_si(num(l, "cycles")), common::format_bytes(num(l, "offchip_bytes")), common::format_bytes(num(l, "sram_bytes")),
                          l["fused_with_next"].get<bool>() ? "  fused ->" : "");
     }
+    if (p.contains("latency_ms")) {
+      out += fmt::format("  time: {:.4g} ms at {:g} MHz ({} inferences/s); {:.1f} MACs/cycle, {:.1f}% of the {} peak\n",
+                         num(p, "latency_ms"), num(r["arch"], "core_clock_hz") / 1e6,
+                         common::format_si(num(p, "inferences_per_s"), false),
+                         num(p, "macs_per_cycle"), 100.0 * num(p, "utilisation"), r["arch"].value("peak_macs_per_cycle", 0));
+    }
     out += fmt::format("  total: {} cycles, {} off-chip, peak SRAM {}, {} pJ, EDP {}\n", common::format_si(num(p, "cycles")),
                        common::format_bytes(num(p, "offchip_bytes")), common::format_bytes(num(p, "sram_bytes")), common::format_si(num(p, "energy_pj")),
                        common::format_si(num(p, "edp")));
@@ -108,10 +129,10 @@ std::string render_text(const Json& r) {
                        r["front_size"].get<int>(), common::format_si(num(s, "best_cycles")), common::format_bytes(num(s, "best_offchip_bytes")),
                        common::format_bytes(num(s, "sram_min_bytes")), common::format_bytes(num(s, "sram_max_bytes")));
     if (r["front"].size() > 1) {
-      out += fmt::format("  {:>4} {:>14} {:>12} {:>12} {:>12}\n", "#", "cycles", "offchip", "sram", "energy pJ");
+      out += fmt::format("  {:>4} {:>14} {:>10} {:>12} {:>12} {:>12}\n", "#", "cycles", "ms", "offchip", "sram", "energy pJ");
       int i = 0;
       for (const auto& q : r["front"]) {
-        out += fmt::format("  {:>4} {:>14.0f} {:>12} {:>12} {:>12}\n", i++, num(q, "cycles"),
+        out += fmt::format("  {:>4} {:>14.0f} {:>10.4g} {:>12} {:>12} {:>12}\n", i++, num(q, "cycles"), num(q, "latency_ms"),
                            common::format_bytes(num(q, "offchip_bytes")), common::format_bytes(num(q, "sram_bytes")), common::format_si(num(q, "energy_pj")));
       }
     }
@@ -171,14 +192,18 @@ std::string render_text(const Json& r) {
 }
 
 std::string render_csv(const Json& r) {
-  std::string out = "point,cycles,offchip_bytes,sram_bytes,energy_pj,edp,fused_layers,chosen\n";
+  std::string out =
+      "point,cycles,offchip_bytes,sram_bytes,energy_pj,edp,fused_layers,chosen,latency_ms,inferences_per_s,"
+      "macs_per_cycle,utilisation\n";
   if (!r.contains("front")) return out;
   int i = 0;
   for (const auto& p : r["front"]) {
     int fused = 0;
     for (const auto& l : p["layers"]) fused += l["fused_with_next"].get<bool>() ? 1 : 0;
-    out += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{}\n", i, num(p, "cycles"), num(p, "offchip_bytes"),
-                       num(p, "sram_bytes"), num(p, "energy_pj"), num(p, "edp"), fused, i == 0 ? 1 : 0);
+    out += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{},{:.17g},{:.17g},{:.17g}\n", i, num(p, "cycles"),
+                       num(p, "offchip_bytes"), num(p, "sram_bytes"), num(p, "energy_pj"), num(p, "edp"), fused,
+                       i == 0 ? 1 : 0, num(p, "latency_ms"), num(p, "inferences_per_s"), num(p, "macs_per_cycle"),
+                       num(p, "utilisation"));
     ++i;
   }
   return out;

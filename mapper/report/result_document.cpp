@@ -4,6 +4,7 @@
 #include "mapper/report/result_document.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "common/hash.hpp"
@@ -18,6 +19,17 @@ using namespace search;  // NOLINT: this file renders search's types (a .cpp, no
 
 std::string shape_text(const workloads::Shape& s) { return workloads::shape_string(s); }
 
+/// Time and utilisation of `cycles` that do `macs` multiply-accumulates on `arch`: latency at the
+/// core clock (to the nanosecond, so no float noise), inferences per second, achieved MACs per
+/// cycle and its fraction of the accelerator's peak (MACs x cores per cycle).
+void add_timing(Json& j, double cycles, double macs, const arch::Arch& arch) {
+  const double peak = static_cast<double>(arch.accel.macs * arch.accel.cores);
+  j["latency_ms"] = std::round(cycles / arch.core_clock * 1e9) / 1e6;
+  j["inferences_per_s"] = cycles > 0 ? arch.core_clock / cycles : 0.0;
+  j["macs_per_cycle"] = cycles > 0 ? macs / cycles : 0.0;
+  j["utilisation"] = cycles > 0 && peak > 0 ? macs / cycles / peak : 0.0;
+}
+
 /// One front point with its per-layer passes.
 Json point_json(const arch::Arch& arch, const workloads::Workload& w, const StageResult& stage,
                 const JoinProblem& problem, const FrontPoint& point) {
@@ -27,6 +39,7 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
   j["sram_bytes"] = point.peak_sram_bytes;
   j["energy_pj"] = point.energy_pj;
   j["edp"] = point.cycles * point.energy_pj;
+  add_timing(j, point.cycles, static_cast<double>(w.total_macs()), arch);
   Json layers = Json::array();
   for (std::size_t s = 0; s < w.topological_order.size(); ++s) {
     const int layer = w.topological_order[s];
@@ -81,6 +94,8 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
     lj["energy_pj"] = row.energy_pj;
     lj["sram_bytes"] = row.sram_bytes;
     lj["repeat"] = space.batch_repeat;
+    lj["macs"] = l.macs;
+    add_timing(lj, row.cycles, static_cast<double>(l.macs), arch);
     model::PassLabels labels;
     labels.layer_name = l.name;
     labels.placement_name = "npu-mapper";
@@ -163,7 +178,21 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
                     {"accelerator", arch.accel.name},
                     {"system_config", arch.system_config},
                     {"memory_mode", arch.memory_mode},
-                    {"sram_capacity_bytes", arch.sram_capacity_bytes}};
+                    {"sram_capacity_bytes", arch.sram_capacity_bytes},
+                    {"core_clock_hz", arch.core_clock},
+                    {"peak_macs_per_cycle", arch.accel.macs * arch.accel.cores},
+                    {"weights_in", arch::mem_area_name(arch.permanent_storage)},
+                    {"feature_maps_in", arch::mem_area_name(arch.feature_map_storage)}};
+  // The memories the mapping uses, as the cycle model sees them (so an override can be checked).
+  Json memories = Json::object();
+  for (arch::MemArea a : {arch.fast_storage, arch.feature_map_storage, arch.permanent_storage}) {
+    const std::string name(arch::mem_area_name(a));
+    if (memories.contains(name)) continue;
+    const arch::MemoryParams& m = arch.mem(a);
+    memories[name] = {{"bytes_per_cycle", m.bandwidth_per_cycle}, {"burst_length", m.burst_length},
+                      {"read_latency", m.latency_read}, {"write_latency", m.latency_write}};
+  }
+  result["arch"]["memories"] = memories;
   result["objectives"] = objectives;
   result["partial"] = r.partial;
 

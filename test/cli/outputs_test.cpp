@@ -348,13 +348,15 @@ TEST_F(TinyChainRun, FrontCsvListsTheSamePoints) {
   const Json r = result();
   const std::vector<std::string> lines = lines_of(read_text(out() / "front.csv"));
   ASSERT_GE(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "point,cycles,offchip_bytes,sram_bytes,energy_pj,edp,fused_layers,chosen");
+  EXPECT_EQ(lines[0],
+            "point,cycles,offchip_bytes,sram_bytes,energy_pj,edp,fused_layers,chosen,latency_ms,inferences_per_s,"
+            "macs_per_cycle,utilisation");
   ASSERT_EQ(lines.size(), 1 + r["front_size"].get<std::size_t>()) << "a header and one line per front point";
   for (std::size_t i = 1; i < lines.size(); ++i) {
     std::vector<std::string> cells;
     std::stringstream ss(lines[i]);
     for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
-    ASSERT_EQ(cells.size(), 8u) << lines[i];
+    ASSERT_EQ(cells.size(), 12u) << lines[i];
     const Json& p = r["front"][i - 1];
     EXPECT_EQ(std::stoul(cells[0]), i - 1);
     EXPECT_DOUBLE_EQ(std::stod(cells[1]), p["cycles"].get<double>()) << lines[i];
@@ -365,6 +367,8 @@ TEST_F(TinyChainRun, FrontCsvListsTheSamePoints) {
     for (const auto& l : p["layers"]) fused += l["fused_with_next"].get<bool>() ? 1 : 0;
     EXPECT_EQ(std::stoi(cells[6]), fused) << lines[i];
     EXPECT_EQ(cells[7], i == 1 ? "1" : "0") << "only the first point is the chosen one";
+    EXPECT_DOUBLE_EQ(std::stod(cells[8]), p["latency_ms"].get<double>()) << lines[i];
+    EXPECT_DOUBLE_EQ(std::stod(cells[10]), p["macs_per_cycle"].get<double>()) << lines[i];
   }
 }
 
