@@ -223,7 +223,8 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
   std::string header = "point";
   for (const auto& k : spec.param_keys) header += fmt::format(",{}", csv_field("param." + k));
   header += ",accelerator,macs_per_cycle,sram_capacity_bytes,core_clock_hz,system_config,memory_mode,workload,status,"
-            "front_index,cycles,latency_ms,offchip_bytes,peak_sram_bytes,energy_pj,cross_arch_pareto\n";
+            "front_index,cycles,latency_ms,inferences_per_s,utilisation,offchip_bytes,peak_sram_bytes,energy_pj,"
+            "cross_arch_pareto\n";
   files.csv = header;
   const auto point_columns = [&](const Json& rec) {
     std::string s = rec["id"].get<std::string>();
@@ -234,6 +235,15 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
                      csv_field(a["system_config"].get<std::string>()), csv_field(a["memory_mode"].get<std::string>()));
     return s;
   };
+  // The columns of one front point, front_index .. cross_arch_pareto. Utilisation: the workload's
+  // MACs per cycle as a fraction of the point's peak (MACs x cores per cycle).
+  const auto front_columns = [&](const Row& r, std::size_t wi) {
+    const double macs = static_cast<double>(spec.workloads[wi].workload.total_macs());
+    return fmt::format("{},{},{},{},{},{},{},{},{}", r.front_index, number(r.cycles), number(latency_ms(r.cycles, r.clock)),
+                       number(r.cycles > 0 ? r.clock / r.cycles : 0.0),
+                       number(r.cycles > 0 && r.macs > 0 ? macs / r.cycles / r.macs : 0.0), number(r.offchip),
+                       number(r.peak_sram), number(r.energy), r.pareto ? 1 : 0);
+  };
   std::vector<std::size_t> next_row(spec.workloads.size(), 0);
   for (std::size_t ri = 0; ri < records.size(); ++ri) {
     const Json& rec = records[ri];
@@ -242,15 +252,13 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
       const Json& wr = rec["workloads"][wi];
       const std::string status = wr["status"].get<std::string>();
       if (wr["front"].empty()) {
-        // The seven front columns stay empty: front_index .. cross_arch_pareto.
-        files.csv += fmt::format("{},{},{},,,,,,,\n", pc, csv_field(spec.workloads[wi].id), status);
+        // The nine front columns stay empty: front_index .. cross_arch_pareto.
+        files.csv += fmt::format("{},{},{},,,,,,,,,\n", pc, csv_field(spec.workloads[wi].id), status);
         continue;
       }
       for (std::size_t f = 0; f < wr["front"].size(); ++f) {
         const Row& r = rows[wi][next_row[wi]++];
-        files.csv += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", pc, csv_field(spec.workloads[wi].id), status, f,
-                                 number(r.cycles), number(latency_ms(r.cycles, r.clock)), number(r.offchip),
-                                 number(r.peak_sram), number(r.energy), r.pareto ? 1 : 0);
+        files.csv += fmt::format("{},{},{},{}\n", pc, csv_field(spec.workloads[wi].id), status, front_columns(r, wi));
       }
     }
   }
@@ -264,10 +272,8 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
     for (const Row& r : rows[wi]) {
       if (!r.pareto) continue;
       const Json& rec = records[r.record];
-      files.pareto_csv += fmt::format("{},{},ok,{},{},{},{},{},{},1\n", point_columns(rec),
-                                      csv_field(spec.workloads[wi].id), r.front_index, number(r.cycles),
-                                      number(latency_ms(r.cycles, r.clock)), number(r.offchip), number(r.peak_sram),
-                                      number(r.energy));
+      files.pareto_csv += fmt::format("{},{},ok,{}\n", point_columns(rec), csv_field(spec.workloads[wi].id),
+                                      front_columns(r, wi));
       list.push_back(Json{{"point", rec["id"]}, {"params", rec["params"]}, {"front_index", r.front_index},
                           {"macs_per_cycle", rec["arch"]["macs_per_cycle"]}, {"sram_capacity_bytes", rec["arch"]["sram_capacity_bytes"]},
                           {"cycles", r.cycles}, {"offchip_bytes", r.offchip}, {"sram_bytes", r.peak_sram}, {"energy_pj", r.energy}});
