@@ -53,7 +53,7 @@ struct SweepFiles {
 SweepFiles render_sweep(const SweepSpec& spec, const std::vector<nlohmann::ordered_json>& records);
 
 /// The indices (ascending) of the cross-arch Pareto-optimal rows of one workload, where a row is
-/// (MACs per cycle, SRAM capacity bytes, cycles, off-chip bytes), all minimised; exact duplicates keep
+/// (MACs per cycle, SRAM capacity bytes, latency, off-chip bytes), all minimised; exact duplicates keep
 /// the first.
 std::vector<std::uint32_t> cross_arch_front(const std::vector<std::array<double, 4>>& rows);
 

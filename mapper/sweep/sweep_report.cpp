@@ -214,7 +214,9 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
   }
   for (auto& wr : rows) {
     std::vector<std::array<double, 4>> table;
-    for (const Row& r : wr) table.push_back({r.macs, r.sram_capacity, r.cycles, r.offchip});
+    // Time, not cycles: points may differ in clock, and a 250 MHz point must not beat an otherwise
+    // equal 1 GHz one.
+    for (const Row& r : wr) table.push_back({r.macs, r.sram_capacity, r.cycles / r.clock, r.offchip});
     for (std::uint32_t i : cross_arch_front(table)) wr[i].pareto = true;
   }
 
