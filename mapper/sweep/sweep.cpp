@@ -161,6 +161,17 @@ std::string summary_text(const SweepSpec& spec, const std::vector<Json>& records
       by_point[id].push_back(&p);
     }
     out += fmt::format("  {}: {} of {} mappings, on {} arch points\n", w.id, front.size(), rows, order.size());
+    // Points where this workload has no valid mapping at all: easy to miss in a front.
+    std::vector<std::string> failed;
+    for (const Json& r : records) {
+      for (const Json& wr : r["workloads"]) {
+        if (wr["workload"] == w.id && wr["status"] != "ok") failed.push_back(r["id"].get<std::string>());
+      }
+    }
+    if (!failed.empty()) {
+      out += fmt::format("    no valid mapping on {} point{}: {}\n", failed.size(), failed.size() == 1 ? "" : "s",
+                         fmt::join(failed, ", "));
+    }
     if (order.empty()) continue;
     out += fmt::format("    {:<6} {:>9} {:>10} {:>14} {:>11} {:>9}  {}\n", "point", "MACs/cyc", "SRAM", "best cycles",
                        "best offchip", "mappings", "parameters");

@@ -55,9 +55,11 @@ TEST(Csv, SweepFilesAreRectangularAlsoWithoutAValidMapping) {
   write_text(tmp / "spec.yaml",
              "name: csv\nworkloads: [" + std::string(NPUMAP_SOURCE_DIR) + "/workloads/tiny_chain.yaml]\n"
              "base: ethos-u55-256\ngrid:\n  sram_capacity: [1KiB, 1MiB]\n");
-  const RunResult r = run_mapper({"sweep", (tmp / "spec.yaml").string(), "--out", (tmp / "out").string(), "-q"});
+  const RunResult r = run_mapper({"sweep", (tmp / "spec.yaml").string(), "--out", (tmp / "out").string()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(read_text(tmp / "out" / "sweep.csv").find("no_valid_mapping"), std::string::npos);
+  // The summary names the point where the workload has no valid mapping (p1: 1 KiB).
+  EXPECT_NE(r.out.find("no valid mapping on 1 point: p1"), std::string::npos) << r.out;
   expect_rectangular(tmp / "out" / "sweep.csv");
   expect_rectangular(tmp / "out" / "pareto.csv");
 
