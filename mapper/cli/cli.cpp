@@ -84,7 +84,7 @@ int run_list(const std::string& what, std::ostream& out) {
   return 0;
 }
 
-int run_show(const std::string& path, const std::string& format, std::ostream& out) {
+int run_show(const std::string& path, const std::string& format, int point, std::ostream& out) {
   // A run folder stands for its result.json.
   std::error_code ec;
   const std::string file = std::filesystem::is_directory(path, ec) ? (std::filesystem::path(path) / "result.json").string() : path;
@@ -93,7 +93,24 @@ int run_show(const std::string& path, const std::string& format, std::ostream& o
     throw common::UserError({path, 0, 0}, "", "not a npu-mapper result", "give the result.json of an earlier run");
   }
   try {
-    if (format == "json") {
+    if (point >= 0) {
+      // One front point: its per-layer breakdown.
+      const std::size_t kept = result.contains("front") ? result["front"].size() : 0;
+      if (static_cast<std::size_t>(point) >= kept) {
+        throw common::UserError({file, 0, 0}, "--point",
+                                fmt::format("no front point {}: the result keeps {} of {}", point, kept,
+                                            result.value("front_size", 0)),
+                                "points count from 0; rerun with --keep-pareto to keep the whole front");
+      }
+      const auto n = static_cast<std::size_t>(point);
+      if (format == "json") {
+        out << result["front"][n].dump(1) << "\n";
+      } else if (format == "csv") {
+        out << report::render_layers_csv(result, n);
+      } else {
+        out << report::render_point_text(result, n);
+      }
+    } else if (format == "json") {
       out << result.dump(1) << "\n";
     } else if (format == "csv") {
       out << report::render_csv(result);
@@ -202,7 +219,10 @@ int run_cli(int argc, char** argv) {
   CLI::App* show = app.add_subcommand("show", "Re-print the report of a saved result.json");
   std::string show_path;
   std::string show_format = "text";
+  int show_point = -1;
   show->add_option("result", show_path, "result.json written by an earlier run")->required();
+  show->add_option("--point", show_point, "Only this front point's per-layer breakdown (0 = the chosen point; csv: layers.csv)")
+      ->check(CLI::Range(0, 1 << 30));
   show->add_option("--format", show_format, "Report format")->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
 
   CLI::App* sweep = app.add_subcommand("sweep", "Map workloads on every arch point of a sweep spec (docs/sweep-format.md)");
@@ -249,7 +269,7 @@ int run_cli(int argc, char** argv) {
       return eval::run_eval(eval_options, std::cout, std::cerr);
     }
     if (list->parsed()) return run_list(list_what, std::cout);
-    if (show->parsed()) return run_show(show_path, show_format, std::cout);
+    if (show->parsed()) return run_show(show_path, show_format, show_point, std::cout);
     if (sweep->parsed()) {
       set_log_verbosity(sweep_quiet ? -1 : sweep_verbose, true);
       sweep_options.threads = worker_threads;

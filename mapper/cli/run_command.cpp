@@ -2,7 +2,7 @@
 //
 //   load_arch + load_workload -> search::map_network (per-layer stage, join with fusion, the join
 //   without fusion for comparison, keep rates) -> report::result_document -> text/JSON/CSV report on
-//   stdout, and result.json, front.csv, front.svg in the output folder.
+//   stdout, and result.json, front.csv, front.svg, layers.csv in the output folder.
 //
 // The result document is the single source of every report: `mapper show` re-renders it, so the
 // text of a saved run and of a live run are the same function of the same data.
@@ -138,7 +138,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
       case Format::Json: out << document.dump(1) << "\n"; break;
       case Format::Csv: out << report::render_csv(document); break;
     }
-    if (options.format == Format::Text) out << "\nwrote " << (folder / "result.json").string() << ", front.csv, front.svg\n";
+    if (options.format == Format::Text) out << "\nwrote " << (folder / "result.json").string() << ", front.csv, front.svg, layers.csv\n";
   }
   return report::exit_status(result.status);
 }

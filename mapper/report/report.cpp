@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
 #include <vector>
 #include <cmath>
@@ -45,6 +46,71 @@ std::string cause_lines(const Json& k, const std::string& indent) {
     out += fmt::format("{}{}: kept {:.4f} {}\n", indent, cause, r,
                        r > 0 ? fmt::format("(1/{:.3g})", 1.0 / r) : std::string("(none kept)"));
   }
+  return out;
+}
+
+/// Short name of the component that bounds a layer: "npu" (compute), "sram", "dram", "flash".
+std::string bound_name(const std::string& component) {
+  if (component == "Npu") return "npu";
+  if (component == "SramAccess") return "sram";
+  if (component == "DramAccess") return "dram";
+  if (component == "OnChipFlashAccess") return "oflash";
+  if (component == "OffChipFlashAccess") return "flash";
+  return "-";
+}
+
+/// "where the time goes": each bounding component's share of the point's cycles.
+std::string time_share(const Json& p) {
+  std::map<std::string, double> by;
+  double total = 0.0;
+  for (const auto& l : p["layers"]) {
+    if (!l.contains("bound_by")) continue;
+    by[l["bound_by"].get<std::string>()] += num(l, "cycles");
+    total += num(l, "cycles");
+  }
+  if (total <= 0.0) return {};
+  std::vector<std::pair<double, std::string>> parts;
+  for (const auto& [component, cycles] : by) parts.push_back({cycles, component});
+  std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  std::string text;
+  for (const auto& [cycles, component] : parts) {
+    const std::string what = component == "Npu" ? "compute" : component == "SramAccess" ? "SRAM" : component == "DramAccess" ? "DRAM"
+                             : component == "OnChipFlashAccess" ? "on-chip flash" : "off-chip flash";
+    text += fmt::format("{}{} {:.0f}%", text.empty() ? "" : ", ", what, 100.0 * cycles / total);
+  }
+  return "  where the time goes (cycles of layers bound by): " + text + "\n";
+}
+
+/// The per-layer table of one front point, its time and its totals.
+std::string point_table(const Json& r, const Json& p) {
+  std::string out;
+  out += fmt::format("  {:<24} {:<15} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10} bound\n", "layer", "op",
+                     "ofm", "block h,w,ifd,d", "trav", "weights", "bias", "ofm lives", "cycles", "offchip", "sram");
+  for (const auto& l : p["layers"]) {
+    const auto& bc = l["block_config"];
+    const std::string block = bc.is_array() ? fmt::format("{},{},{},{}", bc[0].get<int>(), bc[1].get<int>(),
+                                                           bc[2].get<int>(), bc[3].get<int>())
+                                            : std::string("on the CPU");
+    std::string ofm_place;
+    for (const auto& [name, where] : l["tensors"].items()) ofm_place = where.get<std::string>();
+    std::string trav = l["traversal"].get<std::string>();
+    trav = trav == "DepthFirst" ? "DF" : trav == "PartKernelFirst" ? "PKF" : trav == "DepthWise" ? "DW" : "-";
+    out += fmt::format("  {:<24} {:<15} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10} {}{}\n",
+                       l["layer"].get<std::string>(), l["op"].get<std::string>(), l["ofm_shape"].get<std::string>(),
+                       block, trav, l.value("weights", std::string("-")), l.value("bias", std::string("-")), ofm_place,
+                       common::format_si(num(l, "cycles")), common::format_bytes(num(l, "offchip_bytes")), common::format_bytes(num(l, "sram_bytes")),
+                       bound_name(l.value("bound_by", std::string())), l["fused_with_next"].get<bool>() ? "  fused ->" : "");
+  }
+  if (p.contains("latency_ms")) {
+    out += fmt::format("  time: {:.4g} ms at {:g} MHz ({} inferences/s); {:.1f} MACs/cycle, {:.1f}% of the {} peak\n",
+                       num(p, "latency_ms"), num(r["arch"], "core_clock_hz") / 1e6,
+                       common::format_si(num(p, "inferences_per_s"), false),
+                       num(p, "macs_per_cycle"), 100.0 * num(p, "utilisation"), r["arch"].value("peak_macs_per_cycle", 0));
+  }
+  out += time_share(p);
+  out += fmt::format("  total: {} cycles, {} off-chip, peak SRAM {}, {} pJ, EDP {}\n", common::format_si(num(p, "cycles")),
+                     common::format_bytes(num(p, "offchip_bytes")), common::format_bytes(num(p, "sram_bytes")), common::format_si(num(p, "energy_pj")),
+                     common::format_si(num(p, "edp")));
   return out;
 }
 
@@ -98,32 +164,7 @@ std::string render_text(const Json& r) {
   if (has_front) {
     const Json& p = r["front"][0];
     out += "\nChosen mapping (best by " + r["objectives"][0].get<std::string>() + "):\n";
-    out += fmt::format("  {:<24} {:<15} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10}\n", "layer", "op",
-                       "ofm", "block h,w,ifd,d", "trav", "weights", "bias", "ofm lives", "cycles", "offchip", "sram");
-    for (const auto& l : p["layers"]) {
-      const auto& bc = l["block_config"];
-      const std::string block = bc.is_array() ? fmt::format("{},{},{},{}", bc[0].get<int>(), bc[1].get<int>(),
-                                                             bc[2].get<int>(), bc[3].get<int>())
-                                              : std::string("on the CPU");
-      std::string ofm_place;
-      for (const auto& [name, where] : l["tensors"].items()) ofm_place = where.get<std::string>();
-      std::string trav = l["traversal"].get<std::string>();
-      trav = trav == "DepthFirst" ? "DF" : trav == "PartKernelFirst" ? "PKF" : trav == "DepthWise" ? "DW" : "-";
-      out += fmt::format("  {:<24} {:<15} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10}{}\n",
-                         l["layer"].get<std::string>(), l["op"].get<std::string>(), l["ofm_shape"].get<std::string>(),
-                         block, trav, l.value("weights", std::string("-")), l.value("bias", std::string("-")), ofm_place,
-                         common::format_si(num(l, "cycles")), common::format_bytes(num(l, "offchip_bytes")), common::format_bytes(num(l, "sram_bytes")),
-                         l["fused_with_next"].get<bool>() ? "  fused ->" : "");
-    }
-    if (p.contains("latency_ms")) {
-      out += fmt::format("  time: {:.4g} ms at {:g} MHz ({} inferences/s); {:.1f} MACs/cycle, {:.1f}% of the {} peak\n",
-                         num(p, "latency_ms"), num(r["arch"], "core_clock_hz") / 1e6,
-                         common::format_si(num(p, "inferences_per_s"), false),
-                         num(p, "macs_per_cycle"), 100.0 * num(p, "utilisation"), r["arch"].value("peak_macs_per_cycle", 0));
-    }
-    out += fmt::format("  total: {} cycles, {} off-chip, peak SRAM {}, {} pJ, EDP {}\n", common::format_si(num(p, "cycles")),
-                       common::format_bytes(num(p, "offchip_bytes")), common::format_bytes(num(p, "sram_bytes")), common::format_si(num(p, "energy_pj")),
-                       common::format_si(num(p, "edp")));
+    out += point_table(r, p);
     const Json& s = r["front_summary"];
     out += fmt::format("\nPareto front: {} points; best cycles {}, best off-chip {}, SRAM {} .. {}\n",
                        r["front_size"].get<int>(), common::format_si(num(s, "best_cycles")), common::format_bytes(num(s, "best_offchip_bytes")),
@@ -200,7 +241,7 @@ std::string render_csv(const Json& r) {
   for (const auto& p : r["front"]) {
     int fused = 0;
     for (const auto& l : p["layers"]) fused += l["fused_with_next"].get<bool>() ? 1 : 0;
-    out += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{},{:.17g},{:.17g},{:.17g}\n", i, num(p, "cycles"),
+    out += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{},{},{},{}\n", i, num(p, "cycles"),
                        num(p, "offchip_bytes"), num(p, "sram_bytes"), num(p, "energy_pj"), num(p, "edp"), fused,
                        i == 0 ? 1 : 0, num(p, "latency_ms"), num(p, "inferences_per_s"), num(p, "macs_per_cycle"),
                        num(p, "utilisation"));
@@ -303,12 +344,55 @@ void check_output_folder(const std::filesystem::path& folder) {
   }
 }
 
+std::string render_layers_csv(const Json& r, std::size_t point) {
+  std::string out =
+      "layer,op,ofm_shape,cycles,bound_by,npu_cycles,sram_cycles,dram_cycles,onchip_flash_cycles,offchip_flash_cycles,"
+      "macs,macs_per_cycle,utilisation,latency_ms,sram_bytes,dram_bytes,onchip_flash_bytes,offchip_flash_bytes,"
+      "reserved_sram_bytes,block_config,traversal,weights,bias,tensors,fused_with_previous,fused_with_next,cpu_operator\n";
+  if (!r.contains("front") || point >= r["front"].size()) return out;
+  const auto field = [](const std::string& v) {
+    if (v.find_first_of(",\"\n") == std::string::npos) return v;
+    std::string q = "\"";
+    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  for (const auto& l : r["front"][point]["layers"]) {
+    const Json none = Json::object();
+    const Json& cyc = l.contains("cycles_by_component") ? l["cycles_by_component"] : none;
+    const Json& bytes = l.contains("bytes_by_area") ? l["bytes_by_area"] : none;
+    std::string block;
+    if (l["block_config"].is_array()) {
+      for (const auto& v : l["block_config"]) block += (block.empty() ? "" : "x") + std::to_string(v.get<int>());
+    }
+    std::string tensors;
+    for (const auto& [name, where] : l["tensors"].items()) tensors += (tensors.empty() ? "" : " ") + name + "=" + where.get<std::string>();
+    // Shortest exact decimals ({}), so 0.00416 stays 0.00416.
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                       field(l["layer"].get<std::string>()), l["op"].get<std::string>(), field(l["ofm_shape"].get<std::string>()),
+                       num(l, "cycles"), l.value("bound_by", std::string()), num(cyc, "Npu"), num(cyc, "SramAccess"),
+                       num(cyc, "DramAccess"), num(cyc, "OnChipFlashAccess"), num(cyc, "OffChipFlashAccess"),
+                       l.value("macs", std::int64_t{0}), num(l, "macs_per_cycle"), num(l, "utilisation"), num(l, "latency_ms"),
+                       num(bytes, "Sram"), num(bytes, "Dram"), num(bytes, "OnChipFlash"), num(bytes, "OffChipFlash"),
+                       num(l, "sram_bytes"), block, l.value("traversal", std::string()), l.value("weights", std::string()),
+                       l.value("bias", std::string()), field(tensors), l.value("fused_with_previous", false) ? 1 : 0,
+                       l.value("fused_with_next", false) ? 1 : 0,
+                       l.contains("cpu") ? field(l["cpu"].value("operator", std::string())) : std::string());
+  }
+  return out;
+}
+
+std::string render_point_text(const Json& r, std::size_t point) {
+  if (!r.contains("front") || point >= r["front"].size()) return {};
+  return fmt::format("Front point {} of {}:\n", point, r.value("front_size", 0)) + point_table(r, r["front"][point]);
+}
+
 void write_outputs(const std::filesystem::path& folder, const Json& result) {
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
   if (ec) throw common::UserError({folder.string(), 0, 0}, "--out", "cannot create the output folder: " + ec.message(), "check the path");
   common::write_file_atomic(folder / "front.csv", render_csv(result));
   common::write_file_atomic(folder / "front.svg", render_svg(result));
+  common::write_file_atomic(folder / "layers.csv", render_layers_csv(result, 0));
   common::write_file_atomic(folder / "result.json", result.dump(1) + "\n");
 }
 

@@ -14,12 +14,18 @@ namespace npumap::report {
 std::string render_text(const nlohmann::ordered_json& result);
 /// front.csv: one line per front point.
 std::string render_csv(const nlohmann::ordered_json& result);
+/// layers.csv of one front point (0 = the chosen one): per layer the cycles of each component and the
+/// one that bounds it, MACs and utilisation, bytes per memory, block config, traversal, placements and
+/// fusion. Only the header when the result has no such point.
+std::string render_layers_csv(const nlohmann::ordered_json& result, std::size_t point);
+/// The per-layer table, time and totals of one front point (`mapper show --point N`); empty if absent.
+std::string render_point_text(const nlohmann::ordered_json& result, std::size_t point);
 /// front.svg: cycles vs off-chip bytes, SRAM as colour, chosen and no-fusion points marked.
 std::string render_svg(const nlohmann::ordered_json& result);
 
 /// Throws common::UserError if `folder` already holds a result (runs never overwrite each other).
 void check_output_folder(const std::filesystem::path& folder);
-/// Creates `folder` and writes result.json, front.csv and front.svg into it.
+/// Creates `folder` and writes result.json, front.csv, front.svg and layers.csv into it.
 void write_outputs(const std::filesystem::path& folder, const nlohmann::ordered_json& result);
 
 }  // namespace npumap::report

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "common/hash.hpp"
+#include "model/evaluate.hpp"
 #include "model/pass_json.hpp"
 #include "npumap_version.hpp"
 
@@ -96,6 +97,26 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
     lj["repeat"] = space.batch_repeat;
     lj["macs"] = l.macs;
     add_timing(lj, row.cycles, static_cast<double>(l.macs), arch);
+    // Where the layer's time goes: each component's cycles (the pass's total is their maximum, so the
+    // largest bounds it) and the bytes each memory moves; a batched matmul repeats the pass.
+    const model::PassMetrics metrics = model::evaluate(arch, pass);
+    const double repeat = space.batch_repeat;
+    Json components = Json::object();
+    model::PassCycles bound = model::PassCycles::Npu;
+    for (int c = 0; c < static_cast<int>(model::PassCycles::Total); ++c) {
+      const auto pc = static_cast<model::PassCycles>(c);
+      components[std::string(model::pass_cycles_name(pc))] = metrics.cycle(pc) * repeat;
+      if (metrics.cycle(pc) > metrics.cycle(bound)) bound = pc;
+    }
+    lj["cycles_by_component"] = components;
+    lj["bound_by"] = std::string(model::pass_cycles_name(bound));
+    Json bytes = Json::object();
+    for (int a = 0; a < arch::kNumMemAreas; ++a) {
+      const auto area = static_cast<arch::MemArea>(a);
+      const double b = model::area_bytes(metrics, area) * repeat;
+      if (b > 0) bytes[std::string(arch::mem_area_name(area))] = b;
+    }
+    lj["bytes_by_area"] = bytes;
     model::PassLabels labels;
     labels.layer_name = l.name;
     labels.placement_name = "npu-mapper";

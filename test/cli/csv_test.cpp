@@ -91,6 +91,7 @@ TEST(Csv, FrontCsvIsRectangular) {
                                   "cycles,offchip_bytes,sram", "--out", (tmp / "out").string(), "-q"});
   ASSERT_EQ(r.status, 0) << r.err;
   expect_rectangular(tmp / "out" / "front.csv");
+  expect_rectangular(tmp / "out" / "layers.csv");
 }
 
 TEST(SweepRanking, AFasterClockWinsAtEqualCycles) {

@@ -210,17 +210,17 @@ TempDir* TinyChainRun::dir_ = nullptr;
 std::vector<std::string> TinyChainRun::args_;
 RunResult* TinyChainRun::run_ = nullptr;
 
-TEST_F(TinyChainRun, WritesExactlyTheThreeFilesAndNoTemporaries) {
+TEST_F(TinyChainRun, WritesExactlyTheFourFilesAndNoTemporaries) {
   std::set<std::string> names;
   for (const auto& e : fs::directory_iterator(out())) names.insert(e.path().filename().string());
-  EXPECT_EQ(names, (std::set<std::string>{"result.json", "front.csv", "front.svg"}));
+  EXPECT_EQ(names, (std::set<std::string>{"result.json", "front.csv", "front.svg", "layers.csv"}));
   EXPECT_TRUE(run_->err.empty()) << "a successful run prints nothing on stderr, got:\n" << run_->err;
 }
 
 TEST_F(TinyChainRun, LastStdoutLineNamesTheResultFile) {
   const std::vector<std::string> lines = lines_of(run_->out);
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines.back(), "wrote " + (out() / "result.json").string() + ", front.csv, front.svg");
+  EXPECT_EQ(lines.back(), "wrote " + (out() / "result.json").string() + ", front.csv, front.svg, layers.csv");
 }
 
 TEST_F(TinyChainRun, ResultJsonRecordsToolAndProvenance) {

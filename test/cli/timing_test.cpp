@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
+#include <vector>
 #include <string>
 
 #include <fmt/format.h>
@@ -48,6 +51,57 @@ TEST(Timing, LatencyAndUtilisationFollowFromCyclesClockAndMacs) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "point,cycles,offchip_bytes,sram_bytes,energy_pj,edp,fused_layers,chosen,latency_ms,inferences_per_s,"
             "macs_per_cycle,utilisation");
+}
+
+TEST(Timing, LayersCsvBreaksDownEachLayerOfThePoint) {
+  TempDir tmp;
+  const RunResult r = run_mapper({"--workload", "workloads/tiny_chain.yaml", "--keep-pareto", "--out", (tmp / "out").string(), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Json j = Json::parse(read_text(tmp / "out" / "result.json"));
+  const std::vector<std::string> lines = lines_of(read_text(tmp / "out" / "layers.csv"));
+  ASSERT_EQ(lines.size(), 4u);  // a header and tiny_chain's three layers
+  std::vector<std::string> head;
+  {
+    std::stringstream ss(lines[0]);
+    for (std::string cell; std::getline(ss, cell, ',');) head.push_back(cell);
+  }
+  const auto col = [&head](const std::string& name) {
+    return static_cast<std::size_t>(std::find(head.begin(), head.end(), name) - head.begin());
+  };
+  // Each layer's cycles are the largest component (the pass's total is their maximum), bound_by names
+  // it, and the layers add up to the chosen point's cycles.
+  const std::vector<std::string> components = {"npu_cycles", "sram_cycles", "dram_cycles", "onchip_flash_cycles",
+                                               "offchip_flash_cycles"};
+  const std::vector<std::string> names = {"Npu", "SramAccess", "DramAccess", "OnChipFlashAccess", "OffChipFlashAccess"};
+  double sum = 0.0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    // The quoted shape "[1,16,16,16]" spans three extra commas; the fields before it are plain.
+    const std::string row = lines[i];
+    const std::size_t close = row.find("]\"");
+    ASSERT_NE(close, std::string::npos) << row;
+    std::vector<std::string> rest;
+    std::stringstream tail(row.substr(close + 3));
+    for (std::string cell; std::getline(tail, cell, ',');) rest.push_back(cell);
+    const auto at = [&](const std::string& name) { return rest[col(name) - 3]; };
+    const double cycles = std::stod(at("cycles"));
+    double largest = -1.0;
+    std::string largest_name;
+    for (std::size_t c = 0; c < components.size(); ++c) {
+      const double v = std::stod(at(components[c]));
+      if (v > largest) largest = v, largest_name = names[c];
+    }
+    EXPECT_EQ(cycles, largest) << row;
+    EXPECT_EQ(at("bound_by"), largest_name) << row;
+    sum += cycles;
+  }
+  EXPECT_EQ(sum, j["front"][0]["cycles"].get<double>());
+  // `mapper show DIR --point 0 --format csv` is layers.csv; a point the result does not keep is an error.
+  const RunResult shown = run_mapper({"show", (tmp / "out").string(), "--point", "0", "--format", "csv"});
+  EXPECT_EQ(shown.status, 0) << shown.err;
+  EXPECT_EQ(shown.out, read_text(tmp / "out" / "layers.csv"));
+  const RunResult missing = run_mapper({"show", (tmp / "out").string(), "--point", "99"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(lines_of(missing.err).size(), 1u) << missing.err;
 }
 
 }  // namespace
