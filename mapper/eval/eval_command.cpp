@@ -137,7 +137,13 @@ json records_of_result(const json& result) {
   json records = json::array();
   const json& front = result["front"];
   for (std::size_t p = 0; p < front.size(); ++p) {
-    for (const json& layer : front[p].value("layers", json::array())) {
+    // A point lists indices into `layer_mappings` (older results inline the layers).
+    for (const json& ref : front[p].value("layers", json::array())) {
+      const json& layer = ref.is_number_unsigned() && result.contains("layer_mappings") &&
+                                  ref.get<std::size_t>() < result["layer_mappings"].size()
+                              ? result["layer_mappings"][ref.get<std::size_t>()]
+                              : ref;
+      if (!layer.is_object()) continue;
       if (!layer.contains("pass")) continue;
       records.push_back({{"id", fmt::format("point{}:{}", p, layer.value("layer", std::string()))}, {"input", layer["pass"]}});
     }

@@ -60,10 +60,11 @@ std::string bound_name(const std::string& component) {
 }
 
 /// "where the time goes": each bounding component's share of the point's cycles.
-std::string time_share(const Json& p) {
+std::string time_share(const Json& r, const Json& p) {
   std::map<std::string, double> by;
   double total = 0.0;
-  for (const auto& l : p["layers"]) {
+  for (const Json* lp : point_layers(r, p)) {
+    const Json& l = *lp;
     if (!l.contains("bound_by")) continue;
     by[l["bound_by"].get<std::string>()] += num(l, "cycles");
     total += num(l, "cycles");
@@ -86,7 +87,8 @@ std::string point_table(const Json& r, const Json& p) {
   std::string out;
   out += fmt::format("  {:<24} {:<15} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10} bound\n", "layer", "op",
                      "ofm", "block h,w,ifd,d", "trav", "weights", "bias", "ofm lives", "cycles", "offchip", "sram");
-  for (const auto& l : p["layers"]) {
+  for (const Json* lp : point_layers(r, p)) {
+    const Json& l = *lp;
     const auto& bc = l["block_config"];
     const std::string block = bc.is_array() ? fmt::format("{},{},{},{}", bc[0].get<int>(), bc[1].get<int>(),
                                                            bc[2].get<int>(), bc[3].get<int>())
@@ -107,7 +109,7 @@ std::string point_table(const Json& r, const Json& p) {
                        common::format_si(num(p, "inferences_per_s"), false),
                        num(p, "macs_per_cycle"), 100.0 * num(p, "utilisation"), r["arch"].value("peak_macs_per_cycle", 0));
   }
-  out += time_share(p);
+  out += time_share(r, p);
   out += fmt::format("  total: {} cycles, {} off-chip, peak SRAM {}, {} pJ, EDP {}\n", common::format_si(num(p, "cycles")),
                      common::format_bytes(num(p, "offchip_bytes")), common::format_bytes(num(p, "sram_bytes")), common::format_si(num(p, "energy_pj")),
                      common::format_si(num(p, "edp")));
@@ -115,6 +117,19 @@ std::string point_table(const Json& r, const Json& p) {
 }
 
 }  // namespace
+
+std::vector<const Json*> point_layers(const Json& r, const Json& p) {
+  std::vector<const Json*> out;
+  if (!p.contains("layers")) return out;
+  for (const Json& ref : p["layers"]) {
+    if (ref.is_number_unsigned() && r.contains("layer_mappings") && ref.get<std::size_t>() < r["layer_mappings"].size()) {
+      out.push_back(&r["layer_mappings"][ref.get<std::size_t>()]);
+    } else if (ref.is_object()) {
+      out.push_back(&ref);
+    }
+  }
+  return out;
+}
 
 std::string render_text(const Json& r) {
   std::string out;
@@ -240,7 +255,7 @@ std::string render_csv(const Json& r) {
   int i = 0;
   for (const auto& p : r["front"]) {
     int fused = 0;
-    for (const auto& l : p["layers"]) fused += l["fused_with_next"].get<bool>() ? 1 : 0;
+    for (const Json* l : point_layers(r, p)) fused += (*l)["fused_with_next"].get<bool>() ? 1 : 0;
     out += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{},{},{},{}\n", i, num(p, "cycles"),
                        num(p, "offchip_bytes"), num(p, "sram_bytes"), num(p, "energy_pj"), num(p, "edp"), fused,
                        i == 0 ? 1 : 0, num(p, "latency_ms"), num(p, "inferences_per_s"), num(p, "macs_per_cycle"),
@@ -356,7 +371,8 @@ std::string render_layers_csv(const Json& r, std::size_t point) {
     for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
-  for (const auto& l : r["front"][point]["layers"]) {
+  for (const Json* lp : point_layers(r, r["front"][point])) {
+    const Json& l = *lp;
     const Json none = Json::object();
     const Json& cyc = l.contains("cycles_by_component") ? l["cycles_by_component"] : none;
     const Json& bytes = l.contains("bytes_by_area") ? l["bytes_by_area"] : none;

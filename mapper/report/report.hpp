@@ -4,10 +4,16 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace npumap::report {
+
+/// The layers of a front point, resolved: entry i is the mapping of the i-th layer in topological
+/// order (a point lists indices into the result's `layer_mappings`; older results inline them).
+std::vector<const nlohmann::ordered_json*> point_layers(const nlohmann::ordered_json& result,
+                                                        const nlohmann::ordered_json& point);
 
 /// The human report: workload, arch, options, per-layer table of the chosen point, totals, the front,
 /// keep rates, and the gain over the best mapping without fusion.

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <tuple>
 
 #include "common/hash.hpp"
 #include "model/evaluate.hpp"
@@ -31,9 +33,27 @@ void add_timing(Json& j, double cycles, double macs, const arch::Arch& arch) {
   j["utilisation"] = cycles > 0 && peak > 0 ? macs / cycles / peak : 0.0;
 }
 
-/// One front point with its per-layer passes.
+/// The distinct layer mappings of the front: a front point lists, per layer in topological order, an
+/// index into this table, so a mapping that many points share (most layers of a large front) is
+/// written once. A mapping is identified by (step, group, row) of the join problem.
+struct LayerMappings {
+  Json list = Json::array();
+  std::map<std::tuple<std::size_t, std::uint32_t, std::uint32_t>, std::size_t> index;
+  /// The index of the mapping `key`, or -1 if it is not in the table yet.
+  std::int64_t find(const std::tuple<std::size_t, std::uint32_t, std::uint32_t>& key) const {
+    const auto it = index.find(key);
+    return it == index.end() ? -1 : static_cast<std::int64_t>(it->second);
+  }
+  std::size_t add(const std::tuple<std::size_t, std::uint32_t, std::uint32_t>& key, Json entry) {
+    index.emplace(key, list.size());
+    list.push_back(std::move(entry));
+    return list.size() - 1;
+  }
+};
+
+/// One front point: its totals and, per layer, the index of its mapping in `table`.
 Json point_json(const arch::Arch& arch, const workloads::Workload& w, const StageResult& stage,
-                const JoinProblem& problem, const FrontPoint& point) {
+                const JoinProblem& problem, const FrontPoint& point, LayerMappings& table) {
   Json j;
   j["cycles"] = point.cycles;
   j["offchip_bytes"] = point.offchip_bytes;
@@ -43,6 +63,11 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
   add_timing(j, point.cycles, static_cast<double>(w.total_macs()), arch);
   Json layers = Json::array();
   for (std::size_t s = 0; s < w.topological_order.size(); ++s) {
+    const auto key = std::make_tuple(s, point.group[s], point.row[s]);
+    if (const std::int64_t known = table.find(key); known >= 0) {
+      layers.push_back(known);
+      continue;
+    }
     const int layer = w.topological_order[s];
     const auto& l = w.layers[static_cast<std::size_t>(layer)];
     const PmappingGroup& g = problem.steps[s].groups[point.group[s]];
@@ -73,7 +98,7 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
       lj["energy_pj"] = row.energy_pj;
       lj["sram_bytes"] = row.sram_bytes;
       lj["repeat"] = space.batch_repeat;
-      layers.push_back(lj);
+      layers.push_back(table.add(key, std::move(lj)));
       continue;
     }
     const model::BlockConfig& bc = space.block_configs[row.candidate];
@@ -122,7 +147,7 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
     labels.placement_name = "npu-mapper";
     labels.num_valid_block_configs = static_cast<int>(space.block_configs.size());
     lj["pass"] = model::write_pass_input(pass, arch, labels);
-    layers.push_back(lj);
+    layers.push_back(table.add(key, std::move(lj)));
   }
   j["layers"] = layers;
   return j;
@@ -249,8 +274,11 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     const JoinResult& joined = *r.joined;
     result["join"] = {{"steps", join_steps_json(workload, joined)}};
     Json front = Json::array();
+    LayerMappings mappings;
     const std::size_t keep = run.keep_pareto ? joined.front.size() : std::min<std::size_t>(1, joined.front.size());
-    for (std::size_t i = 0; i < keep; ++i) front.push_back(point_json(arch, workload, r.stage, *r.problem, joined.front[i]));
+    for (std::size_t i = 0; i < keep; ++i) {
+      front.push_back(point_json(arch, workload, r.stage, *r.problem, joined.front[i], mappings));
+    }
     result["front_size"] = joined.front.size();
     Json summary;
     if (!joined.front.empty()) {
@@ -267,6 +295,7 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     }
     result["front_summary"] = summary;
     result["front"] = front;
+    result["layer_mappings"] = std::move(mappings.list);
     result["chosen"] = joined.front.empty() ? Json(nullptr) : Json(0);
     if (r.unfused) {
       const FrontPoint& u = r.unfused->best;

@@ -168,6 +168,14 @@ inline std::string result_without_provenance(const std::string& result_json_text
   return j.dump(1) + "\n";
 }
 
+/// The layer entries of a front point of result.json: a point lists indices into `layer_mappings`.
+template <class Json>
+std::vector<Json> layers_of(const Json& result, const Json& point) {
+  std::vector<Json> out;
+  for (const auto& ref : point["layers"]) out.push_back(result["layer_mappings"][ref.template get<std::size_t>()]);
+  return out;
+}
+
 /// "line N: expected `a` / got `b`" for the first line where two texts differ ("" if equal).
 inline std::string first_difference(const std::string& expected, const std::string& actual) {
   const std::vector<std::string> a = lines_of(expected);

@@ -31,7 +31,7 @@ TEST(EvalResult, FrontPassesReproduceTheTotals) {
     for (std::size_t p = 0; p < front.size(); ++p) {
       double cycles = 0.0;
       double offchip = 0.0;
-      for (const auto& layer : front[p]["layers"]) {
+      for (const auto& layer : layers_of(result, front[p])) {
         const std::string id = "point" + std::to_string(p) + ":" + layer["layer"].get<std::string>();
         ASSERT_TRUE(by_id.count(id)) << id;
         const Json& m = by_id[id];

@@ -36,7 +36,7 @@ TEST(Timing, LatencyAndUtilisationFollowFromCyclesClockAndMacs) {
     EXPECT_DOUBLE_EQ(p["inferences_per_s"].get<double>(), 500e6 / cycles);
     EXPECT_DOUBLE_EQ(p["macs_per_cycle"].get<double>(), 450560.0 / cycles);
     EXPECT_DOUBLE_EQ(p["utilisation"].get<double>(), 450560.0 / cycles / 256.0);
-    const Json& layers = p["layers"];
+    const std::vector<Json> layers = layers_of(j, p);
     ASSERT_EQ(layers.size(), 3u);
     EXPECT_EQ(layers[0]["macs"].get<std::int64_t>(), 294912);
     EXPECT_EQ(layers[1]["macs"].get<std::int64_t>(), 147456);

@@ -23,7 +23,7 @@ TEST(WeightCompressionFile, SetsTheRatioOfTheNamedLayers) {
   ASSERT_EQ(r.status, 0) << r.err;
   const Json result = Json::parse(read_text(tmp / "out" / "result.json"));
   int seen = 0;
-  for (const Json& layer : result["front"][0]["layers"]) {
+  for (const Json& layer : layers_of(result, result["front"][0])) {
     if (!layer["pass"].contains("weights")) continue;
     const double scale = layer["pass"]["weights"]["compression_scale"].get<double>();
     const std::string name = layer["layer"].get<std::string>();
