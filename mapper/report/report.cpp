@@ -20,6 +20,14 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+/// "[1,16,16,16]" from a shape written as a list (or as text, by older results).
+std::string shape_str(const Json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  std::vector<std::int64_t> dims;
+  for (const auto& d : v) dims.push_back(d.get<std::int64_t>());
+  return fmt::format("[{}]", fmt::join(dims, ","));
+}
+
 double num(const Json& j, const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0; }
 
 std::string pct_saved(double base, double value) {
@@ -98,7 +106,7 @@ std::string point_table(const Json& r, const Json& p) {
     std::string trav = l["traversal"].get<std::string>();
     trav = trav == "DepthFirst" ? "DF" : trav == "PartKernelFirst" ? "PKF" : trav == "DepthWise" ? "DW" : "-";
     out += fmt::format("  {:<24} {:<15} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10} {}{}\n",
-                       l["layer"].get<std::string>(), l["op"].get<std::string>(), l["ofm_shape"].get<std::string>(),
+                       l["layer"].get<std::string>(), l["op"].get<std::string>(), shape_str(l["ofm_shape"]),
                        block, trav, l.value("weights", std::string("-")), l.value("bias", std::string("-")), ofm_place,
                        common::format_si(num(l, "cycles")), common::format_bytes(num(l, "offchip_bytes")), common::format_bytes(num(l, "sram_bytes")),
                        bound_name(l.value("bound_by", std::string())), l["fused_with_next"].get<bool>() ? "  fused ->" : "");
@@ -220,7 +228,7 @@ std::string render_text(const Json& r) {
   out += "\nPer-layer stage (keep rates):\n";
   for (const auto& l : r["per_layer"]) {
     out += fmt::format("  {} ({}, {}): {} groups, {} pmappings, best {} cycles\n", l["layer"].get<std::string>(),
-                       l["op"].get<std::string>(), l["ofm_shape"].get<std::string>(), l["groups"].get<int>(),
+                       l["op"].get<std::string>(), shape_str(l["ofm_shape"]), l["groups"].get<int>(),
                        l["pmappings"].get<int>(), l["best_cycles"].is_null() ? "-" : common::format_si(num(l, "best_cycles")));
     out += "    " + keep_line(l["keep_rates"]) + "\n";
     out += cause_lines(l["keep_rates"], "      ");
@@ -384,7 +392,7 @@ std::string render_layers_csv(const Json& r, std::size_t point) {
     for (const auto& [name, where] : l["tensors"].items()) tensors += (tensors.empty() ? "" : " ") + name + "=" + where.get<std::string>();
     // Shortest exact decimals ({}), so 0.00416 stays 0.00416.
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                       field(l["layer"].get<std::string>()), l["op"].get<std::string>(), field(l["ofm_shape"].get<std::string>()),
+                       field(l["layer"].get<std::string>()), l["op"].get<std::string>(), field(shape_str(l["ofm_shape"])),
                        num(l, "cycles"), l.value("bound_by", std::string()), num(cyc, "Npu"), num(cyc, "SramAccess"),
                        num(cyc, "DramAccess"), num(cyc, "OnChipFlashAccess"), num(cyc, "OffChipFlashAccess"),
                        l.value("macs", std::int64_t{0}), num(l, "macs_per_cycle"), num(l, "utilisation"), num(l, "latency_ms"),

@@ -20,7 +20,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 using namespace search;  // NOLINT: this file renders search's types (a .cpp, not a header)
 
-std::string shape_text(const workloads::Shape& s) { return workloads::shape_string(s); }
+/// A shape as a JSON list [N, H, W, C], like block configs.
+Json shape_json(const workloads::Shape& s) { return Json::array({s.n, s.h, s.w, s.c}); }
 
 /// Time and utilisation of `cycles` that do `macs` multiply-accumulates on `arch`: latency at the
 /// core clock (to the nanosecond, so no float noise), inferences per second, achieved MACs per
@@ -78,8 +79,8 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
     Json lj;
     lj["layer"] = l.name;
     lj["op"] = workloads::op_name(l);
-    lj["ifm_shape"] = shape_text(l.ifm_shape);
-    lj["ofm_shape"] = shape_text(l.ofm_shape);
+    lj["ifm_shape"] = shape_json(l.ifm_shape);
+    lj["ofm_shape"] = shape_json(l.ofm_shape);
     if (space.cpu) {
       // Runs on the CPU: no NPU pass, nothing to re-evaluate; its tensors stay in the arena.
       lj["cpu"] = {{"operator", l.cpu_operator}, {"reason", l.cpu_reason}};
@@ -255,7 +256,7 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     Json lj;
     lj["layer"] = l.name;
     lj["op"] = workloads::op_name(l);
-    lj["ofm_shape"] = shape_text(l.ofm_shape);
+    lj["ofm_shape"] = shape_json(l.ofm_shape);
     lj["templates"] = lr.space.templates.size();
     lj["groups"] = lr.groups.size();
     lj["pmappings"] = rows;
