@@ -77,8 +77,19 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   if (!options.weight_compression_file.empty()) {
     workloads::apply_weight_compression_file(workload, options.weight_compression_file);
   }
-  spdlog::info("workload {} ({} layers), arch {}, threads {}, seed {}", workload.name, workload.layers.size(),
-               arch.name, options.threads, options.seed);
+  std::string objectives;
+  for (search::Objective o : options.objectives) {
+    if (!objectives.empty()) objectives += ',';
+    objectives += search::objective_name(o);
+  }
+  spdlog::info("workload {} ({} layers, {}), arch {} ({}, {}, {}, {:g} MHz, SRAM {} bytes)", workload.name,
+               workload.layers.size(), workload_path, arch.name, arch.accel.name, arch.system_config, arch.memory_mode,
+               arch.core_clock / 1e6, arch.sram_capacity_bytes);
+  spdlog::info("objectives {}, fusion {}, tolerance {:g}, per-layer only {}, keep-pareto {}, threads {}, seed {}, "
+               "time limit {}, output {}",
+               objectives, options.no_fusion ? "off" : "on", options.tolerance, options.per_layer ? "yes" : "no",
+               options.keep_pareto ? "on" : "off", options.threads, options.seed,
+               options.time_limit_s ? fmt::format("{:g} s", *options.time_limit_s) : std::string("none"), folder.string());
 
   std::optional<common::StopToken::Clock::time_point> deadline;
   if (options.time_limit_s) {
