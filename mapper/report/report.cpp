@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <optional>
 #include <vector>
 #include <cmath>
@@ -273,88 +274,168 @@ std::string render_csv(const Json& r) {
   return out;
 }
 
+namespace {
+
+/// About `target` "nice" tick values (1, 2 or 5 times a power of ten apart) covering [lo, hi].
+std::vector<double> nice_ticks(double lo, double hi, int target, double& step) {
+  const double raw = (hi - lo) / std::max(1, target);
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double r = raw / mag;
+  step = (r < 1.5 ? 1.0 : r < 3.5 ? 2.0 : r < 7.5 ? 5.0 : 10.0) * mag;
+  std::vector<double> ticks;
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+  return ticks;
+}
+
+/// A tick label with just enough decimals for ticks `step` apart to read differently.
+std::string tick_label(double v, double step) {
+  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
+  return fmt::format("{:.{}f}", v, decimals);
+}
+
+/// The byte unit for values up to `max`: ("MiB", 2^20), ("KiB", 2^10) or ("B", 1).
+std::pair<const char*, double> byte_unit(double max) {
+  if (max >= 1024.0 * 1024.0) return {"MiB", 1024.0 * 1024.0};
+  if (max >= 1024.0) return {"KiB", 1024.0};
+  return {"B", 1.0};
+}
+
+}  // namespace
+
 std::string render_svg(const Json& r) {
-  const double W = 740, H = 480, L = 110, R = 150, T = 40, B = 60;
+  const double W = 760, H = 500, L = 100, R = 170, T = 48, B = 76;
+  const double clock = r.contains("arch") ? num(r["arch"], "core_clock_hz") : 0.0;
+  const bool in_ms = clock > 0.0;
+  // Points: (x = latency in ms, or cycles without a clock; y = off-chip bytes; SRAM bytes).
   std::vector<std::array<double, 3>> pts;
   if (r.contains("front")) {
-    for (const auto& p : r["front"]) pts.push_back({num(p, "cycles"), num(p, "offchip_bytes"), num(p, "sram_bytes")});
+    for (const auto& p : r["front"]) {
+      const double x = in_ms ? num(p, "cycles") / clock * 1e3 : num(p, "cycles");
+      pts.push_back({x, num(p, "offchip_bytes"), num(p, "sram_bytes")});
+    }
   }
   std::optional<std::array<double, 3>> unfused;
-  if (r.contains("no_fusion")) {
+  if (r.contains("no_fusion") && !pts.empty()) {
     const Json& u = r["no_fusion"];
-    unfused = std::array<double, 3>{num(u, "cycles"), num(u, "offchip_bytes"), num(u, "sram_bytes")};
+    unfused = std::array<double, 3>{in_ms ? num(u, "cycles") / clock * 1e3 : num(u, "cycles"), num(u, "offchip_bytes"),
+                                    num(u, "sram_bytes")};
   }
-  double x0 = 0, x1 = 1, y0 = 0, y1 = 1, s0 = 0, s1 = 1;
-  bool first = true;
-  const auto extend = [&](const std::array<double, 3>& p) {
-    if (first) {
-      x0 = x1 = p[0];
-      y0 = y1 = p[1];
-      s0 = s1 = p[2];
-      first = false;
-    }
-    x0 = std::min(x0, p[0]), x1 = std::max(x1, p[0]), y0 = std::min(y0, p[1]), y1 = std::max(y1, p[1]);
-    s0 = std::min(s0, p[2]), s1 = std::max(s1, p[2]);
-  };
-  for (const auto& p : pts) extend(p);
-  if (unfused) extend(*unfused);
-  const auto pad = [](double& lo, double& hi) {
-    const double span = hi - lo > 0 ? hi - lo : std::max(1.0, std::fabs(hi) * 0.1);
-    lo -= span * 0.05;
-    hi += span * 0.05;
-  };
-  pad(x0, x1);
-  pad(y0, y1);
-  const auto px = [&](double x) { return L + (x - x0) / (x1 - x0) * (W - L - R); };
-  const auto py = [&](double y) { return H - B - (y - y0) / (y1 - y0) * (H - T - B); };
-  const auto colour = [&](double s) {
-    const double t = s1 > s0 ? (s - s0) / (s1 - s0) : 0.0;
-    return fmt::format("rgb({},{},{})", static_cast<int>(40 + 200 * t), static_cast<int>(90 + 60 * (1 - t)),
-                       static_cast<int>(220 - 180 * t));
-  };
   std::string out = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "viewBox=\"0 0 {} {}\" font-family=\"sans-serif\" font-size=\"12\">\n",
       W, H, W, H);
   out += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"white\"/>\n", W, H);
-  out += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\">Pareto front: {} on {}</text>\n", L,
+  out += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">Pareto front: {} on {}</text>\n", L,
                      r["workload"]["name"].get<std::string>(), r["arch"]["name"].get<std::string>());
-  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n", L, H - B, W - R);
-  out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/>\n", L, H - B, T);
-  for (int i = 0; i <= 4; ++i) {
-    const double xv = x0 + (x1 - x0) * i / 4.0, yv = y0 + (y1 - y0) * i / 4.0;
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{:.4g}</text>\n", px(xv), H - B + 18, xv);
-    out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:.4g}</text>\n", L - 6, py(yv) + 4, yv);
+  if (pts.empty()) {
+    // No axes to misread: say why there is nothing to plot.
+    const std::string why = r.value("status", std::string()) == "interrupted" ? "the run was stopped before the join finished"
+                                                                              : "no valid mapping of the whole network";
+    out += fmt::format("<text class=\"message\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"16\">Nothing to plot: {}"
+                       "</text>\n<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">(see the keep rates in the report)</text>\n</svg>\n",
+                       W / 2, H / 2, why, W / 2, H / 2 + 22);
+    return out;
   }
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">total cycles (NPU clock cycles)</text>\n",
-                     (L + W - R) / 2, H - 18);
-  out += fmt::format("<text x=\"16\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {0})\">off-chip "
-                     "traffic (bytes)</text>\n",
-                     (T + H - B) / 2);
+  double x0 = pts[0][0], x1 = x0, y0 = pts[0][1], y1 = y0, s0 = pts[0][2], s1 = s0;
+  const auto extend = [&](const std::array<double, 3>& p) {
+    x0 = std::min(x0, p[0]), x1 = std::max(x1, p[0]), y0 = std::min(y0, p[1]), y1 = std::max(y1, p[1]);
+    s0 = std::min(s0, p[2]), s1 = std::max(s1, p[2]);
+  };
+  for (const auto& p : pts) extend(p);
+  if (unfused) {  // on the axes, but not in the colour scale (its marker is not coloured)
+    x0 = std::min(x0, (*unfused)[0]), x1 = std::max(x1, (*unfused)[0]);
+    y0 = std::min(y0, (*unfused)[1]), y1 = std::max(y1, (*unfused)[1]);
+  }
+  const auto [yunit, yscale] = byte_unit(y1);
+  // Honest axes: the relative spread of each axis, stated when the plot zooms into a tiny one.
+  const double x_spread = x1 > 0 ? (x1 - x0) / x1 : 0.0;
+  const double y_spread = y1 > 0 ? (y1 - y0) / y1 : 0.0;
+  const auto pad = [](double& lo, double& hi) {
+    const double span = hi - lo > 0 ? hi - lo : std::max(std::fabs(hi) * 0.01, 1e-9);
+    lo -= span * 0.08;
+    hi += span * 0.08;
+  };
+  double xl = x0, xh = x1, yl = y0 / yscale, yh = y1 / yscale;
+  pad(xl, xh);
+  pad(yl, yh);
+  double xstep = 1.0, ystep = 1.0;
+  const std::vector<double> xt = nice_ticks(xl, xh, 5, xstep);
+  const std::vector<double> yt = nice_ticks(yl, yh, 5, ystep);
+  const auto px = [&](double x) { return L + (x - xl) / (xh - xl) * (W - L - R); };
+  const auto py = [&](double ybytes) { return H - B - (ybytes / yscale - yl) / (yh - yl) * (H - T - B); };
+  const auto colour = [&](double sv) {
+    const double t = s1 > s0 ? (sv - s0) / (s1 - s0) : 0.0;
+    return fmt::format("rgb({},{},{})", static_cast<int>(40 + 200 * t), static_cast<int>(90 + 60 * (1 - t)),
+                       static_cast<int>(220 - 180 * t));
+  };
+  // Gridlines and tick labels.
+  for (double v : xt) {
+    const double x = L + (v - xl) / (xh - xl) * (W - L - R);
+    out += fmt::format("<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#e4e4e4\"/>\n", x, T, H - B);
+    out += fmt::format("<text class=\"xtick\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x, H - B + 18,
+                       tick_label(v, xstep));
+  }
+  for (double v : yt) {
+    const double y = H - B - (v - yl) / (yh - yl) * (H - T - B);
+    out += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#e4e4e4\"/>\n", L, y, W - R);
+    out += fmt::format("<text class=\"ytick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", L - 6, y + 4,
+                       tick_label(v, ystep));
+  }
+  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", L, T, W - L - R, H - T - B);
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (L + W - R) / 2, H - B + 40,
+                     in_ms ? fmt::format("latency (ms at {:g} MHz)", clock / 1e6) : std::string("total cycles"));
+  out += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">off-chip traffic ({1})</text>\n",
+                     (T + H - B) / 2, yunit);
+  std::string zoom;
+  if (x_spread < 0.01) zoom += fmt::format("latency spread {:.2g}%", 100.0 * x_spread);
+  if (y_spread < 0.01) zoom += fmt::format("{}off-chip spread {:.2g}%", zoom.empty() ? "" : ", ", 100.0 * y_spread);
+  if (!zoom.empty()) {
+    out += fmt::format("<text class=\"zoom\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#a03000\">zoomed in: {} "
+                       "(the points are closer than they look)</text>\n",
+                       (L + W - R) / 2, H - 14, zoom);
+  }
   for (std::size_t i = 0; i < pts.size(); ++i) {
     out += fmt::format("<circle class=\"point\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"5\" fill=\"{}\" stroke=\"black\" "
-                       "stroke-width=\"{}\"><title>#{}: {:.0f} cycles, {:.0f} B off-chip, {:.0f} B SRAM</title></circle>\n",
-                       px(pts[i][0]), py(pts[i][1]), colour(pts[i][2]), i == 0 ? 2.5 : 0.5, i, pts[i][0], pts[i][1],
-                       pts[i][2]);
-  }
-  if (!pts.empty()) {
-    out += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\">chosen</text>\n", px(pts[0][0]) + 8, py(pts[0][1]) - 8);
+                       "stroke-width=\"{}\"><title>#{}: {:.6g} {}, {} off-chip, {} SRAM</title></circle>\n",
+                       px(pts[i][0]), py(pts[i][1]), colour(pts[i][2]), i == 0 ? 2.5 : 0.5, i, pts[i][0], in_ms ? "ms" : "cycles",
+                       common::format_bytes(pts[i][1]), common::format_bytes(pts[i][2]));
   }
   if (unfused) {
     const double ux = px((*unfused)[0]), uy = py((*unfused)[1]);
     out += fmt::format("<path class=\"no-fusion\" d=\"M {:.2f} {:.2f} l 6 6 m -12 0 l 6 -6 l 6 -6 m -12 0 l 6 6\" "
                        "stroke=\"black\" stroke-width=\"2\" fill=\"none\"/>\n",
-                       ux, uy, ux, uy);
-    out += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\">best without fusion</text>\n", ux + 8, uy + 14);
+                       ux, uy);
   }
-  // Colour legend for SRAM.
-  const double lx = W - R + 30;
-  out += fmt::format("<text x=\"{}\" y=\"{}\">peak SRAM (bytes)</text>\n", lx - 10, T + 4);
-  for (int i = 0; i <= 4; ++i) {
-    const double s = s0 + (s1 - s0) * i / 4.0;
-    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\"/>\n", lx, T + 14 + i * 20,
-                       colour(s));
-    out += fmt::format("<text x=\"{}\" y=\"{}\">{:.4g}</text>\n", lx + 20, T + 25 + i * 20, s);
+  // Colour legend for SRAM: one swatch when every point needs the same, else five distinct levels.
+  const double lx = W - R + 24;
+  out += fmt::format("<text x=\"{}\" y=\"{}\">peak SRAM</text>\n", lx, T + 4);
+  std::vector<double> levels;
+  if (s1 - s0 < 1.0) {
+    levels = {s0};
+  } else {
+    for (int i = 0; i <= 4; ++i) levels.push_back(s0 + (s1 - s0) * i / 4.0);
+  }
+  std::vector<std::string> labels;
+  for (double v : levels) labels.push_back(common::format_bytes(v));
+  for (int kib = 1; kib <= 3 && std::set<std::string>(labels.begin(), labels.end()).size() < labels.size(); ++kib) {
+    labels.clear();
+    for (double v : levels) labels.push_back(fmt::format("{:.{}f} KiB", v / 1024.0, kib + 1));
+  }
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\" stroke=\"black\" stroke-width=\"0.5\"/>\n", lx,
+                       T + 14 + static_cast<double>(i) * 20, colour(levels[i]));
+    out += fmt::format("<text class=\"legend\" x=\"{}\" y=\"{}\">{}{}</text>\n", lx + 20, T + 25 + static_cast<double>(i) * 20,
+                       levels.size() == 1 ? "all points: " : "", labels[i]);
+  }
+  // Marker legend (labels here, not next to the points, so they never cover them).
+  const double my = T + 24 + static_cast<double>(levels.size()) * 20 + 20;
+  out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"white\" stroke=\"black\" stroke-width=\"2.5\"/>\n", lx + 7, my);
+  out += fmt::format("<text class=\"legend\" x=\"{}\" y=\"{}\">chosen point</text>\n", lx + 20, my + 4);
+  if (unfused) {
+    out += fmt::format("<path d=\"M {:.1f} {:.1f} l 6 6 m -12 0 l 6 -6 l 6 -6 m -12 0 l 6 6\" stroke=\"black\" "
+                       "stroke-width=\"2\" fill=\"none\"/>\n",
+                       lx + 7, my + 20);
+    out += fmt::format("<text class=\"legend\" x=\"{}\" y=\"{}\">best without fusion</text>\n", lx + 20, my + 24);
   }
   out += "</svg>\n";
   return out;

@@ -1,0 +1,60 @@
+// front.svg reads honestly: distinct tick labels in human units (ms, KiB/MiB), gridlines, a legend
+// whose labels differ, a note when an axis zooms into a tiny spread, and a message instead of empty
+// axes when there is no front.
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli_harness.hpp"
+
+namespace npumap::cli_test {
+namespace {
+
+/// The texts of the <text class="cls"> elements of an SVG.
+std::vector<std::string> texts_of_class(const std::string& svg, const std::string& cls) {
+  std::vector<std::string> out;
+  const std::regex re("<text class=\"" + cls + "\"[^>]*>([^<]*)</text>");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it) {
+    out.push_back((*it)[1].str());
+  }
+  return out;
+}
+
+void expect_distinct(const std::vector<std::string>& labels, const std::string& what) {
+  EXPECT_GE(labels.size(), 2u) << what;
+  EXPECT_EQ(std::set<std::string>(labels.begin(), labels.end()).size(), labels.size()) << what;
+}
+
+TEST(FrontSvg, TicksAreDistinctAndInHumanUnits) {
+  // resnet18's front spans only 0.04% in latency: labels must still differ, and the zoom is stated.
+  TempDir tmp;
+  const RunResult r = run_mapper({"--workload", "resnet18", "--keep-pareto", "--out", (tmp / "out").string(), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string svg = read_text(tmp / "out" / "front.svg");
+  expect_distinct(texts_of_class(svg, "xtick"), "x ticks");
+  expect_distinct(texts_of_class(svg, "ytick"), "y ticks");
+  EXPECT_NE(svg.find("latency (ms at 500 MHz)"), std::string::npos);
+  EXPECT_NE(svg.find("off-chip traffic (MiB)"), std::string::npos);
+  EXPECT_NE(svg.find("class=\"grid\""), std::string::npos);
+  EXPECT_NE(svg.find("class=\"zoom\""), std::string::npos) << "a 0.04% spread must be marked";
+  const std::vector<std::string> legend = texts_of_class(svg, "legend");
+  EXPECT_EQ(std::set<std::string>(legend.begin(), legend.end()).size(), legend.size());
+}
+
+TEST(FrontSvg, NoFrontGivesAMessageNotEmptyAxes) {
+  TempDir tmp;
+  write_text(tmp / "arch.yaml", "preset: ethos-u55-256\nsram_capacity: 1KiB\n");
+  const RunResult r = run_mapper({"--workload", "tiny_chain", "--arch", (tmp / "arch.yaml").string(), "--out",
+                                  (tmp / "out").string(), "-q"});
+  ASSERT_EQ(r.status, 1) << r.err;
+  const std::string svg = read_text(tmp / "out" / "front.svg");
+  EXPECT_NE(svg.find("Nothing to plot: no valid mapping"), std::string::npos) << svg;
+  EXPECT_TRUE(texts_of_class(svg, "xtick").empty());
+}
+
+}  // namespace
+}  // namespace npumap::cli_test
