@@ -2,6 +2,8 @@
 //   ReadModel/...      read_model (workloads/tflite/reader.hpp) on the largest file and the
 //                      697-operator unrolled LSTM: models and bytes per second; each iteration checks
 //                      the operator count against the first read.
+//   LowerForNpu/...    lower_for_npu (npu_lowering.hpp) on the largest model, ssd_mobilenet_v3 and the
+//                      697-operator LSTM: models per second; each iteration checks the pass count.
 //   EncodeWeights/...  encode_operator_weights (weight_encoding.hpp) over every weight operator of
 //                      mobilenet_v2: weights per second; each iteration checks the total encoded
 //                      bytes against the first run.
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/tflite/npu_lowering.hpp"
 #include "workloads/tflite/reader.hpp"
 #include "workloads/tflite/weight_encoding.hpp"
 
@@ -64,6 +67,29 @@ fs::path largest_model() {
 void bm_read_largest(benchmark::State& state) { read(state, largest_model()); }
 void bm_read_lstm(benchmark::State& state) { read(state, models_dir() / "mlexamples__basic_lstm_quantized_large.tflite"); }
 
+void lower(benchmark::State& state, const fs::path& file) {
+  if (!fs::exists(file)) {
+    state.SkipWithError((file.string() + " is absent: ../shared/models holds the real models").c_str());
+    return;
+  }
+  const npumap::tflite::Model m = npumap::tflite::read_model(file.string());
+  const std::size_t expected = npumap::tflite::lower_for_npu(m).passes.size();
+  for (auto _ : state) {
+    const npumap::tflite::NpuGraph g = npumap::tflite::lower_for_npu(m);
+    if (g.passes.size() != expected) {
+      state.SkipWithError("pass count differs between runs");
+      return;
+    }
+    benchmark::DoNotOptimize(g);
+  }
+  state.counters["models_per_second"] = benchmark::Counter(1.0, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["npu_passes"] = static_cast<double>(expected);
+}
+
+void bm_lower_largest(benchmark::State& state) { lower(state, largest_model()); }
+void bm_lower_ssd(benchmark::State& state) { lower(state, models_dir() / "mlzoo__ssd_mobilenet_v3_int8.tflite"); }
+void bm_lower_lstm(benchmark::State& state) { lower(state, models_dir() / "mlexamples__basic_lstm_quantized_large.tflite"); }
+
 void bm_encode_mobilenet(benchmark::State& state) {
   const fs::path file = models_dir() / "tflm__mobilenet_v2_quantized_1x3x224x224.tflite";
   if (!fs::exists(file)) {
@@ -104,6 +130,9 @@ void bm_encode_mobilenet(benchmark::State& state) {
 
 }  // namespace
 
+BENCHMARK(bm_lower_largest)->Name("LowerForNpu/largest")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_lower_ssd)->Name("LowerForNpu/ssd_mobilenet_v3")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_lower_lstm)->Name("LowerForNpu/lstm_697_ops")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_encode_mobilenet)->Name("EncodeWeights/mobilenet_v2")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_read_largest)->Name("ReadModel/largest")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_read_lstm)->Name("ReadModel/lstm_697_ops")->Unit(benchmark::kMillisecond);

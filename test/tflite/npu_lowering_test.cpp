@@ -10,7 +10,6 @@
 // Tests run with the working directory at the project root; (b) and (c) skip without ../shared.
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -1397,21 +1396,6 @@ TEST(NpuLoweringModels, MutatedModelsNeverCrash) {
     }
   }
   std::cout << "mutations: " << read_ok << " read, " << lowered << " lowered, " << refused << " refused with a UserError\n";
-}
-
-TEST(NpuLoweringModels, Timing) {
-  for (const char* name : {"tflm__mobilenet_v2_quantized_1x3x224x224.tflite", "mlzoo__ssd_mobilenet_v3_int8.tflite",
-                           "mlexamples__basic_lstm_quantized_large.tflite"}) {
-    const fs::path path = kShared / "models" / name;
-    if (!fs::exists(path)) GTEST_SKIP() << "../shared/models is absent";
-    const Model m = read_model(path.string());
-    const auto t0 = std::chrono::steady_clock::now();
-    const NpuGraph g = lower(m);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << name << ": " << m.subgraphs[0].operators.size() << " operators -> " << g.passes.size()
-              << " NPU passes in " << ms << " ms\n";
-    EXPECT_LT(ms, 2000.0);
-  }
 }
 
 }  // namespace
