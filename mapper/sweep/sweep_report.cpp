@@ -95,9 +95,43 @@ struct Axis {
 
 const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
+/// Tick values for an axis over [lo, hi] (raw values, not logs): 1, 2, 5 x 10^k on a log axis, else
+/// 1, 2, 5 x 10^k steps; at least two ticks whenever the range is not a single value.
+std::vector<double> axis_ticks(const Axis& axis, double scale) {
+  // Nice values in the display unit (e.g. KiB), returned in raw units.
+  const double lo = axis.value_at(0.0) / scale, hi = axis.value_at(1.0) / scale;
+  std::vector<double> ticks;
+  if (axis.log && hi / lo > 3.0) {
+    for (double decade = std::pow(10.0, std::floor(std::log10(lo))); decade <= hi; decade *= 10.0) {
+      for (double m : {1.0, 2.0, 5.0}) {
+        if (m * decade >= lo && m * decade <= hi) ticks.push_back(m * decade * scale);
+      }
+    }
+    if (ticks.size() >= 2) return ticks;
+    ticks.clear();
+  }
+  const double raw = (hi - lo) / 5.0;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double r = raw / mag;
+  const double step = (r < 1.5 ? 1.0 : r < 3.5 ? 2.0 : r < 7.5 ? 5.0 : 10.0) * mag;
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push_back(v * scale);
+  return ticks;
+}
+
+/// Labels for ticks that read differently: the fewest significant digits (up to 6) that tell them apart.
+std::vector<std::string> tick_labels(const std::vector<double>& ticks, double scale, const char* unit) {
+  std::vector<std::string> labels;
+  for (int digits = 2; digits <= 6; ++digits) {
+    labels.clear();
+    for (double v : ticks) labels.push_back(fmt::format("{:.{}g}{}", v / scale, digits, unit));
+    if (std::set<std::string>(labels.begin(), labels.end()).size() == labels.size()) break;
+  }
+  return labels;
+}
+
 std::string render_svg(const std::vector<std::string>& workload_ids, const std::vector<std::vector<Row>>& rows,
                        const std::vector<Json>& records, const std::string& title) {
-  const double W = 820, PH = 430, L = 90, R = 190, T = 46, B = 56;
+  const double W = 860, PH = 450, L = 90, R = 210, T = 58, B = 62;
   std::set<double> macs_values, sram_values;
   for (const auto& wr : rows) {
     for (const Row& r : wr) macs_values.insert(r.macs), sram_values.insert(r.sram_capacity);
@@ -112,6 +146,10 @@ std::string render_svg(const std::vector<std::string>& workload_ids, const std::
     const auto i = static_cast<double>(std::lower_bound(srams.begin(), srams.end(), s) - srams.begin());
     return srams.size() > 1 ? 3.0 + 6.0 * i / static_cast<double>(srams.size() - 1) : 5.0;
   };
+  // Marker shape per accelerator family: circles for Ethos-U55, squares for Ethos-U65.
+  const auto is_u65 = [&](const Row& r) {
+    return records[r.record]["arch"]["accelerator"].get<std::string>().rfind("ethos-u65", 0) == 0;
+  };
   const double H = 30 + PH * static_cast<double>(std::max<std::size_t>(1, workload_ids.size()));
   std::string out = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
@@ -121,59 +159,100 @@ std::string render_svg(const std::vector<std::string>& workload_ids, const std::
   out += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\">{}</text>\n", L, xml_escape(title));
   for (std::size_t wi = 0; wi < workload_ids.size(); ++wi) {
     const double top = 30 + PH * static_cast<double>(wi);
+    std::size_t on_front = 0;
+    for (const Row& r : rows[wi]) on_front += r.pareto ? 1 : 0;
+    // Points where this workload has no valid mapping: named, since they have no marker to show.
+    std::vector<std::string> failed;
+    for (const Json& rec : records) {
+      if (rec["workloads"][wi]["status"] != "ok") failed.push_back(rec["id"].get<std::string>());
+    }
+    out += fmt::format("<g class=\"panel\" id=\"{}\">\n", xml_escape(workload_ids[wi]));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\">{}: {} cross-arch Pareto-optimal of {} mappings</text>\n",
+                       L, top + 24, xml_escape(workload_ids[wi]), on_front, rows[wi].size());
+    if (!failed.empty()) {
+      std::string list;
+      for (std::size_t k = 0; k < failed.size() && k < 12; ++k) list += (k == 0 ? "" : ", ") + failed[k];
+      if (failed.size() > 12) list += fmt::format(", ... ({} more)", failed.size() - 12);
+      out += fmt::format("<text class=\"failed\" x=\"{}\" y=\"{}\" fill=\"#b00020\">no valid mapping on {} point{}: {}</text>\n",
+                         L, top + 42, failed.size(), failed.size() == 1 ? "" : "s", xml_escape(list));
+    }
+    if (rows[wi].empty()) {
+      out += fmt::format("<text class=\"message\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"15\">Nothing to plot: "
+                         "no valid mapping on any point</text>\n</g>\n",
+                         (L + W - R) / 2, top + PH / 2);
+      continue;
+    }
     std::vector<double> xs, ys;
-    for (const Row& r : rows[wi]) xs.push_back(r.cycles), ys.push_back(r.offchip);
+    for (const Row& r : rows[wi]) xs.push_back(r.cycles / r.clock * 1e3), ys.push_back(r.offchip);
     Axis x, y;
     x.fit(xs);
     y.fit(ys);
     x.a = L, x.b = W - R;
     y.a = top + PH - B, y.b = top + T;
-    std::size_t on_front = 0;
-    for (const Row& r : rows[wi]) on_front += r.pareto ? 1 : 0;
-    out += fmt::format("<g class=\"panel\" id=\"{}\">\n", xml_escape(workload_ids[wi]));
-    out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\">{}: {} cross-arch Pareto-optimal of {} mappings</text>\n",
-                       L, top + 30, xml_escape(workload_ids[wi]), on_front, rows[wi].size());
-    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n", L, y.a, x.b);
-    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/>\n", L, y.a, y.b);
-    for (int i = 0; i <= 4; ++i) {
-      const double xv = x.value_at(i / 4.0), yv = y.value_at(i / 4.0);
-      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x.map(xv), y.a + 16, common::format_si(xv, false));
-      out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", L - 6, y.map(yv) + 4, common::format_si(yv, false));
+    // Gridlines and human-unit tick labels (ms; B, KiB or MiB).
+    const double ymax = y.value_at(1.0);
+    const double yscale = ymax >= 1024.0 * 1024.0 ? 1024.0 * 1024.0 : ymax >= 1024.0 ? 1024.0 : 1.0;
+    const char* yunit = yscale > 1024.0 ? " MiB" : yscale > 1.0 ? " KiB" : " B";
+    const std::vector<double> xt = axis_ticks(x, 1.0), yt = axis_ticks(y, yscale);
+    const std::vector<std::string> xl = tick_labels(xt, 1.0, ""), yl = tick_labels(yt, yscale, yunit);
+    for (std::size_t k = 0; k < xt.size(); ++k) {
+      out += fmt::format("<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#e4e4e4\"/>\n",
+                         x.map(xt[k]), y.a, y.b);
+      out += fmt::format("<text class=\"xtick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x.map(xt[k]), y.a + 16, xl[k]);
     }
-    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">cycles{}</text>\n", (L + x.b) / 2, y.a + 36,
+    for (std::size_t k = 0; k < yt.size(); ++k) {
+      out += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#e4e4e4\"/>\n",
+                         L, y.map(yt[k]), x.b);
+      out += fmt::format("<text class=\"ytick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", L - 6, y.map(yt[k]) + 4, yl[k]);
+    }
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", L, y.b, x.b - L, y.a - y.b);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">latency, ms{}</text>\n", (L + x.b) / 2, y.a + 36,
                        x.log ? " (log scale)" : "");
-    out += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">off-chip bytes{1}</text>\n",
-                       (y.a + y.b) / 2, y.log ? " (log)" : "");
+    out += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">off-chip traffic{1}</text>\n",
+                       (y.a + y.b) / 2, y.log ? " (log scale)" : "");
     // Dominated rows first (faint, hollow), then the front on top.
     for (int pass = 0; pass < 2; ++pass) {
       for (const Row& r : rows[wi]) {
         if (r.pareto != (pass == 1)) continue;
         const Json& rec = records[r.record];
-        out += fmt::format(
-            "<circle class=\"{}\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"{}\" "
-            "stroke-width=\"{}\"><title>{} ({}): {} MACs/cycle, {} SRAM, {:.0f} cycles, {:.0f} B off-chip</title></circle>\n",
-            r.pareto ? "pareto" : "dominated", x.map(r.cycles), y.map(r.offchip), radius(r.sram_capacity),
-            colour(r.macs), r.pareto ? "0.9" : "0.0", r.pareto ? "black" : colour(r.macs), r.pareto ? "1" : "0.8",
-            rec["id"].get<std::string>(), xml_escape(params_text(rec["params"])), r.macs, common::format_bytes_short(r.sram_capacity),
-            r.cycles, r.offchip);
+        const double cx = x.map(r.cycles / r.clock * 1e3), cy = y.map(r.offchip), rad = radius(r.sram_capacity);
+        const std::string style = fmt::format(
+            "class=\"{}\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"{}\" stroke-width=\"{}\"", r.pareto ? "pareto" : "dominated",
+            colour(r.macs), r.pareto ? "0.9" : "0.0", r.pareto ? "black" : colour(r.macs), r.pareto ? "1" : "0.8");
+        const std::string tip = fmt::format("<title>{} ({}): {} MACs/cycle, {} SRAM, {:.6g} ms, {} off-chip</title>",
+                                            rec["id"].get<std::string>(), xml_escape(params_text(rec["params"])), r.macs,
+                                            common::format_bytes_short(r.sram_capacity), r.cycles / r.clock * 1e3,
+                                            common::format_bytes(r.offchip));
+        if (is_u65(r)) {
+          out += fmt::format("<rect {} x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.1f}\" height=\"{:.1f}\">{}</rect>\n", style, cx - rad,
+                             cy - rad, 2 * rad, 2 * rad, tip);
+        } else {
+          out += fmt::format("<circle {} cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{:.1f}\">{}</circle>\n", style, cx, cy, rad, tip);
+        }
       }
     }
-    // Legends: colour = MACs per cycle, size = SRAM capacity.
+    // Legends: colour = MACs per cycle, size = SRAM capacity, shape = accelerator family.
     const double lx = W - R + 24;
     double ly = top + T + 4;
     out += fmt::format("<text x=\"{}\" y=\"{}\">MACs/cycle</text>\n", lx - 8, ly);
     for (double m : macs) {
       ly += 18;
-      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"black\"/><text x=\"{}\" y=\"{}\">{:g}</text>\n",
+      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"black\"/><text class=\"legend\" x=\"{}\" y=\"{}\">{:g}</text>\n",
                          lx, ly - 4, colour(m), lx + 12, ly, m);
     }
     ly += 26;
     out += fmt::format("<text x=\"{}\" y=\"{}\">SRAM capacity</text>\n", lx - 8, ly);
-    for (double s : srams) {
+    for (double sv : srams) {
       ly += 20;
-      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{:.1f}\" fill=\"#999\" stroke=\"black\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
-                         lx, ly - 4, radius(s), lx + 14, ly, common::format_bytes_short(s));
+      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{:.1f}\" fill=\"#999\" stroke=\"black\"/><text class=\"legend\" x=\"{}\" y=\"{}\">{}</text>\n",
+                         lx, ly - 4, radius(sv), lx + 14, ly, common::format_bytes_short(sv));
     }
+    ly += 26;
+    out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"white\" stroke=\"black\"/><text x=\"{}\" y=\"{}\">Ethos-U55</text>\n",
+                       lx, ly - 4, lx + 12, ly);
+    ly += 18;
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"white\" stroke=\"black\"/><text x=\"{}\" y=\"{}\">Ethos-U65</text>\n",
+                       lx - 5, ly - 9, lx + 12, ly);
     ly += 26;
     out += fmt::format("<text x=\"{}\" y=\"{}\">filled: on the front</text>\n", lx - 8, ly);
     out += fmt::format("<text x=\"{}\" y=\"{}\">hollow: dominated</text>\n", lx - 8, ly + 16);

@@ -56,5 +56,27 @@ TEST(FrontSvg, NoFrontGivesAMessageNotEmptyAxes) {
   EXPECT_TRUE(texts_of_class(svg, "xtick").empty());
 }
 
+TEST(ParetoSvg, HumanUnitsFamiliesAndFailedPoints) {
+  // p1 (1 KiB of SRAM) has no valid mapping of tiny_chain: the panel names it; the U65 point is a
+  // square, the U55 points circles; tick labels are distinct and in ms / KiB.
+  TempDir tmp;
+  write_text(tmp / "spec.yaml",
+             "name: svg\nworkloads: [" + std::string(NPUMAP_SOURCE_DIR) + "/workloads/tiny_chain.yaml]\n"
+             "base: ethos-u55-256\ngrid:\n  sram_capacity: [1KiB, 1MiB, 4MiB]\npoints:\n"
+             "  - {accelerator: ethos-u65-256, system_config: Ethos_U65_High_End, memory_mode: Dedicated_Sram}\n");
+  const RunResult r = run_mapper({"sweep", (tmp / "spec.yaml").string(), "--out", (tmp / "out").string(), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string svg = read_text(tmp / "out" / "pareto.svg");
+  const std::vector<std::string> failed = texts_of_class(svg, "failed");
+  ASSERT_EQ(failed.size(), 1u) << svg;
+  EXPECT_EQ(failed[0], "no valid mapping on 1 point: p1");
+  expect_distinct(texts_of_class(svg, "xtick"), "x ticks");
+  expect_distinct(texts_of_class(svg, "ytick"), "y ticks");
+  EXPECT_NE(svg.find("latency, ms"), std::string::npos);
+  EXPECT_NE(svg.find(" KiB</text>"), std::string::npos);
+  EXPECT_NE(svg.find("<rect class=\""), std::string::npos) << "the U65 point is a square";
+  EXPECT_NE(svg.find("<circle class=\""), std::string::npos) << "the U55 points are circles";
+}
+
 }  // namespace
 }  // namespace npumap::cli_test
