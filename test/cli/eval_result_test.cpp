@@ -71,5 +71,23 @@ TEST(EvalResult, ARunFolderStandsForItsResult) {
   EXPECT_EQ(lines_of(empty.err).size(), 1u) << empty.err;
 }
 
+TEST(EvalResult, ALargeFrontStaysSmallAndRoundTrips) {
+  // mobilenet_v2's whole front on ethos-u65-256 (about 100 points of 64 layers) wrote 20.6 MB when
+  // every point inlined its layers; shared layer mappings are written once. Bound: 10x smaller.
+  TempDir tmp;
+  const RunResult run = run_mapper({"--workload", "mobilenet_v2", "--arch", "ethos-u65-256", "--keep-pareto", "--out",
+                                    (tmp / "out").string(), "-q"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_LT(fs::file_size(tmp / "out" / "result.json"), 2'060'000u);
+  const Json result = Json::parse(read_text(tmp / "out" / "result.json"));
+  std::size_t refs = 0;
+  for (const Json& p : result["front"]) refs += p["layers"].size();
+  EXPECT_LT(result["layer_mappings"].size() * 10, refs) << "points share their layers' mappings";
+  // Every reference resolves, and `mapper eval` re-evaluates every layer of every point.
+  const RunResult ev = run_mapper({"eval", (tmp / "out").string()});
+  ASSERT_EQ(ev.status, 0) << ev.err;
+  EXPECT_EQ(Json::parse(ev.out).size(), refs);
+}
+
 }  // namespace
 }  // namespace npumap::cli_test
