@@ -86,7 +86,8 @@ std::string time_share(const Json& r, const Json& p) {
   for (const auto& [cycles, component] : parts) {
     const std::string what = component == "Npu" ? "compute" : component == "SramAccess" ? "SRAM" : component == "DramAccess" ? "DRAM"
                              : component == "OnChipFlashAccess" ? "on-chip flash" : "off-chip flash";
-    text += fmt::format("{}{} {:.0f}%", text.empty() ? "" : ", ", what, 100.0 * cycles / total);
+    const double share = 100.0 * cycles / total;
+    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", what, share < 0.5 ? std::string("<1%") : fmt::format("{:.0f}%", share));
   }
   return "  where the time goes (cycles of layers bound by): " + text + "\n";
 }
