@@ -17,7 +17,23 @@ std::string render(const SourceLocation& where, const std::string& key_path, con
   if (!key_path.empty()) out += key_path + ": ";
   out += message;
   if (!hint.empty()) out += " (" + hint + ")";
-  return out;
+  // One line, whatever the input held: control characters (a newline inside a value) are escaped.
+  std::string line;
+  for (const char ch : out) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      line += "\\n";
+    } else if (c == '\r') {
+      line += "\\r";
+    } else if (c == '\t') {
+      line += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      line += fmt::format("\\x{:02x}", c);
+    } else {
+      line += ch;
+    }
+  }
+  return line;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "mapper/cli/cli.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -157,6 +158,33 @@ std::string did_you_mean(const CLI::App& app, int argc, char** argv) {
 
 }  // namespace
 
+/// Rejects NaN and infinities, which every range check would let through.
+const CLI::Validator kFinite(
+    [](std::string& text) {
+      try {
+        std::size_t used = 0;
+        const double v = std::stod(text, &used);
+        if (used != text.size() || !std::isfinite(v)) return std::string("must be a finite number, got ") + text;
+      } catch (const std::exception&) {
+        return std::string("must be a number, got ") + text;
+      }
+      return std::string();
+    },
+    "FINITE");
+
+/// Accepts only plain non-negative integers (an unsigned parse would wrap "-5").
+const CLI::Validator kUnsigned(
+    [](std::string& text) {
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+        return std::string("must be a non-negative integer, got ") + text;
+      }
+      if (text.size() > 20 || (text.size() == 20 && text > "18446744073709551615")) {
+        return std::string("must be below 2^64, got ") + text;
+      }
+      return std::string();
+    },
+    "UINT");
+
 int run_cli(int argc, char** argv) {
   CLI::App app{"npu-mapper: Pareto-optimal mappings of neural networks onto Ethos-U-class NPUs"};
   app.footer(kExamples);
@@ -187,12 +215,12 @@ int run_cli(int argc, char** argv) {
   app.add_option("--tolerance", run.tolerance,
                  "Relative tolerance of the join's pruning: 0 is exact; e.g. 0.01 bounds the front of runs with "
                  "3-4 objectives (approximate)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(kFinite & CLI::Range(0.0, 1.0))
       ->capture_default_str();
   app.add_option("--threads,-j", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
-  app.add_option("--seed", run.seed, "Seed recorded in provenance (the search is exhaustive: nothing is sampled)")->capture_default_str();
+  app.add_option("--seed", run.seed, "Seed recorded in provenance (the search is exhaustive: nothing is sampled)")->check(kUnsigned)->capture_default_str();
   app.add_option("--time-limit", time_limit, "Stop at chunk boundaries after this many seconds (result marked partial)")
-      ->check(CLI::Range(1e-9, 1e9));
+      ->check(kFinite & CLI::Range(1e-9, 1e9));
   app.add_option("--out,-o", run.out_dir, "Output folder (default: a new folder runs/<timestamp>)");
   app.add_option("--format", format_text, "Report format on stdout")
       ->check(CLI::IsMember({"text", "json", "csv"}))

@@ -45,6 +45,29 @@ class BadCommandLine : public ::testing::Test {
   TempDir tmp_;
 };
 
+TEST_F(BadCommandLine, NonFiniteNumbersAndNegativeSeedsAreRejected) {
+  expect_usage_error(run_args({"--time-limit", "nan"}), "--time-limit: must be a finite number");
+  expect_usage_error(run_args({"--tolerance", "nan"}), "--tolerance: must be a finite number");
+  expect_usage_error(run_args({"--seed", "-5"}), "--seed: must be a non-negative integer");
+  expect_usage_error(run_args({"--seed", "99999999999999999999"}), "--seed: must be below 2^64");
+}
+
+TEST(OneLineErrors, ANewlineInsideAValueIsEscaped) {
+  // A layer name holding a newline (written as \n in a YAML double-quoted string) must not split
+  // the error message over two lines.
+  TempDir tmp;
+  write_text(tmp / "w.yaml",
+             "name: nl\ninputs:\n  - {name: x, shape: [1, 4, 4, 8], dtype: int8}\nlayers:\n"
+             "  - {name: \"bad\\nname\", op: conv2d, inputs: [x], output: o, output_shape: [1, 4, 4, 8], kernel: 1, "
+             "padding: VALID}\n"
+             "  - {name: \"bad\\nname\", op: conv2d, inputs: [o], output: p, output_shape: [1, 4, 4, 8], kernel: 1, "
+             "padding: VALID}\n");
+  const RunResult r = run_mapper({"--workload", (tmp / "w.yaml").string(), "--out", (tmp / "out").string()});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("bad\\nname"), std::string::npos) << "the name is shown, escaped: " << r.err;
+}
+
 TEST_F(BadCommandLine, MistypedFlagsAndSubcommandsGetADidYouMean) {
   expect_usage_error(run_args({"--keep-paretto"}), "did you mean `--keep-pareto`?");
   expect_usage_error({"swep", "sweeps/example.yaml"}, "did you mean `mapper sweep`?");
