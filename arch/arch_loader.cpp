@@ -147,24 +147,6 @@ void for_each_area(const common::YamlNode& n, const std::vector<std::string>& ar
   for (const auto& [key, value] : n.entries()) apply(area_of(key), value);
 }
 
-/// yaml-cpp keeps the first of two equal keys and drops the second silently; an arch file with a
-/// repeated key is almost always an editing mistake, so it is an error here.
-void check_no_duplicate_keys(const YAML::Node& node, const std::string& file) {
-  if (node.IsMap()) {
-    std::set<std::string> seen;
-    for (const auto& kv : node) {
-      const std::string key = kv.first.Scalar();
-      if (!seen.insert(key).second) {
-        const YAML::Mark m = kv.first.Mark();
-        throw common::UserError({file, m.line + 1, m.column + 1}, key, "duplicate key", "keep one of the two entries");
-      }
-      check_no_duplicate_keys(kv.second, file);
-    }
-  } else if (node.IsSequence()) {
-    for (const auto& item : node) check_no_duplicate_keys(item, file);
-  }
-}
-
 /// What the layers say about the keys that need all layers at once.
 struct Derived {
   std::optional<common::YamlNode> sram_capacity;
@@ -307,7 +289,6 @@ struct Loader {
     if (root.is_null())
       throw common::UserError({root.file(), 1, 1}, "", "empty arch file", "write at least `preset:` or `accelerator:`");
     root.expect_map();
-    check_no_duplicate_keys(root.raw(), root.file());
     root.check_keys(kTopKeys);
     if (auto p = root.find("preset")) {
       const std::string name = read_name(*p, "preset", presets);

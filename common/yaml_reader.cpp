@@ -5,6 +5,8 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <vector>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -30,10 +32,56 @@ std::string join_list(const std::vector<std::string>& items) {
 YamlNode::YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
+namespace {
+
+/// yaml-cpp keeps the first of two equal keys and drops the second silently; a repeated key is
+/// almost always an editing mistake, so it is an error in every input. The walk is iterative and
+/// bounded (depth and node count), so a self-referencing alias or an alias bomb ends in an error,
+/// not a stack overflow or minutes of work.
+void check_no_duplicate_keys(const YAML::Node& root, const std::string& file) {
+  constexpr std::size_t kMaxDepth = 256;
+  constexpr std::size_t kMaxNodes = 4'000'000;
+  std::vector<std::pair<YAML::Node, std::size_t>> stack{{root, 0}};
+  std::size_t visited = 0;
+  while (!stack.empty()) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    if (++visited > kMaxNodes || depth > kMaxDepth) {
+      const YAML::Mark m = node.Mark();
+      throw UserError({file, m.line + 1, m.column + 1}, "",
+                      depth > kMaxDepth ? "nesting is deeper than 256 levels" : "the document expands to over 4 million nodes",
+                      "an alias that refers to itself, or aliases nested many times over?");
+    }
+    if (node.IsMap()) {
+      std::set<std::string> seen;
+      for (const auto& kv : node) {
+        if (kv.first.IsScalar() && !seen.insert(kv.first.Scalar()).second) {
+          const YAML::Mark m = kv.first.Mark();
+          throw UserError({file, m.line + 1, m.column + 1}, kv.first.Scalar(), "duplicate key",
+                          "keep one of the two entries");
+        }
+        stack.emplace_back(kv.second, depth + 1);
+      }
+    } else if (node.IsSequence()) {
+      for (const auto& item : node) stack.emplace_back(item, depth + 1);
+    }
+  }
+}
+
+}  // namespace
+
 YamlNode YamlNode::load_string(const std::string& text, const std::string& file) {
   auto name = std::make_shared<const std::string>(file);
   try {
-    return YamlNode(YAML::Load(text), name, "");
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      const YAML::Mark m = documents[1].Mark();
+      throw UserError({file, m.line + 1, m.column + 1}, "", "a second YAML document (after `---`) would be ignored",
+                      "keep one document per file");
+    }
+    YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
+    check_no_duplicate_keys(root, file);
+    return YamlNode(root, name, "");
   } catch (const YAML::Exception& e) {
     throw UserError({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
                     "check indentation, colons and brackets near this position");
