@@ -22,7 +22,8 @@ bool parse_name(std::string_view s, const std::array<std::string_view, N>& names
 constexpr std::array<std::string_view, kNumOpTypes> kOpNames = {
     "Conv2DBias", "DepthwiseConv2DBias", "Conv2DBackpropInputSwitchedBias", "FullyConnected", "MaxPool",
     "AvgPool",    "ResizeBilinear",      "ReduceSum",                       "Add",            "Sub",
-    "Mul",        "Maximum",             "Minimum",                         "Abs",            "LeakyRelu"};
+    "Mul",        "Maximum",             "Minimum",                         "Abs",            "LeakyRelu",
+    "SHL",        "SHR",                 "RescaleAdd",                      "CLZ"};
 constexpr std::array<std::string_view, 7> kActivationNames = {"None",    "Relu", "Relu6", "ReluN1To1",
                                                               "Sigmoid", "Tanh", "LUT"};
 constexpr std::array<std::string_view, 4> kDtypeNames = {"int8", "uint8", "int16", "int32"};
@@ -55,6 +56,10 @@ arch::NpuBlockType npu_block_type(OpType op) {
     case OpType::Minimum:
     case OpType::Abs:
     case OpType::LeakyRelu:
+    case OpType::SHL:
+    case OpType::SHR:
+    case OpType::RescaleAdd:
+    case OpType::CLZ:
       return NpuBlockType::ElementWise;
   }
   return NpuBlockType::Default;
@@ -62,7 +67,7 @@ arch::NpuBlockType npu_block_type(OpType op) {
 
 bool is_binary_elementwise(OpType op) {
   return op == OpType::Add || op == OpType::Sub || op == OpType::Mul || op == OpType::Maximum ||
-         op == OpType::Minimum;
+         op == OpType::Minimum || op == OpType::SHL || op == OpType::SHR || op == OpType::RescaleAdd;
 }
 
 bool is_elementwise(OpType op) { return npu_block_type(op) == arch::NpuBlockType::ElementWise; }
@@ -70,6 +75,12 @@ bool is_elementwise(OpType op) { return npu_block_type(op) == arch::NpuBlockType
 bool has_weights(OpType op) {
   return op == OpType::Conv2DBias || op == OpType::DepthwiseConv2DBias || op == OpType::TransposeConv2D ||
          op == OpType::FullyConnected;
+}
+
+Resampling ifm_resampling(OpType op) {
+  if (op == OpType::TransposeConv2D) return Resampling::Transpose;
+  if (op == OpType::ResizeBilinear) return Resampling::Nearest;
+  return Resampling::None;
 }
 
 int bits(DataType t) {

@@ -35,17 +35,24 @@ enum class OpType : std::uint8_t {
   Minimum,
   Abs,
   LeakyRelu,
+  SHL,         ///< binary elementwise shift left (Vela's softmax and RescaleAdd chains)
+  SHR,         ///< binary elementwise shift right
+  RescaleAdd,  ///< binary elementwise add with a rescaled input (Vela's ADD with unequal scales)
+  CLZ,         ///< unary elementwise count leading zeros (softmax)
 };
-inline constexpr int kNumOpTypes = 15;
+inline constexpr int kNumOpTypes = 19;
 
 /// The NPU block type that executes an op (§1.4).
 arch::NpuBlockType npu_block_type(OpType op);
-/// True for the binary elementwise ops (Add, Sub, Mul, Maximum, Minimum), which take an ifm2.
+/// True for the binary elementwise ops (Add, Sub, Mul, Maximum, Minimum, SHL, SHR, RescaleAdd), which take an ifm2.
 bool is_binary_elementwise(OpType op);
 /// True for ops whose block type is ElementWise (binary and unary).
 bool is_elementwise(OpType op);
 /// True for ops that take a weight tensor (Conv, DW, transpose conv, FC).
 bool has_weights(OpType op);
+/// How the op reads its IFM: the transpose convolution upscales it by zero insertion (Transpose),
+/// ResizeBilinear by repeating pixels (Nearest), every other op not at all (§3.2).
+Resampling ifm_resampling(OpType op);
 
 /// Fused activation; selects activation_cycles_per_elem (§1.2, §6.2).
 enum class Activation : std::uint8_t { None, Relu, Relu6, ReluN1To1, Sigmoid, Tanh, Lut };

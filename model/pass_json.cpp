@@ -116,6 +116,7 @@ OpDesc read_op(const json& j, const Ctx& ctx) {
   std::vector<std::string> op_names;
   for (int i = 0; i < kNumOpTypes; ++i) op_names.emplace_back(op_type_name(static_cast<OpType>(i)));
   op.type = as_enum<OpType>(require(j, "type", ctx), ctx.at("type"), parse_op_type, op_names);
+  op.resampling = ifm_resampling(op.type);
   if (const json* v = find(j, "kernel")) {
     const auto k = as_pair(*v, ctx.at("kernel"));
     op.kernel.h = k[0];

@@ -57,6 +57,12 @@ constexpr OpSpelling kOps[] = {
     {"leaky_relu", OpKind::LeakyRelu, Activation::None},
     {"softmax", OpKind::Softmax, Activation::None},
     {"reduce_sum", OpKind::ReduceSum, Activation::None},
+    {"transpose_conv2d", OpKind::TransposeConv2D, Activation::None},
+    {"resize_bilinear", OpKind::ResizeBilinear, Activation::None},
+    {"shl", OpKind::Shl, Activation::None},
+    {"shr", OpKind::Shr, Activation::None},
+    {"rescale_add", OpKind::RescaleAdd, Activation::None},
+    {"clz", OpKind::Clz, Activation::None},
     {"relu", OpKind::Activation, Activation::Relu},
     {"relu6", OpKind::Activation, Activation::Relu6},
     {"relu_n1_to_1", OpKind::Activation, Activation::ReluN1To1},
@@ -101,20 +107,20 @@ DataType parse_dtype(const common::YamlNode& n) {
 
 // ---- keys --------------------------------------------------------------------------------------
 
-const std::vector<std::string> kTopKeys = {"name", "inputs", "constants", "weight_compression", "layers"};
-const std::vector<std::string> kInputKeys = {"name", "shape", "dtype", "quant_scale"};
-const std::vector<std::string> kConstantKeys = {"name", "shape", "dtype"};
+const std::vector<std::string> kTopKeys = {"name", "inputs", "constants", "tensors", "weight_compression", "layers"};
+const std::vector<std::string> kDeclaredKeys = {"name", "shape", "dtype", "quant_scale"};
 const std::vector<std::string> kLayerKeys = {"name",       "op",          "inputs",      "output",      "output_shape",
                                              "kernel",     "stride",      "dilation",    "padding",     "activation",
                                              "dtype",      "quant_scale", "bias",        "weight_dtype", "weight_compression",
                                              "weight_shape", "transpose_b", "einsum",    "ranks",       "operator",
-                                             "reason"};
+                                             "reason",     "input_shapes"};
 const std::vector<std::string> kEinsumKeys = {"name",  "op",         "einsum", "ranks", "activation",
                                               "dtype", "quant_scale", "bias",  "weight_compression"};
 
 // The keys that mean something for an op kind; any other known key is rejected rather than ignored.
 std::vector<std::string> keys_for(OpKind kind) {
   std::vector<std::string> keys = {"name", "op", "inputs", "output", "output_shape", "dtype", "quant_scale"};
+  if (kind != OpKind::Cpu) keys.emplace_back("input_shapes");
   auto add = [&keys](std::initializer_list<const char*> more) {
     for (const char* k : more) keys.emplace_back(k);
   };
@@ -124,15 +130,23 @@ std::vector<std::string> keys_for(OpKind kind) {
       add({"kernel", "stride", "dilation", "padding", "activation", "bias", "weight_dtype", "weight_compression",
            "weight_shape"});
       break;
+    case OpKind::TransposeConv2D:
+      add({"kernel", "padding", "activation", "bias", "weight_dtype", "weight_compression", "weight_shape"});
+      break;
     case OpKind::MaxPool:
     case OpKind::AvgPool: add({"kernel", "stride", "padding", "activation"}); break;
+    case OpKind::ResizeBilinear: add({"activation"}); break;
     case OpKind::FullyConnected: add({"activation", "bias", "weight_dtype", "weight_compression", "weight_shape"}); break;
     case OpKind::MatMul: add({"activation", "transpose_b"}); break;
     case OpKind::Add:
     case OpKind::Sub:
     case OpKind::Mul:
     case OpKind::Maximum:
-    case OpKind::Minimum: add({"activation"}); break;
+    case OpKind::Minimum:
+    case OpKind::Shl:
+    case OpKind::Shr:
+    case OpKind::RescaleAdd: add({"activation"}); break;
+    case OpKind::Clz:
     case OpKind::Abs:
     case OpKind::LeakyRelu:
     case OpKind::Softmax:
@@ -275,6 +289,7 @@ struct Pending {
   std::optional<common::YamlNode> bias_node;
   std::optional<common::YamlNode> compression_node;
   std::optional<common::YamlNode> weight_dtype_node;
+  std::vector<common::YamlNode> input_view_nodes;  // `input_shapes` entries, one per input when written
 };
 
 class Loader {
@@ -308,9 +323,12 @@ class Loader {
     const common::YamlNode inputs = root_.at("inputs");
     const auto input_items = inputs.items();
     if (input_items.empty()) throw inputs.error("must list at least one network input", "add `- {name: x, shape: [...], dtype: int8}`");
-    for (const auto& item : input_items) read_declared(item, /*constant=*/false);
+    for (const auto& item : input_items) read_declared(item, Declared::Input);
     if (auto constants = root_.find("constants")) {
-      for (const auto& item : constants->items()) read_declared(item, /*constant=*/true);
+      for (const auto& item : constants->items()) read_declared(item, Declared::Constant);
+    }
+    if (auto tensors = root_.find("tensors")) {
+      for (const auto& item : tensors->items()) read_declared(item, Declared::Written);
     }
 
     const common::YamlNode layers = root_.at("layers");
@@ -319,9 +337,11 @@ class Loader {
     for (const auto& item : layer_items) read_layer(item);
   }
 
-  void read_declared(const common::YamlNode& item, bool constant) {
+  enum class Declared { Input, Constant, Written };
+
+  void read_declared(const common::YamlNode& item, Declared kind) {
     item.expect_map();
-    item.check_keys(constant ? kConstantKeys : kInputKeys);
+    item.check_keys(kDeclaredKeys);
     const common::YamlNode name_node = item.at("name");
     TensorInfo t;
     t.name = name_node.as_string();
@@ -329,11 +349,10 @@ class Loader {
     t.dims = read_shape(item.at("shape"));
     t.shape = nhwc_view(t.dims);
     t.dtype = parse_dtype(item.at("dtype"));
-    if (!constant) {
-      if (auto q = item.find("quant_scale")) t.quant_scale = read_positive_double(*q);
-    }
-    t.is_network_input = !constant;
-    t.is_constant = constant;
+    if (auto q = item.find("quant_scale")) t.quant_scale = read_positive_double(*q);
+    t.is_network_input = kind == Declared::Input;
+    t.is_constant = kind == Declared::Constant;
+    t.is_declared = kind == Declared::Written;
     t.location = item.location();
     if (const int existing = tensor_index(t.name); existing >= 0) {
       throw name_node.error(fmt::format("tensor `{}` is declared twice (first at line {})", t.name,
@@ -387,14 +406,31 @@ class Loader {
     if (auto n = item.find("dtype")) p.dtype = parse_dtype(*n);
     if (auto n = item.find("quant_scale")) p.quant_scale = read_positive_double(*n);
 
+    l.output_dims = output_dims;
     // Register the output now, so a second producer is reported at its own `output`.
     if (const int existing = tensor_index(output_name); existing >= 0) {
-      const TensorInfo& t = w_.tensors[static_cast<std::size_t>(existing)];
+      TensorInfo& t = w_.tensors[static_cast<std::size_t>(existing)];
+      if (t.is_declared && !p.expr) {
+        // A tensor declared under `tensors:`: this layer writes a part of it (or all of it).
+        if (t.producer < 0) t.producer = index;
+        t.writers.push_back(index);
+        l.output = existing;
+        layer_by_name_.emplace(l.name, index);
+        w_.layers.push_back(std::move(l));
+        pending_.push_back(std::move(p));
+        return;
+      }
       if (t.producer >= 0) {
         const Layer& other = w_.layers[static_cast<std::size_t>(t.producer)];
         throw output_node->error(fmt::format("tensor `{}` already has a producer, layer `{}` (line {})", output_name,
                                              other.name, other.location.line),
-                                 "every tensor is produced by exactly one layer; rename one of the outputs");
+                                 "every tensor is produced by exactly one layer; rename one of the outputs, or "
+                                 "declare the tensor under `tensors:` to let several layers write parts of it");
+      }
+      if (t.is_declared) {
+        throw output_node->error(fmt::format("tensor `{}` is declared under `tensors:`, which einsum layers cannot write",
+                                             output_name),
+                                 "write the layer with `op:`, `inputs:` and `output:`, or rename the output");
       }
       throw output_node->error(fmt::format("tensor `{}` is declared as a network {} and cannot also be produced by a layer",
                                            output_name, t.is_constant ? "constant" : "input"),
@@ -405,6 +441,7 @@ class Loader {
     out.dims = output_dims;
     out.shape = nhwc_view(output_dims);
     out.producer = index;
+    out.writers = {index};
     out.location = output_node->location();
     l.output = static_cast<int>(w_.tensors.size());
     add_tensor(std::move(out));
@@ -442,8 +479,20 @@ class Loader {
       p.input_names.push_back(in.as_string());
       p.input_nodes.push_back(in);
     }
+    if (auto n = item.find("input_shapes")) {
+      const auto views = n->items();
+      if (views.size() != input_items.size()) {
+        throw n->error(fmt::format("lists {} shape{} for {} input{}", views.size(), views.size() == 1 ? "" : "s",
+                                   input_items.size(), input_items.size() == 1 ? "" : "s"),
+                       "write one shape per input, in the order of `inputs`");
+      }
+      for (const auto& v : views) {
+        l.input_views.push_back(read_shape(v));
+        p.input_view_nodes.push_back(v);
+      }
+    }
     const bool spatial = l.kind == OpKind::Conv2D || l.kind == OpKind::DepthwiseConv2D || l.kind == OpKind::MaxPool ||
-                         l.kind == OpKind::AvgPool;
+                         l.kind == OpKind::AvgPool || l.kind == OpKind::TransposeConv2D;
     if (spatial) {
       p.kernel_node = item.at("kernel");
       std::tie(l.kernel_h, l.kernel_w) = read_pair(*p.kernel_node);
@@ -584,6 +633,13 @@ class Loader {
   }
 
   void wire() {
+    for (const TensorInfo& t : w_.tensors) {
+      if (t.is_declared && t.writers.empty()) {
+        throw common::UserError(t.location, "tensors",
+                                fmt::format("tensor `{}` is declared under `tensors:` but no layer writes it", t.name),
+                                "name it as the `output` of the layers that write it, or remove the declaration");
+      }
+    }
     for (std::size_t li = 0; li < w_.layers.size(); ++li) {
       Layer& l = w_.layers[li];
       Pending& p = pending_[li];
@@ -745,14 +801,43 @@ class Loader {
     Layer& l = w_.layers[static_cast<std::size_t>(li)];
     Pending& p = pending_[static_cast<std::size_t>(li)];
     TensorInfo& out = w_.tensors[static_cast<std::size_t>(l.output)];
-    out.dtype = p.dtype.value_or(tensor(l.inputs[0]).dtype);
-    if (p.quant_scale) out.quant_scale = *p.quant_scale;
+    if (out.is_declared) {
+      // The declaration fixes the tensor's type and scale; a writer may repeat them, not change them.
+      if (p.dtype && *p.dtype != out.dtype) {
+        throw p.node.at("dtype").error(fmt::format("is {} but tensor `{}` is declared {}", data_type_name(*p.dtype),
+                                                   out.name, data_type_name(out.dtype)),
+                                       "every layer writing a declared tensor writes its declared type");
+      }
+      if (p.quant_scale && *p.quant_scale != out.quant_scale) {
+        throw p.node.at("quant_scale").error(fmt::format("is {} but tensor `{}` is declared with scale {}",
+                                                         *p.quant_scale, out.name, out.quant_scale),
+                                             "every layer writing a declared tensor writes its declared scale");
+      }
+      if (!fits(nhwc_view(l.output_dims), out.shape)) {
+        throw p.output_shape_node->error(
+            fmt::format("{} does not fit in tensor `{}` {}", dims_string(l.output_dims), out.name, dims_string(out.dims)),
+            "a layer writes all of a declared tensor (any shape with its element count) or a part of it "
+            "(no dimension larger than the tensor's)");
+      }
+    } else {
+      out.dtype = p.dtype.value_or(tensor(l.inputs[0]).dtype);
+      if (p.quant_scale) out.quant_scale = *p.quant_scale;
+    }
     if (p.expr) {
       check_einsum(l, p);
       return;
     }
-    const Shape in = tensor(l.ifm()).shape;
-    const Shape declared = out.shape;
+    for (std::size_t i = 0; i < l.input_views.size(); ++i) {
+      const TensorInfo& t = tensor(l.inputs[i]);
+      if (!fits(nhwc_view(l.input_views[i]), t.shape)) {
+        throw p.input_view_nodes[i].error(
+            fmt::format("{} does not fit in input {}", dims_string(l.input_views[i]), describe(l.inputs[i])),
+            "a layer reads all of a tensor (any shape with its element count) or a part of it (no dimension "
+            "larger than the tensor's)");
+      }
+    }
+    const Shape in = input_view(l, 0);
+    const Shape declared = nhwc_view(l.output_dims);
     l.ifm_shape = in;
     l.ofm_shape = declared;
     const std::string op = op_name(l);
@@ -765,7 +850,7 @@ class Loader {
         const std::int64_t features = in.h * in.w * in.c;  // at most the element count, which fits
         if (declared.n != in.n || declared.h != 1 || declared.w != 1) {
           throw p.output_shape_node->error(
-              fmt::format("is {} but fully_connected of input {} gives [{},1,1,C] (or [{},C])", dims_string(out.dims),
+              fmt::format("is {} but fully_connected of input {} gives [{},1,1,C] (or [{},C])", dims_string(l.output_dims),
                           describe(l.ifm()), in.n, in.n),
               "the batch N is kept and H*W*C input features become C output features");
         }
@@ -780,31 +865,71 @@ class Loader {
       case OpKind::Sub:
       case OpKind::Mul:
       case OpKind::Maximum:
-      case OpKind::Minimum: {
-        const Shape in2 = tensor(l.ifm2()).shape;
-        if (in2 != in) {
+      case OpKind::Minimum:
+      case OpKind::Shl:
+      case OpKind::Shr:
+      case OpKind::RescaleAdd: {
+        // Broadcasting: each dimension of each operand is the output's or 1.
+        const Shape in2 = input_view(l, 1);
+        const auto dim = [](std::int64_t a, std::int64_t b) { return a == b || a == 1 || b == 1; };
+        if (!dim(in.n, in2.n) || !dim(in.h, in2.h) || !dim(in.w, in2.w) || !dim(in.c, in2.c)) {
           throw p.input_nodes[1].error(
-              fmt::format("{} needs operands of the same shape: {} and {}", op, describe(l.ifm()), describe(l.ifm2())),
-              "broadcasting is not supported; check the producers of both operands");
+              fmt::format("{} needs operands of broadcastable shapes: {} read as {} and {} read as {}", op,
+                          describe(l.ifm()), shape_string(in), describe(l.ifm2()), shape_string(in2)),
+              "each dimension must be equal in both operands or 1 in one of them");
         }
         l.ifm2_shape = in2;
-        expect_output(l, p, in, op);
+        expect_output(l, p, Shape{std::max(in.n, in2.n), std::max(in.h, in2.h), std::max(in.w, in2.w), std::max(in.c, in2.c)},
+                      op);
         break;
       }
       case OpKind::Abs:
       case OpKind::LeakyRelu:
+      case OpKind::Clz:
       case OpKind::Softmax:
       case OpKind::Activation: expect_output(l, p, in, op); break;
       case OpKind::ReduceSum: expect_output(l, p, Shape{in.n, in.h, in.w, 1}, op); break;
+      case OpKind::TransposeConv2D:
+        // The NPU upscales the IFM 2x by zero insertion, then runs a stride-1 convolution over it.
+        check_spatial(l, p, Shape{in.n, in.h * 2, in.w * 2, in.c}, declared, op);
+        l.ifm_shape = in;
+        break;
+      case OpKind::ResizeBilinear: {
+        // A 2x upscale: [N, 2H, 2W, C], or [N, 2H-1, 2W-1, C] with aligned corners.
+        const bool doubled = declared == Shape{in.n, in.h * 2, in.w * 2, in.c};
+        const bool aligned = declared == Shape{in.n, in.h * 2 - 1, in.w * 2 - 1, in.c};
+        if (!doubled && !aligned) {
+          throw p.output_shape_node->error(
+              fmt::format("is {} but resize_bilinear of input {} gives {} (or {} with aligned corners)",
+                          dims_string(l.output_dims), describe(l.ifm()), shape_string({in.n, in.h * 2, in.w * 2, in.c}),
+                          shape_string({in.n, in.h * 2 - 1, in.w * 2 - 1, in.c})),
+              "the NPU resizes by 2x steps; write larger factors as a chain of resize_bilinear layers");
+        }
+        l.kernel_h = l.kernel_w = 2;
+        l.padding_mode = doubled ? PaddingMode::Same : PaddingMode::Valid;
+        break;
+      }
       case OpKind::Cpu: break;  // any output shape: the mapper does not model the CPU's operation
     }
   }
 
+  /// A written shape fits in a tensor when it is a reshaped view of all of it (the same element
+  /// count) or a part of it (no dimension of the 4-D views larger).
+  static bool fits(const Shape& part, const Shape& whole) {
+    if (part.elements() == whole.elements()) return true;
+    return part.n <= whole.n && part.h <= whole.h && part.w <= whole.w && part.c <= whole.c;
+  }
+
+  /// The 4-D shape layer `l` reads input `i` as.
+  Shape input_view(const Layer& l, std::size_t i) const {
+    if (i < l.input_views.size()) return nhwc_view(l.input_views[i]);
+    return tensor(l.inputs[i]).shape;
+  }
+
   void expect_output(const Layer& l, const Pending& p, const Shape& expected, const std::string& op) {
-    const TensorInfo& out = tensor(l.output);
-    if (out.shape == expected) return;
+    if (nhwc_view(l.output_dims) == expected) return;
     throw p.output_shape_node->error(
-        fmt::format("is {} but {} of input {} gives {}", dims_string(out.dims), op, describe(l.ifm()),
+        fmt::format("is {} but {} of input {} gives {}", dims_string(l.output_dims), op, describe(l.ifm()),
                     shape_string(expected)),
         l.kind == OpKind::ReduceSum ? "reduce_sum sums over the channels, giving [N,H,W,1]"
                                     : "elementwise layers keep the shape of their input");
@@ -826,11 +951,10 @@ class Loader {
       const std::int64_t xpad = needed_total_padding(in.w, l.stride_x, dkw);
       l.padding = {ypad / 2, xpad / 2, (ypad + 1) / 2, (xpad + 1) / 2};
     }
-    const bool keeps_channels = l.kind != OpKind::Conv2D;
+    const bool keeps_channels = l.kind != OpKind::Conv2D && l.kind != OpKind::TransposeConv2D;
     const std::int64_t oc = keeps_channels ? in.c : declared.c;
     const Shape expected{in.n, oh, ow, oc};
     if (declared != expected) {
-      const TensorInfo& out = tensor(l.output);
       if (keeps_channels && declared.c != in.c && Shape{declared.n, declared.h, declared.w, in.c} == expected) {
         throw p.output_shape_node->error(
             fmt::format("has {} channels but {} keeps the {} channels of input {}", declared.c, op, in.c, describe(l.ifm())),
@@ -838,12 +962,13 @@ class Loader {
       }
       throw p.output_shape_node->error(
           fmt::format("is {} but {} of input {} with kernel {}x{}, stride {}x{}, dilation {}x{} and {} padding gives {}",
-                      dims_string(out.dims), op, describe(l.ifm()), l.kernel_h, l.kernel_w, l.stride_y, l.stride_x,
+                      dims_string(l.output_dims), op, describe(l.ifm()), l.kernel_h, l.kernel_w, l.stride_y, l.stride_x,
                       l.dilation_y, l.dilation_x, mode, shape_string(expected)),
           "fix output_shape, or the kernel, stride, dilation and padding");
     }
     switch (l.kind) {
       case OpKind::Conv2D:
+      case OpKind::TransposeConv2D:
         check_weight_shape(l, p, {l.kernel_h, l.kernel_w, in.c, oc},
                            "conv2d weights are [kernel_h, kernel_w, input channels, output channels]");
         l.macs = product({in.n, oh, ow, oc, l.kernel_h, l.kernel_w, in.c}, p.node, "the multiply-accumulate count");
@@ -861,7 +986,7 @@ class Loader {
     if (p.weight_shape_node && l.weight_shape != expected) {
       throw p.weight_shape_node->error(
           fmt::format("is {} but input {} and output {} need {}", dims_string(l.weight_shape), describe(l.ifm()),
-                      dims_string(tensor(l.output).dims), dims_string(expected)),
+                      dims_string(l.output_dims), dims_string(expected)),
           hint);
     }
     l.weight_shape = std::move(expected);
@@ -882,8 +1007,8 @@ class Loader {
   }
 
   void check_matmul_op(Layer& l, const Pending& p) {
-    const MatrixView a = matrix_view(tensor(l.ifm()).dims);
-    const MatrixView b = matrix_view(tensor(l.ifm2()).dims);
+    const MatrixView a = matrix_view(l.input_views.empty() ? tensor(l.ifm()).dims : l.input_views[0]);
+    const MatrixView b = matrix_view(l.input_views.empty() ? tensor(l.ifm2()).dims : l.input_views[1]);
     const std::int64_t bk = l.transpose_b ? b.cols : b.rows;
     const std::int64_t bn = l.transpose_b ? b.rows : b.cols;
     if (a.batch != b.batch || a.cols != bk) {
@@ -893,10 +1018,10 @@ class Loader {
                       l.transpose_b ? " (transposed)" : ""),
           "A is [.., M, K] and B is [.., K, N] ([.., N, K] with transpose_b), with the same leading batch sizes");
     }
-    const MatrixView o = matrix_view(tensor(l.output).dims);
+    const MatrixView o = matrix_view(l.output_dims);
     if (o.batch != a.batch || o.rows != a.rows || o.cols != bn) {
       throw p.output_shape_node->error(
-          fmt::format("is {} but matmul of {} and {} gives {} matrices of {}x{}", dims_string(tensor(l.output).dims),
+          fmt::format("is {} but matmul of {} and {} gives {} matrices of {}x{}", dims_string(l.output_dims),
                       describe(l.ifm()), describe(l.ifm2()), a.batch, a.rows, bn),
           "the output is [.., M, N]");
     }

@@ -46,6 +46,12 @@ std::string_view op_kind_name(OpKind kind) {
     case OpKind::LeakyRelu: return "leaky_relu";
     case OpKind::Softmax: return "softmax";
     case OpKind::ReduceSum: return "reduce_sum";
+    case OpKind::TransposeConv2D: return "transpose_conv2d";
+    case OpKind::ResizeBilinear: return "resize_bilinear";
+    case OpKind::Shl: return "shl";
+    case OpKind::Shr: return "shr";
+    case OpKind::RescaleAdd: return "rescale_add";
+    case OpKind::Clz: return "clz";
     case OpKind::Activation: return "activation";
     case OpKind::Cpu: return "cpu";
   }
@@ -93,10 +99,12 @@ int data_type_bits(DataType t) {
 arch::NpuBlockType npu_block_type(OpKind kind) {
   using arch::NpuBlockType;
   switch (kind) {
-    case OpKind::Conv2D: return NpuBlockType::ConvolutionMxN;
+    case OpKind::Conv2D:
+    case OpKind::TransposeConv2D: return NpuBlockType::ConvolutionMxN;
     case OpKind::DepthwiseConv2D: return NpuBlockType::ConvolutionDepthWise;
     case OpKind::MaxPool:
     case OpKind::AvgPool:
+    case OpKind::ResizeBilinear:
     case OpKind::Activation: return NpuBlockType::Pooling;
     case OpKind::FullyConnected:
     case OpKind::MatMul: return NpuBlockType::VectorProduct;
@@ -108,6 +116,10 @@ arch::NpuBlockType npu_block_type(OpKind kind) {
     case OpKind::Minimum:
     case OpKind::Abs:
     case OpKind::LeakyRelu:
+    case OpKind::Shl:
+    case OpKind::Shr:
+    case OpKind::RescaleAdd:
+    case OpKind::Clz:
     case OpKind::Softmax: return NpuBlockType::ElementWise;
     case OpKind::Cpu: return NpuBlockType::Default;
   }
@@ -116,11 +128,12 @@ arch::NpuBlockType npu_block_type(OpKind kind) {
 
 bool is_binary_elementwise(OpKind kind) {
   return kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Mul || kind == OpKind::Maximum ||
-         kind == OpKind::Minimum;
+         kind == OpKind::Minimum || kind == OpKind::Shl || kind == OpKind::Shr || kind == OpKind::RescaleAdd;
 }
 
 bool has_weights(OpKind kind) {
-  return kind == OpKind::Conv2D || kind == OpKind::DepthwiseConv2D || kind == OpKind::FullyConnected;
+  return kind == OpKind::Conv2D || kind == OpKind::DepthwiseConv2D || kind == OpKind::TransposeConv2D ||
+         kind == OpKind::FullyConnected;
 }
 
 bool uses_lut(const Layer& layer) {

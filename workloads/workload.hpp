@@ -40,6 +40,12 @@ enum class OpKind : std::uint8_t {
   LeakyRelu,
   Softmax,
   ReduceSum,
+  TransposeConv2D,  ///< stride-2 transpose convolution: the IFM upscaled 2x by zero insertion, then a stride-1 conv
+  ResizeBilinear,   ///< 2x upscale (a pooling pass with a 2x2 kernel over the upscaled IFM)
+  Shl,         ///< binary elementwise shift left
+  Shr,         ///< binary elementwise shift right
+  RescaleAdd,  ///< binary elementwise add of a rescaled operand
+  Clz,         ///< unary elementwise count leading zeros
   Activation,  ///< a standalone activation (relu, sigmoid, ...), run as a 1x1 average-pooling pass
   Cpu,         ///< an operator the NPU does not run: it runs on the host CPU, is not costed, and its
                ///< tensors stay in the arena (e.g. a TFLite operator Vela leaves to the CPU)
@@ -74,16 +80,20 @@ struct Padding {
   friend bool operator==(const Padding&, const Padding&) = default;
 };
 
-/// One named tensor: a network input, a constant, or the output of exactly one layer.
+/// One named tensor: a network input, a constant, the output of one layer, or a tensor declared under
+/// `tensors:` that one or more layers write parts of (a concatenation, a padded copy).
 struct TensorInfo {
   std::string name;
   std::vector<std::int64_t> dims;  ///< as written (rank 1..4)
   Shape shape;                     ///< NHWC view of dims
   DataType dtype = DataType::Int8;
   bool is_network_input = false;
-  bool is_constant = false;        ///< declared under `constants:` (weights read by an einsum layer)
+  bool is_constant = false;        ///< declared under `constants:`: einsum weights, or a constant operand that
+                                   ///< stays in permanent storage (flash) and takes no arena space
+  bool is_declared = false;        ///< declared under `tensors:`, written by the layers in `writers`
   double quant_scale = 1.0;        ///< every tensor counts as quantized; 1.0 unless the file says otherwise
-  int producer = -1;               ///< layer index, -1 for inputs and constants
+  int producer = -1;               ///< layer index (the first writer), -1 for inputs and constants
+  std::vector<int> writers;        ///< every layer writing the tensor, in file order (producer first)
   std::vector<int> consumers;      ///< layer indices in file order, each once
   common::SourceLocation location;         ///< where the tensor is declared or produced
   /// A produced tensor no layer reads.
@@ -104,6 +114,11 @@ struct Layer {
   OpKind kind = OpKind::Conv2D;
   std::vector<int> inputs;   ///< feature-map tensor indices: ifm, then ifm2 (binary elementwise, matmul)
   int output = -1;           ///< tensor index of the OFM
+  /// The shapes the operation reads, as written under `input_shapes` (empty: the tensors' own): a
+  /// reshaped view of the whole tensor or a part of it (a slice).
+  std::vector<std::vector<std::int64_t>> input_views;
+  std::vector<std::int64_t> output_dims;     ///< `output_shape` as written: the tensor, or the part of a
+                                             ///< declared tensor this layer writes
   int weight_tensor = -1;    ///< declared constant used as fully_connected weights (einsum form), else -1
 
   Shape ifm_shape;           ///< NHWC shapes as the NPU operation sees them
@@ -172,9 +187,9 @@ inline int data_type_bytes(DataType t) { return data_type_bits(t) / 8; }
 
 /// The NPU block type that runs a layer (docs/design/npu-model.md §1.4).
 arch::NpuBlockType npu_block_type(OpKind kind);
-/// True for add, sub, mul, maximum, minimum.
+/// True for add, sub, mul, maximum, minimum, shl, shr, rescale_add.
 bool is_binary_elementwise(OpKind kind);
-/// True for layers with weights of their own (conv2d, depthwise_conv2d, fully_connected).
+/// True for layers with weights of their own (conv2d, depthwise_conv2d, transpose_conv2d, fully_connected).
 bool has_weights(OpKind kind);
 /// True when the layer needs a lookup table in SHRAM (sigmoid, tanh, LUT activations, softmax).
 bool uses_lut(const Layer& layer);

@@ -39,11 +39,19 @@ std::string padding_text(const Layer& l) {
 }
 
 bool spatial(OpKind k) {
-  return k == OpKind::Conv2D || k == OpKind::DepthwiseConv2D || k == OpKind::MaxPool || k == OpKind::AvgPool;
+  return k == OpKind::Conv2D || k == OpKind::DepthwiseConv2D || k == OpKind::MaxPool || k == OpKind::AvgPool ||
+         k == OpKind::TransposeConv2D;
 }
 
 bool fused_activation(OpKind k) {
-  return spatial(k) || k == OpKind::FullyConnected || k == OpKind::MatMul || is_binary_elementwise(k);
+  return spatial(k) || k == OpKind::FullyConnected || k == OpKind::MatMul || k == OpKind::ResizeBilinear ||
+         is_binary_elementwise(k);
+}
+
+/// `{name: .., shape: .., dtype: .., quant_scale: ..}` of a declared tensor.
+std::string declared_line(const TensorInfo& t) {
+  return fmt::format("  - {{name: {}, shape: {}, dtype: {}, quant_scale: {}}}\n", quote(t.name), list(t.dims),
+                     data_type_name(t.dtype), number(t.quant_scale));
 }
 
 std::string layer_line(const Workload& w, const Layer& l) {
@@ -60,8 +68,13 @@ std::string layer_line(const Workload& w, const Layer& l) {
     std::vector<std::string> inputs;
     for (int t : l.inputs) inputs.push_back(quote(w.tensors[static_cast<std::size_t>(t)].name));
     kv.push_back(fmt::format("inputs: [{}]", fmt::join(inputs, ", ")));
+    if (!l.input_views.empty()) {
+      std::vector<std::string> views;
+      for (const auto& v : l.input_views) views.push_back(list(v));
+      kv.push_back(fmt::format("input_shapes: [{}]", fmt::join(views, ", ")));
+    }
     kv.push_back("output: " + quote(out.name));
-    kv.push_back("output_shape: " + list(out.dims));
+    kv.push_back("output_shape: " + list(l.output_dims));
   }
   kv.push_back(fmt::format("dtype: {}", data_type_name(out.dtype)));
   kv.push_back("quant_scale: " + number(out.quant_scale));
@@ -71,7 +84,7 @@ std::string layer_line(const Workload& w, const Layer& l) {
   }
   if (spatial(l.kind)) {
     kv.push_back("kernel: " + pair(l.kernel_h, l.kernel_w));
-    kv.push_back("stride: " + pair(l.stride_y, l.stride_x));
+    if (l.kind != OpKind::TransposeConv2D) kv.push_back("stride: " + pair(l.stride_y, l.stride_x));
     if (l.kind == OpKind::Conv2D || l.kind == OpKind::DepthwiseConv2D) kv.push_back("dilation: " + pair(l.dilation_y, l.dilation_x));
     kv.push_back("padding: " + padding_text(l));
   }
@@ -101,19 +114,19 @@ std::string to_yaml(const Workload& w, const std::string& header) {
   out += "name: " + quote(w.name) + "\n";
   out += "inputs:\n";
   for (const TensorInfo& t : w.tensors) {
-    if (!t.is_network_input) continue;
-    out += fmt::format("  - {{name: {}, shape: {}, dtype: {}, quant_scale: {}}}\n", quote(t.name), list(t.dims),
-                       data_type_name(t.dtype), number(t.quant_scale));
+    if (t.is_network_input) out += declared_line(t);
   }
-  bool any_constant = false;
-  for (const TensorInfo& t : w.tensors) any_constant = any_constant || t.is_constant;
-  if (any_constant) {
-    out += "constants:\n";
+  const auto section = [&](const char* key, bool TensorInfo::*flag) {
+    bool any = false;
     for (const TensorInfo& t : w.tensors) {
-      if (!t.is_constant) continue;
-      out += fmt::format("  - {{name: {}, shape: {}, dtype: {}}}\n", quote(t.name), list(t.dims), data_type_name(t.dtype));
+      if (!(t.*flag)) continue;
+      if (!any) out += fmt::format("{}:\n", key);
+      any = true;
+      out += declared_line(t);
     }
-  }
+  };
+  section("constants", &TensorInfo::is_constant);
+  section("tensors", &TensorInfo::is_declared);
   out += "layers:\n";
   for (const Layer& l : w.layers) out += layer_line(w, l);
   return out;

@@ -129,6 +129,7 @@ std::int64_t rolling_buffer_bytes(const JoinTensor& t, int producer_rows, int co
 }
 
 std::int64_t reserved_bytes(const JoinTensor& t, const TensorCompat& c, bool arena_is_sram) {
+  if (t.constant) return 0;
   switch (c.residence) {
     case Residence::Arena:
       if (!arena_is_sram) return 0;
@@ -228,12 +229,17 @@ JoinResult join(const JoinProblem& problem) {
       const JoinTensor& t = tensors[step.inputs[i]];
       live_input[i] = (t.producer_step >= 0 && t.producer_step < s) || introduced[step.inputs[i]];
     }
-    // Bucket the layer's groups by their compatibility on the live inputs.
+    // A tensor several layers write (a concatenation) is live from its first writer on: a later
+    // writer must store its part where and how the first one placed the tensor.
+    const std::size_t out_slot = step.inputs.size();
+    const bool live_output = tensors[step.output].producer_step >= 0 && tensors[step.output].producer_step < s;
+    // Bucket the layer's groups by their compatibility on the live inputs (and a live output).
     const auto bucket_key = [&](auto compat_of) {
       std::vector<std::pair<Residence, Layout>> key;
       for (std::size_t i = 0; i < step.inputs.size(); ++i) {
         if (live_input[i]) key.push_back({compat_of(i).residence, compat_of(i).layout});
       }
+      if (live_output) key.push_back({compat_of(out_slot).residence, compat_of(out_slot).layout});
       return key;
     };
     std::map<std::vector<std::pair<Residence, Layout>>, std::vector<std::uint32_t>> buckets;
@@ -262,12 +268,16 @@ JoinResult join(const JoinProblem& problem) {
     std::map<LiveKey, std::vector<PairTask>> tasks;
     for (std::uint32_t gi = 0; gi < left.size(); ++gi) {
       const LeftGroup& g = left[gi];
-      std::vector<const LiveEntry*> live_entries(step.inputs.size(), nullptr);
+      std::vector<const LiveEntry*> live_entries(step.inputs.size() + 1, nullptr);
       for (std::size_t i = 0; i < step.inputs.size(); ++i) {
         if (live_input[i]) {
           live_entries[i] = find_live(g.key, step.inputs[i]);
           NPUMAP_ASSERT(live_entries[i] != nullptr);
         }
+      }
+      if (live_output) {
+        live_entries[out_slot] = find_live(g.key, step.output);
+        NPUMAP_ASSERT(live_entries[out_slot] != nullptr);
       }
       const auto bucket = buckets.find(bucket_key([&](std::size_t i) { return live_entries[i]->compat; }));
       if (bucket == buckets.end()) continue;
@@ -292,7 +302,7 @@ JoinResult join(const JoinProblem& problem) {
         }
         const TensorCompat& out_compat = pg.compat.back();
         task.output_rolling = out_compat.residence == Residence::Rolling;
-        insert_live(key, LiveEntry{step.output, out_compat, false});
+        if (!live_output) insert_live(key, LiveEntry{step.output, out_compat, false});
         for (const LiveEntry& e : key) {
           if (!e.dead) task.full_bytes += static_cast<double>(reserved_bytes(tensors[e.tensor], e.compat, problem.arena_is_sram));
         }

@@ -22,9 +22,10 @@ struct JoinTensor {
   int width = 0;
   int channels = 0;
   int element_bytes = 1;
-  int producer_step = -1;          ///< -1 for a network input
+  int producer_step = -1;          ///< step of the first writer; -1 for a network input or constant
   int last_consumer_step = -1;     ///< -1 if nothing consumes it
   bool network_output = false;     ///< live until the end of the network
+  bool constant = false;           ///< a constant operand: read in place from permanent storage, no SRAM
 };
 
 /// SRAM bytes of a rolling buffer between a producer with OFM block height `producer_rows` and a

@@ -56,6 +56,12 @@ model::OpType op_type(OpKind kind) {
     case OpKind::LeakyRelu: return model::OpType::LeakyRelu;
     case OpKind::Softmax: return model::OpType::Abs;
     case OpKind::ReduceSum: return model::OpType::ReduceSum;
+    case OpKind::TransposeConv2D: return model::OpType::TransposeConv2D;
+    case OpKind::ResizeBilinear: return model::OpType::ResizeBilinear;
+    case OpKind::Shl: return model::OpType::SHL;
+    case OpKind::Shr: return model::OpType::SHR;
+    case OpKind::RescaleAdd: return model::OpType::RescaleAdd;
+    case OpKind::Clz: return model::OpType::CLZ;
     case OpKind::Activation: return model::OpType::AvgPool;
     case OpKind::Cpu: break;  // not an NPU pass: lower_layer returns before asking
   }
@@ -81,6 +87,12 @@ model::Shape fc_shape(std::int64_t rows, std::int64_t channels) {
   return model::Shape::of({1, h, w, to_int(channels)});
 }
 
+/// Reads the tensor whole, with the tensor's own shape (not a slice or a reshaped view).
+bool reads_whole(const workloads::Layer& layer, std::size_t input, const workloads::TensorInfo& t) {
+  const workloads::Shape& seen = input == 0 ? layer.ifm_shape : *layer.ifm2_shape;
+  return seen == t.shape;
+}
+
 bool is_conv_dw_pool(OpKind k) {
   return k == OpKind::Conv2D || k == OpKind::DepthwiseConv2D || k == OpKind::MaxPool || k == OpKind::AvgPool ||
          k == OpKind::Activation;
@@ -97,27 +109,30 @@ int position_in_order(const workloads::Workload& w, int layer) {
 bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
   const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
   if (t.producer < 0 || t.consumers.empty()) return false;
+  // Every writer must write the whole tensor with its own shape (a concatenation's slices stay linear).
+  for (int writer : t.writers) {
+    const auto& l = w.layers[static_cast<std::size_t>(writer)];
+    if (l.kind == OpKind::MatMul || l.kind == OpKind::FullyConnected || l.kind == OpKind::Cpu || !(l.ofm_shape == t.shape)) {
+      return false;
+    }
+  }
   for (int c : t.consumers) {
     const auto& layer = w.layers[static_cast<std::size_t>(c)];
     // The CPU reads plain NHWC; fc and matmul read their operands as linear blocks.
     if (layer.kind == OpKind::MatMul || layer.kind == OpKind::FullyConnected || layer.kind == OpKind::Cpu) return false;
     if (layer.kind == OpKind::ReduceSum && t.dtype == workloads::DataType::Int32) return false;
     for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
-      if (layer.inputs[i] != tensor) continue;
-      const workloads::Shape& seen = i == 0 ? layer.ifm_shape : *layer.ifm2_shape;
-      if (!(seen == t.shape)) return false;
+      if (layer.inputs[i] == tensor && !reads_whole(layer, i, t)) return false;
     }
   }
-  const auto& producer = w.layers[static_cast<std::size_t>(t.producer)];
-  return producer.kind != OpKind::MatMul && producer.kind != OpKind::FullyConnected && producer.kind != OpKind::Cpu &&
-         producer.ofm_shape == t.shape;
+  return true;
 }
 
 /// Layer fusion (docs/design/npu-model.md §9): the tensor is the IFM of its only consumer, which runs right after
 /// its producer, and both are convolution, depthwise or pooling passes.
 bool may_roll(const workloads::Workload& w, int tensor) {
   const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
-  if (t.producer < 0 || t.consumers.size() != 1 || !nhcwb16_eligible(w, tensor)) return false;
+  if (t.writers.size() != 1 || t.consumers.size() != 1 || !nhcwb16_eligible(w, tensor)) return false;
   const auto& producer = w.layers[static_cast<std::size_t>(t.producer)];
   const auto& consumer = w.layers[static_cast<std::size_t>(t.consumers[0])];
   if (!is_conv_dw_pool(producer.kind) || !is_conv_dw_pool(consumer.kind)) return false;
@@ -144,6 +159,7 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
   const auto& ofm_t = w.tensors[static_cast<std::size_t>(layer.output)];
   out.input_nhcwb16.assign(layer.inputs.size(), false);
   out.input_linear_only.assign(layer.inputs.size(), true);
+  out.input_constant.assign(layer.inputs.size(), false);
   if (layer.kind == OpKind::Cpu) {
     // Not an NPU pass: the mapspace gives it one zero-cost placement with every tensor in the arena.
     out.cpu = true;
@@ -158,8 +174,9 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
   model::Pass& p = out.base;
   p.op.type = op_type(layer.kind);
   const bool matmul_like = layer.kind == OpKind::FullyConnected || layer.kind == OpKind::MatMul;
+  p.op.resampling = model::ifm_resampling(p.op.type);
   if (!matmul_like && !workloads::is_binary_elementwise(layer.kind) && layer.kind != OpKind::Abs &&
-      layer.kind != OpKind::LeakyRelu && layer.kind != OpKind::Softmax) {
+      layer.kind != OpKind::LeakyRelu && layer.kind != OpKind::Clz && layer.kind != OpKind::Softmax) {
     p.op.kernel = model::Kernel{to_int(layer.kernel_w),   to_int(layer.kernel_h),   to_int(layer.stride_x),
                                 to_int(layer.stride_y),   to_int(layer.dilation_x), to_int(layer.dilation_y)};
     p.op.padding = layer.padding_mode == workloads::PaddingMode::Same    ? model::PaddingMode::Same
@@ -184,10 +201,18 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
   bool has_npu_predecessor = false;
   for (int t : layer.inputs) has_npu_predecessor = has_npu_predecessor || w.tensors[static_cast<std::size_t>(t)].producer >= 0;
   p.has_npu_predecessor = has_npu_predecessor;
+  // Constant operands are read in place from permanent storage, in linear layout.
+  for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
+    if (!w.tensors[static_cast<std::size_t>(layer.inputs[i])].is_constant) continue;
+    out.input_constant[i] = true;
+    model::FeatureMap& fm = i == 0 ? p.ifm : *p.ifm2;
+    fm.mem_area = arch.permanent_storage;
+    fm.format = model::TensorFormat::NHWC;
+    fm.needs_linear_format = true;
+  }
 
   // Weights: the layer's own (conv, depthwise, fc) or, for matmul, the second operand read as weights.
-  const bool own_weights = layer.kind == OpKind::Conv2D || layer.kind == OpKind::DepthwiseConv2D ||
-                           layer.kind == OpKind::FullyConnected;
+  const bool own_weights = workloads::has_weights(layer.kind);
   if (own_weights || layer.kind == OpKind::MatMul) {
     model::Weights wt;
     std::int64_t elems = 1;
@@ -231,14 +256,16 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
   }
 
   // The traversals the op allows (§7.2).
-  if (layer.kind == OpKind::Conv2D) out.traversals = {model::BlockTraversal::DepthFirst, model::BlockTraversal::PartKernelFirst};
+  if (layer.kind == OpKind::Conv2D || layer.kind == OpKind::TransposeConv2D) {
+    out.traversals = {model::BlockTraversal::DepthFirst, model::BlockTraversal::PartKernelFirst};
+  }
   if (layer.kind == OpKind::DepthwiseConv2D) out.traversals = {model::BlockTraversal::DepthWise};
 
   // Feature-map layouts (§4.5) and layer fusion (§9).
   for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
     const bool as_weights = layer.kind == OpKind::MatMul && i == 1;
     out.input_linear_only[i] = as_weights || matmul_like;
-    out.input_nhcwb16[i] = nhcwb16_eligible(w, layer.inputs[i]);
+    out.input_nhcwb16[i] = !out.input_constant[i] && nhcwb16_eligible(w, layer.inputs[i]);
   }
   out.output_linear_only = matmul_like;
   out.output_nhcwb16 = nhcwb16_eligible(w, layer.output);

@@ -32,6 +32,8 @@ struct LoweredLayer {
   std::vector<bool> input_nhcwb16;      ///< per input: may be stored in NHCWB16 (§4.5)
   bool output_nhcwb16 = false;
   std::vector<bool> input_linear_only;  ///< per input: read as a linear block (fc, matmul operands, CPU)
+  /// Per input: a constant operand, read in place from permanent storage (its `base` memory area).
+  std::vector<bool> input_constant;
   bool output_linear_only = false;
   bool input_may_roll = false;    ///< the first input may come through a rolling buffer (§9)
   bool output_may_roll = false;   ///< the output may go through a rolling buffer (§9)

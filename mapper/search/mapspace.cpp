@@ -80,6 +80,7 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
   space.num_inputs = lowered.num_inputs;
   space.base = lowered.base;
   space.batch_repeat = lowered.batch_repeat;
+  space.input_constant = lowered.input_constant;
   space.unsupported = lowered.unsupported;
   const model::Pass& p = space.base;
   if (lowered.cpu) {
@@ -122,7 +123,11 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
   std::vector<std::vector<FmChoice>> in_choices;
   std::array<bool, 2> in_roll{};
   for (std::size_t i = 0; i < static_cast<std::size_t>(lowered.num_inputs); ++i) {
-    in_choices.push_back(fm_choices(arch, lowered.input_nhcwb16[i] && !lowered.input_linear_only[i]));
+    if (lowered.input_constant[i]) {
+      in_choices.push_back({FmChoice{Residence::Arena, Layout::Linear}});  // stays where it is stored
+    } else {
+      in_choices.push_back(fm_choices(arch, lowered.input_nhcwb16[i] && !lowered.input_linear_only[i]));
+    }
     in_roll[i] = options.fusion && i == 0 && lowered.input_may_roll;
   }
   const std::vector<FmChoice> out_choices = fm_choices(arch, lowered.output_nhcwb16 && !lowered.output_linear_only);
@@ -162,8 +167,8 @@ LayerSpace make_layer_space(const arch::Arch& arch, const workloads::Workload& w
 model::Pass make_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl,
                       const model::BlockConfig& bc) {
   model::Pass p = space.base;
-  place_fm(arch, p.ifm, tpl.inputs[0]);
-  if (p.ifm2) place_fm(arch, *p.ifm2, tpl.inputs[1]);
+  if (!space.input_constant[0]) place_fm(arch, p.ifm, tpl.inputs[0]);
+  if (p.ifm2 && !space.input_constant[1]) place_fm(arch, *p.ifm2, tpl.inputs[1]);
   place_fm(arch, p.ofm, tpl.output);
   if (p.weights) {
     p.weights->traversal = tpl.traversal;

@@ -67,6 +67,7 @@ struct LayerSpace {
   int num_inputs = 1;
   model::Pass base;             ///< the pass with the layer's shapes; templates and block configs fill in the rest
   int batch_repeat = 1;         ///< a batched matmul runs as this many identical passes
+  std::vector<bool> input_constant;  ///< per input: a constant read in place (placement fixed by `base`)
   std::vector<Template> templates;
   std::vector<model::BlockConfig> block_configs;  ///< every valid config (§8), Vela's order
   std::uint64_t block_config_grid = 0;  ///< configs tried before the SHRAM check (§8.4 loop)

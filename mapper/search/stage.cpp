@@ -63,6 +63,7 @@ FmSram own_fm_sram(const arch::Arch& arch, const workloads::Workload& w, int lay
   const auto bytes = [&](int tensor, const FmChoice& c) -> std::int64_t {
     if (!(c.residence == Residence::Sram || arena_is_sram)) return 0;
     const auto& info = w.tensors[static_cast<std::size_t>(tensor)];
+    if (info.is_constant) return 0;  // read in place from permanent storage
     return fm_storage_bytes(info.shape, workloads::data_type_bytes(info.dtype), c.layout);
   };
   FmSram out;
@@ -100,6 +101,7 @@ bool same_stage_input(const StageInput& a, const StageInput& b) {
   const LayerSpace& x = a.space;
   const LayerSpace& y = b.space;
   return x.num_inputs == y.num_inputs && x.cpu == y.cpu && x.batch_repeat == y.batch_repeat &&
+         x.input_constant == y.input_constant &&
          x.block_config_grid == y.block_config_grid && x.unsupported == y.unsupported && x.base == y.base &&
          x.block_configs == y.block_configs && x.templates == y.templates && a.fm == b.fm;
 }
@@ -442,9 +444,15 @@ JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload&
     jt.width = static_cast<int>(t.shape.w);
     jt.channels = static_cast<int>(t.shape.c);
     jt.element_bytes = elem;
-    jt.producer_step = t.producer >= 0 ? step_of[static_cast<std::size_t>(t.producer)] : -1;
+    // Live from the first writer to run (a concatenation has several).
+    jt.producer_step = -1;
+    for (int writer : t.writers) {
+      const int step = step_of[static_cast<std::size_t>(writer)];
+      jt.producer_step = jt.producer_step < 0 ? step : std::min(jt.producer_step, step);
+    }
     for (int c : t.consumers) jt.last_consumer_step = std::max(jt.last_consumer_step, step_of[static_cast<std::size_t>(c)]);
     jt.network_output = t.is_network_output();
+    jt.constant = t.is_constant;
     p.tensors.push_back(jt);
   }
   for (int layer : w.topological_order) {
