@@ -149,8 +149,8 @@ std::vector<std::string> keys_for(OpKind kind) {
     case OpKind::Clz:
     case OpKind::Abs:
     case OpKind::LeakyRelu:
+    case OpKind::ReduceSum: add({"activation"}); break;
     case OpKind::Softmax:
-    case OpKind::ReduceSum:
     case OpKind::Activation: break;
     case OpKind::Cpu: add({"operator", "reason"}); break;
   }

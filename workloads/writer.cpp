@@ -5,22 +5,7 @@
 namespace npumap::workloads {
 namespace {
 
-/// A YAML double-quoted scalar: any name survives (slashes, colons, quotes, non-ASCII bytes).
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
+std::string quote(const std::string& s) { return yaml_quote(s); }
 
 /// Shortest decimal that reads back as the same double.
 std::string number(double v) { return fmt::format("{}", v); }
@@ -45,6 +30,7 @@ bool spatial(OpKind k) {
 
 bool fused_activation(OpKind k) {
   return spatial(k) || k == OpKind::FullyConnected || k == OpKind::MatMul || k == OpKind::ResizeBilinear ||
+         k == OpKind::Abs || k == OpKind::LeakyRelu || k == OpKind::Clz || k == OpKind::ReduceSum ||
          is_binary_elementwise(k);
 }
 
@@ -99,6 +85,22 @@ std::string layer_line(const Workload& w, const Layer& l) {
 }
 
 }  // namespace
+
+std::string yaml_quote(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
 
 std::string to_yaml(const Workload& w, const std::string& header) {
   std::string out;

@@ -10,6 +10,10 @@
 
 namespace npumap::workloads {
 
+/// A YAML double-quoted scalar that reads back as `s` (any bytes: slashes, colons, quotes, control
+/// characters as \x escapes).
+std::string yaml_quote(const std::string& s);
+
 /// The workload as YAML text; `header` (may be empty) is written first as comment lines.
 std::string to_yaml(const Workload& workload, const std::string& header = {});
 

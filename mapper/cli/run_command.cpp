@@ -23,6 +23,7 @@
 #include "mapper/report/result_document.hpp"
 #include "mapper/search/map_network.hpp"
 #include "workloads/loader.hpp"
+#include "workloads/tflite/import.hpp"
 #include "workloads/weight_compression.hpp"
 #include "workloads/zoo.hpp"
 
@@ -73,7 +74,10 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   const std::string workload_path = workloads::is_zoo_name(options.workload) && !std::filesystem::exists(options.workload)
                                         ? workloads::zoo_file(options.workload, "--workload")
                                         : options.workload;
-  workloads::Workload workload = workloads::load_workload(workload_path);
+  tflite::ImportOptions import;
+  import.accelerator_config = arch.accel.name;
+  import.vela_rewrites = options.vela_rewrites;
+  workloads::Workload workload = tflite::load_network(workload_path, import);
   if (!options.weight_compression_file.empty()) {
     workloads::apply_weight_compression_file(workload, options.weight_compression_file);
   }

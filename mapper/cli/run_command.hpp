@@ -18,7 +18,8 @@ enum class Format : std::uint8_t { Text, Json, Csv };
 /// Everything a mapping run depends on: the one source of truth for its options. The CLI binds flags
 /// to these fields; the result document records the effective values.
 struct RunOptions {
-  std::string workload;                    ///< workload YAML path (required)
+  std::string workload;                    ///< workload YAML or .tflite path, or a zoo name (required)
+  bool vela_rewrites = true;               ///< .tflite: apply Vela's graph rewrites (--no-vela-rewrites: off)
   std::string arch = "ethos-u55-256";      ///< preset name or arch YAML path
   std::string system_config;                ///< overrides the arch's system config (Vela's names); empty: keep
   std::string memory_mode;                  ///< overrides the arch's memory mode (Vela's names); empty: keep

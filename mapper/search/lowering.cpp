@@ -232,7 +232,10 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
       for (int v : dims) elems *= v;
     }
     const double raw = static_cast<double>(elems) * model::size_in_bytes(wt.dtype) * wt.compression_scale;
-    wt.storage_shape = model::Shape::of({1, 1, 1, to_int(model::round_up(static_cast<std::int64_t>(std::ceil(raw)), 16))});
+    // Encoded bytes, rounded up to the 16-byte stream alignment; the 1e-6 absorbs the rounding of a
+    // ratio written as bytes / elements (an imported layer's exact encoded size).
+    wt.storage_shape =
+        model::Shape::of({1, 1, 1, to_int(model::round_up(static_cast<std::int64_t>(std::ceil(raw - 1e-6)), 16))});
     wt.mem_area = arch.permanent_storage;
     p.weights = wt;
   }

@@ -221,7 +221,7 @@ std::string list_points(const SweepSpec& spec) {
 Json compute_sweep_point(const SweepSpec& spec, const SweepPoint& point, bool share_layers,
                          const common::StopToken& stop, bool& complete) {
   std::vector<const workloads::Workload*> workloads;
-  for (const auto& w : spec.workloads) workloads.push_back(&w.workload);
+  for (const auto& w : spec.workloads) workloads.push_back(&w.for_accelerator(point.arch.accel.name));
   search::SearchOptions options;
   options.objectives = spec.objectives;
   options.fusion = spec.fusion;

@@ -21,6 +21,7 @@
 #include "common/yaml_reader.hpp"
 #include "npumap_version.hpp"
 #include "workloads/loader.hpp"
+#include "workloads/tflite/import.hpp"
 #include "workloads/zoo.hpp"
 
 namespace npumap::sweep {
@@ -224,7 +225,7 @@ SweepSpec load_sweep_spec(const std::string& path) {
     for (const auto& other : spec.workloads) {
       if (other.id == w.id) throw item.error(fmt::format("workload `{}` is listed twice", w.id), "list each workload once");
     }
-    w.workload = workloads::load_workload(w.path);
+    w.workload = tflite::load_network(w.path, tflite::ImportOptions{});
     spec.workloads.push_back(std::move(w));
   }
 
@@ -323,6 +324,20 @@ SweepSpec load_sweep_spec(const std::string& path) {
     seen.emplace(canonical, point.id);
     point.arch = build_point_arch(spec, point.id, settings[i], path);
     spec.points.push_back(std::move(point));
+  }
+
+  // A .tflite model is lowered as Vela lowers it for each accelerator the points use.
+  for (auto& w : spec.workloads) {
+    if (!tflite::is_tflite_path(w.path)) continue;
+    for (const SweepPoint& point : spec.points) {
+      const std::string& accel = point.arch.accel.name;
+      if (w.by_accelerator.count(accel) != 0) continue;
+      tflite::ImportOptions options;
+      options.accelerator_config = accel;
+      workloads::Workload lowered = tflite::import_tflite(w.path, options).workload;
+      lowered.source_file = w.path;
+      w.by_accelerator.emplace(accel, std::move(lowered));
+    }
   }
 
   // Fingerprint: what the results depend on.

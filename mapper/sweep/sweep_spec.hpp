@@ -7,6 +7,7 @@
 // at its file:line:col in the spec).
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,8 +21,16 @@ namespace npumap::sweep {
 /// One workload of a sweep.
 struct SweepWorkload {
   std::string id;    ///< file stem: the name used in outputs ("resnet18")
-  std::string path;  ///< resolved path of its YAML file
-  workloads::Workload workload;
+  std::string path;  ///< resolved path of its YAML or .tflite file
+  workloads::Workload workload;  ///< as loaded (a .tflite: lowered for the base arch's accelerator)
+  /// A .tflite model lowered for each accelerator the points use (Vela's lowering and weight
+  /// encoding depend on it); empty for YAML workloads.
+  std::map<std::string, workloads::Workload> by_accelerator;
+  /// The workload a point with this accelerator maps.
+  const workloads::Workload& for_accelerator(const std::string& accelerator) const {
+    const auto it = by_accelerator.find(accelerator);
+    return it == by_accelerator.end() ? workload : it->second;
+  }
 };
 
 /// One arch point: the base arch with some parameters set.

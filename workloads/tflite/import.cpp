@@ -1,0 +1,529 @@
+#include "workloads/tflite/import.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <fstream>
+#include <optional>
+#include <queue>
+#include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "common/user_error.hpp"
+#include "workloads/loader.hpp"
+#include "workloads/tflite/reader.hpp"
+#include "workloads/tflite/weight_encoding.hpp"
+#include "workloads/writer.hpp"
+
+namespace npumap::tflite {
+namespace {
+
+using workloads::DataType;
+
+/// The OFM block depth the importer encodes weights for. The mapper picks the block config later,
+/// so one representative depth stands in for all of them: 16 is the depth Vela's block-config search
+/// picks most often for layers with 16 or more output channels, and a smaller layer uses its own depth
+/// (rounded up to the micro-block). docs/design/tflite-import.md gives the accuracy this reaches.
+int representative_block_depth(int ofm_depth, const WeightAccelerator& accel) {
+  const int ublock = accel.ofm_ublock_depth;
+  return std::min(16, (ofm_depth + ublock - 1) / ublock * ublock);
+}
+
+[[noreturn]] void fail(const Model& model, const std::string& where, const std::string& message,
+                       const std::string& hint = {}) {
+  throw common::UserError(common::SourceLocation{model.name, 0, 0}, where, message, hint);
+}
+
+/// The workload data type of a feature map the NPU reads or writes.
+std::optional<DataType> npu_data_type(TensorType t) {
+  switch (t) {
+    case TensorType::INT8: return DataType::Int8;
+    case TensorType::UINT8: return DataType::UInt8;
+    case TensorType::INT16: return DataType::Int16;
+    case TensorType::INT32: return DataType::Int32;
+    default: return std::nullopt;
+  }
+}
+
+/// A tensor only CPU operators touch lives in the arena and matters only by its size: other element
+/// types are written as the workload type of the same width.
+std::optional<DataType> arena_data_type(TensorType t) {
+  if (auto d = npu_data_type(t)) return d;
+  switch (t) {
+    case TensorType::FLOAT32: return DataType::Int32;
+    case TensorType::FLOAT16: return DataType::Int16;
+    case TensorType::BOOL: return DataType::Int8;
+    default: return std::nullopt;
+  }
+}
+
+/// A lowered tensor's shape as workload dims (rank 1..4): a scalar is [1]; leading dimensions past
+/// four are merged into the first of the remaining four.
+std::vector<std::int64_t> workload_dims(const std::vector<std::int32_t>& shape) {
+  std::vector<std::int64_t> d(shape.begin(), shape.end());
+  if (d.empty()) return {1};
+  while (d.size() > 4 && d.front() == 1) d.erase(d.begin());
+  while (d.size() > 4) {
+    d[1] *= d[0];
+    d.erase(d.begin());
+  }
+  return d;
+}
+
+std::vector<std::int64_t> dims4(const Shape4& s) { return {s[0], s[1], s[2], s[3]}; }
+
+std::string list(const std::vector<std::int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
+
+std::string number(double v) { return fmt::format("{}", v); }
+
+/// The workload op of a pass's primary op.
+const char* op_text(const Model& model, const NpuPass& p) {
+  switch (p.op_type) {
+    case VelaOpType::Conv2DBias: return "conv2d";
+    case VelaOpType::DepthwiseConv2DBias: return "depthwise_conv2d";
+    case VelaOpType::FullyConnected: return "fully_connected";
+    case VelaOpType::Conv2DBackpropInputSwitchedBias: return "transpose_conv2d";
+    case VelaOpType::AvgPool: return "avg_pool";
+    case VelaOpType::MaxPool: return "max_pool";
+    case VelaOpType::ReduceSum: return "reduce_sum";
+    case VelaOpType::ResizeBilinear: return "resize_bilinear";
+    case VelaOpType::Add: return "add";
+    case VelaOpType::Sub: return "sub";
+    case VelaOpType::Mul: return "mul";
+    case VelaOpType::Maximum: return "maximum";
+    case VelaOpType::Minimum: return "minimum";
+    case VelaOpType::SHL: return "shl";
+    case VelaOpType::SHR: return "shr";
+    case VelaOpType::RescaleAdd: return "rescale_add";
+    case VelaOpType::Abs: return "abs";
+    case VelaOpType::CLZ: return "clz";
+    case VelaOpType::LeakyRelu: return "leaky_relu";
+    default: break;
+  }
+  fail(model, "passes", fmt::format("pass '{}' has primary op {}, which no workload op runs", p.name,
+                                    vela_op_type_name(p.op_type)));
+}
+
+/// The workload spelling of a pass's activation. Clip (a clamp to the output range) costs what no
+/// activation costs (docs/design/npu-model.md §1.2: index 2, "none or any other").
+const char* activation_text(NpuActivation a) {
+  switch (a) {
+    case NpuActivation::None:
+    case NpuActivation::Clip: return "none";
+    case NpuActivation::Relu: return "relu";
+    case NpuActivation::Relu6: return "relu6";
+    case NpuActivation::ReluN1To1: return "relu_n1_to_1";
+    case NpuActivation::Sigmoid: return "sigmoid";
+    case NpuActivation::Tanh: return "tanh";
+    case NpuActivation::LUT: return "lut";
+  }
+  return "none";
+}
+
+bool spatial(VelaOpType t) {
+  return t == VelaOpType::Conv2DBias || t == VelaOpType::DepthwiseConv2DBias || t == VelaOpType::AvgPool ||
+         t == VelaOpType::MaxPool || t == VelaOpType::Conv2DBackpropInputSwitchedBias;
+}
+
+bool has_weights(VelaOpType t) {
+  return t == VelaOpType::Conv2DBias || t == VelaOpType::DepthwiseConv2DBias || t == VelaOpType::FullyConnected ||
+         t == VelaOpType::Conv2DBackpropInputSwitchedBias;
+}
+
+/// Encoded / raw weight bytes of a pass, from Vela's weight encoder on the real weight values (or,
+/// for weights the lowering creates, such as MEAN's averaging kernel, on unit weights of the pass's
+/// shape).
+double weight_compression(const Model& model, const NpuPass& p, const WeightAccelerator& accel, bool rewrites) {
+  std::int64_t raw = 1;
+  for (std::int32_t d : p.weights_shape) raw *= d;
+  if (raw <= 0) fail(model, "passes", fmt::format("pass '{}' has an empty weight shape", p.name));
+  const int ofm_depth = p.weights_shape.empty() ? 1 : p.weights_shape[0];
+  WeightEncoding enc;
+  const bool from_model =
+      p.tflite_op_index >= 0 && p.weights_tensor >= 0 && !model.subgraphs.empty() &&
+      static_cast<std::size_t>(p.tflite_op_index) < model.subgraphs[0].operators.size();
+  if (from_model) {
+    OperatorWeightOptions o;
+    o.accelerator = accel;
+    o.ofm_block_depth = representative_block_depth(ofm_depth, accel);
+    o.first_layer_rewrite = rewrites;
+    enc = encode_operator_weights(model, 0, p.tflite_op_index, o);
+  } else {
+    // Weights the lowering creates: OHWI of unit values.
+    WeightEncodingInput in;
+    in.ofm_depth = p.weights_shape.size() > 0 ? p.weights_shape[0] : 1;
+    in.kernel_h = p.weights_shape.size() > 1 ? p.weights_shape[1] : 1;
+    in.kernel_w = p.weights_shape.size() > 2 ? p.weights_shape[2] : 1;
+    in.ifm_depth = p.weights_shape.size() > 3 ? p.weights_shape[3] : 1;
+    in.values.assign(static_cast<std::size_t>(raw), 1);
+    in.block_type = p.op_type == VelaOpType::DepthwiseConv2DBias ? WeightBlockType::Depthwise
+                    : p.op_type == VelaOpType::FullyConnected    ? WeightBlockType::FullyConnected
+                    : p.op_type == VelaOpType::Conv2DBackpropInputSwitchedBias ? WeightBlockType::TransposeConv
+                                                                               : WeightBlockType::Conv;
+    in.ifm_bits = p.ifm_type == TensorType::INT16 ? 16 : 8;
+    in.traversal = choose_traversal(in.block_type, in.kernel_h, in.kernel_w, in.ifm_depth, in.ifm_bits);
+    in.ofm_block_depth = representative_block_depth(in.ofm_depth, accel);
+    in.accelerator = accel;
+    in.dilation_h = p.kernel.dilation_h;
+    in.dilation_w = p.kernel.dilation_w;
+    enc = encode_weights(in);
+  }
+  return static_cast<double>(enc.total_bytes) / static_cast<double>(raw);
+}
+
+/// Builds the workload YAML of a lowered graph.
+class Converter {
+ public:
+  Converter(const Model& model, const NpuGraph& g, const ImportOptions& options)
+      : model_(model), g_(g), options_(options), accel_(weight_accelerator(options.accelerator_config.empty()
+                                                                                 ? "ethos-u55-128"
+                                                                                 : options.accelerator_config)) {}
+
+  std::string run() {
+    name_tensors();
+    classify_tensors();
+    const std::vector<int> order = node_order();
+    std::string layers;
+    for (int node : order) {
+      if (node < num_passes()) {
+        layers += pass_line(g_.passes[static_cast<std::size_t>(node)]);
+      } else {
+        layers += cpu_lines(g_.cpu_ops[static_cast<std::size_t>(node - num_passes())]);
+      }
+    }
+    std::string out;
+    out += fmt::format("# Imported from {} by npu-mapper: the NPU passes and CPU operators of Vela 2.1's lowering\n",
+                       model_.name);
+    out += fmt::format("# ({}, Vela rewrites {}). Weight compression: Vela's weight encoder on the model's weights.\n",
+                       options_.accelerator_config.empty() ? "ethos-u55-128" : options_.accelerator_config,
+                       options_.vela_rewrites ? "on" : "off");
+    out += "name: " + workloads::yaml_quote(network_name()) + "\n";
+    out += "inputs:\n" + section(Role::Input);
+    if (any(Role::Constant)) out += "constants:\n" + section(Role::Constant);
+    if (any(Role::Declared)) out += "tensors:\n" + section(Role::Declared);
+    out += "layers:\n" + layers;
+    return out;
+  }
+
+ private:
+  enum class Role : std::uint8_t { Unused, Input, Constant, Declared, Output };
+
+  int num_passes() const { return static_cast<int>(g_.passes.size()); }
+
+  std::string network_name() const {
+    std::string n = model_.name;
+    const auto slash = n.find_last_of('/');
+    if (slash != std::string::npos) n = n.substr(slash + 1);
+    const auto dot = n.rfind(".tflite");
+    if (dot != std::string::npos && dot > 0) n = n.substr(0, dot);
+    return n.empty() ? std::string("model") : n;
+  }
+
+  // ---- tensors ----
+
+  /// Unique names: a lowered tensor keeps its name, a repeated one gets "#2", "#3", ...
+  void name_tensors() {
+    std::unordered_map<std::string, int> seen;
+    for (const auto& t : g_.tensors) {
+      std::string n = t.name.empty() ? std::string("tensor") : t.name;
+      int& count = seen[n];
+      ++count;
+      tensor_names_.push_back(count == 1 ? n : fmt::format("{}#{}", n, count));
+    }
+  }
+
+  const LoweredTensor& lt(int t) const { return g_.tensors[static_cast<std::size_t>(t)]; }
+
+  std::vector<std::int64_t> dims(int t) const { return workload_dims(lt(t).shape); }
+
+  DataType dtype(int t, bool npu) const {
+    const TensorType type = lt(t).dtype;
+    const auto d = npu ? npu_data_type(type) : arena_data_type(type);
+    if (!d) {
+      fail(model_, fmt::format("tensors['{}']", lt(t).name),
+           fmt::format("tensor '{}' is {}, which {}", lt(t).name, tensor_type_name(type),
+                       npu ? "the NPU does not read or write" : "has no workload type of its width"),
+           "npu-mapper maps networks whose arena tensors are int8, uint8, int16 or int32 (or 4-, 2-, 1-byte "
+           "tensors only the CPU touches)");
+    }
+    return *d;
+  }
+
+  double quant_scale(int t) const {
+    const NpuQuant& q = lt(t).quant;
+    return q.quantized() && q.scale[0] > 0.0f ? static_cast<double>(q.scale[0]) : 1.0;
+  }
+
+  /// The tensors the passes read as feature maps and the CPU operators touch, and how the workload
+  /// declares each.
+  void classify_tensors() {
+    role_.assign(g_.tensors.size(), Role::Unused);
+    npu_touched_.assign(g_.tensors.size(), false);
+    std::vector<int> writes(g_.tensors.size(), 0);
+    std::vector<bool> whole(g_.tensors.size(), true);
+    std::vector<bool> read(g_.tensors.size(), false);
+    for (const NpuPass& p : g_.passes) {
+      for (int t : {p.ifm, p.has_ifm2 ? p.ifm2 : -1}) {
+        if (t < 0) continue;
+        read[static_cast<std::size_t>(t)] = true;
+        npu_touched_[static_cast<std::size_t>(t)] = true;
+      }
+      ++writes[static_cast<std::size_t>(p.ofm)];
+      npu_touched_[static_cast<std::size_t>(p.ofm)] = true;
+      if (workloads::nhwc_view(output_dims(p)) != workloads::nhwc_view(dims(p.ofm))) {
+        whole[static_cast<std::size_t>(p.ofm)] = false;
+      }
+    }
+    for (const CpuOp& c : g_.cpu_ops) {
+      for (int t : cpu_inputs(c)) read[static_cast<std::size_t>(t)] = true;
+      for (int t : c.outputs) ++writes[static_cast<std::size_t>(t)];
+    }
+    for (std::size_t t = 0; t < g_.tensors.size(); ++t) {
+      if (writes[t] > 1 || (writes[t] == 1 && !whole[t])) {
+        role_[t] = Role::Declared;
+      } else if (writes[t] == 1) {
+        role_[t] = Role::Output;
+      } else if (read[t]) {
+        role_[t] = g_.tensors[t].constant ? Role::Constant : Role::Input;
+      }
+    }
+  }
+
+  /// The feature maps a CPU operator reads: its non-constant inputs, or its constants when it reads
+  /// nothing else (a CPU operator has at least one input in the workload).
+  std::vector<int> cpu_inputs(const CpuOp& c) const {
+    std::vector<int> ins;
+    for (int t : c.inputs) {
+      if (t >= 0 && !lt(t).constant && std::find(ins.begin(), ins.end(), t) == ins.end()) ins.push_back(t);
+    }
+    if (ins.empty()) {
+      for (int t : c.inputs) {
+        if (t >= 0 && std::find(ins.begin(), ins.end(), t) == ins.end()) ins.push_back(t);
+      }
+    }
+    return ins;
+  }
+
+  bool any(Role r) const { return std::find(role_.begin(), role_.end(), r) != role_.end(); }
+
+  std::string section(Role r) const {
+    std::string out;
+    for (std::size_t t = 0; t < g_.tensors.size(); ++t) {
+      if (role_[t] != r) continue;
+      const int ti = static_cast<int>(t);
+      out += fmt::format("  - {{name: {}, shape: {}, dtype: {}, quant_scale: {}}}\n",
+                         workloads::yaml_quote(tensor_names_[t]), list(dims(ti)),
+                         workloads::data_type_name(dtype(ti, npu_touched_[t])), number(quant_scale(ti)));
+    }
+    return out;
+  }
+
+  // ---- order ----
+
+  /// Passes and CPU operators in an order that respects every tensor's writers and readers: Kahn's
+  /// algorithm, ready nodes taken by TFLite operator index, then by position in Vela's pass order.
+  std::vector<int> node_order() const {
+    const int n = num_passes() + static_cast<int>(g_.cpu_ops.size());
+    const auto node_of = [&](const NodeRef& r) { return r.kind == NodeRef::Kind::NpuPass ? r.index : num_passes() + r.index; };
+    std::vector<std::vector<int>> succ(static_cast<std::size_t>(n));
+    std::vector<int> indegree(static_cast<std::size_t>(n), 0);
+    for (const LoweredTensor& t : g_.tensors) {
+      for (const NodeRef& w : t.producers) {
+        for (const NodeRef& r : t.consumers) {
+          const int a = node_of(w);
+          const int b = node_of(r);
+          if (a == b) continue;
+          succ[static_cast<std::size_t>(a)].push_back(b);
+          ++indegree[static_cast<std::size_t>(b)];
+        }
+      }
+    }
+    const auto key = [&](int node) {
+      const int op = node < num_passes() ? g_.passes[static_cast<std::size_t>(node)].tflite_op_index
+                                         : g_.cpu_ops[static_cast<std::size_t>(node - num_passes())].tflite_op_index;
+      return std::make_tuple(op < 0 ? INT_MAX : op, node);
+    };
+    using Key = std::tuple<int, int>;
+    std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
+    for (int v = 0; v < n; ++v) {
+      if (indegree[static_cast<std::size_t>(v)] == 0) ready.push(key(v));
+    }
+    std::vector<int> order;
+    while (!ready.empty()) {
+      const int v = std::get<1>(ready.top());
+      ready.pop();
+      order.push_back(v);
+      for (int u : succ[static_cast<std::size_t>(v)]) {
+        if (--indegree[static_cast<std::size_t>(u)] == 0) ready.push(key(u));
+      }
+    }
+    if (static_cast<int>(order.size()) != n) fail(model_, "operators", "the lowered graph has a cycle");
+    return order;
+  }
+
+  // ---- layers ----
+
+  std::string layer_name(const std::string& wanted) {
+    std::string n = wanted.empty() ? std::string("layer") : wanted;
+    int& count = layer_names_[n];
+    ++count;
+    return count == 1 ? n : fmt::format("{}#{}", n, count);
+  }
+
+  /// The shape a pass writes, as the workload layer states it (fully connected: [rows, O]).
+  static std::vector<std::int64_t> output_dims(const NpuPass& p) {
+    if (p.op_type == VelaOpType::FullyConnected) {
+      return {static_cast<std::int64_t>(p.ofm_shape[0]) * p.ofm_shape[1] * p.ofm_shape[2], p.ofm_shape[3]};
+    }
+    return dims4(p.ofm_shape);
+  }
+
+  /// The shape a pass reads an operand as (fully connected: [rows, I]).
+  static std::vector<std::int64_t> input_dims(const NpuPass& p, const Shape4& s) {
+    if (p.op_type == VelaOpType::FullyConnected) {
+      return {static_cast<std::int64_t>(s[0]) * s[1] * s[2], s[3]};
+    }
+    return dims4(s);
+  }
+
+  std::string pass_line(const NpuPass& p) {
+    std::vector<std::string> kv;
+    const char* op = op_text(model_, p);
+    kv.push_back("name: " + workloads::yaml_quote(layer_name(p.name)));
+    kv.push_back(fmt::format("op: {}", op));
+    // Operands in the NPU's order: Vela reads a broadcast first operand second (npu_lowering.hpp).
+    std::vector<int> ins;
+    std::vector<Shape4> seen;
+    if (p.has_ifm2 && p.operands_reversed) {
+      ins = {p.ifm2, p.ifm};
+    } else if (p.has_ifm2) {
+      ins = {p.ifm, p.ifm2};
+    } else {
+      ins = {p.ifm};
+    }
+    seen = {p.ifm_shape};
+    if (p.has_ifm2) seen.push_back(p.ifm2_shape);
+    std::vector<std::string> names;
+    std::vector<std::string> views;
+    bool any_view = false;
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+      if (ins[i] < 0) fail(model_, "passes", fmt::format("pass '{}' has no input feature map", p.name));
+      names.push_back(workloads::yaml_quote(tensor_names_[static_cast<std::size_t>(ins[i])]));
+      const std::vector<std::int64_t> v = input_dims(p, seen[i]);
+      views.push_back(list(v));
+      if (workloads::nhwc_view(v) != workloads::nhwc_view(dims(ins[i]))) any_view = true;
+    }
+    kv.push_back(fmt::format("inputs: [{}]", fmt::join(names, ", ")));
+    if (any_view) kv.push_back(fmt::format("input_shapes: [{}]", fmt::join(views, ", ")));
+    kv.push_back("output: " + workloads::yaml_quote(tensor_names_[static_cast<std::size_t>(p.ofm)]));
+    const bool declared = role_[static_cast<std::size_t>(p.ofm)] == Role::Declared;
+    kv.push_back("output_shape: " + list(declared ? output_dims(p) : dims(p.ofm)));
+    if (!declared) {
+      kv.push_back(fmt::format("dtype: {}", workloads::data_type_name(dtype(p.ofm, true))));
+      kv.push_back("quant_scale: " + number(quant_scale(p.ofm)));
+    }
+    if (spatial(p.op_type)) {
+      kv.push_back(fmt::format("kernel: [{}, {}]", p.kernel.h, p.kernel.w));
+      if (p.op_type != VelaOpType::Conv2DBackpropInputSwitchedBias) {
+        kv.push_back(fmt::format("stride: [{}, {}]", p.kernel.stride_h, p.kernel.stride_w));
+      }
+      if (p.op_type == VelaOpType::Conv2DBias || p.op_type == VelaOpType::DepthwiseConv2DBias) {
+        kv.push_back(fmt::format("dilation: [{}, {}]", p.kernel.dilation_h, p.kernel.dilation_w));
+      }
+      const auto& e = p.explicit_padding;
+      kv.push_back(fmt::format("padding: [{}, {}, {}, {}]", e[0], e[1], e[2], e[3]));
+    }
+    kv.push_back(fmt::format("activation: {}", activation_text(p.activation)));
+    if (has_weights(p.op_type)) {
+      if (p.weights_type != TensorType::INT8 && p.weights_type != TensorType::UINT8) {
+        fail(model_, "passes", fmt::format("pass '{}' has {} weights; the NPU reads int8 or uint8 weights", p.name,
+                                           tensor_type_name(p.weights_type)));
+      }
+      kv.push_back("bias: true");
+      kv.push_back(fmt::format("weight_dtype: {}", p.weights_type == TensorType::UINT8 ? "uint8" : "int8"));
+      kv.push_back("weight_compression: " +
+                   number(weight_compression(model_, p, accel_, options_.vela_rewrites)));
+    }
+    return fmt::format("  - {{{}}}\n", fmt::join(kv, ", "));
+  }
+
+  std::string cpu_lines(const CpuOp& c) {
+    const std::vector<int> ins = cpu_inputs(c);
+    std::string out;
+    if (ins.empty()) return out;  // nothing to read: its outputs are declared as network inputs
+    std::vector<std::string> names;
+    for (int t : ins) names.push_back(workloads::yaml_quote(tensor_names_[static_cast<std::size_t>(t)]));
+    std::string reason = fmt::format("{}", fmt::join(c.reason, " "));
+    const std::string op = c.vela_type.empty() ? std::string(operator_name(c.builtin)) : c.vela_type;
+    for (std::size_t k = 0; k < c.outputs.size(); ++k) {
+      const int t = c.outputs[k];
+      if (t < 0) continue;
+      std::vector<std::string> kv;
+      kv.push_back("name: " + workloads::yaml_quote(layer_name(c.name)));
+      kv.push_back("op: cpu");
+      kv.push_back(fmt::format("inputs: [{}]", fmt::join(names, ", ")));
+      kv.push_back("output: " + workloads::yaml_quote(tensor_names_[static_cast<std::size_t>(t)]));
+      kv.push_back("output_shape: " + list(dims(t)));
+      if (role_[static_cast<std::size_t>(t)] != Role::Declared) {
+        kv.push_back(fmt::format("dtype: {}", workloads::data_type_name(dtype(t, npu_touched_[static_cast<std::size_t>(t)]))));
+        kv.push_back("quant_scale: " + number(quant_scale(t)));
+      }
+      kv.push_back("operator: " + workloads::yaml_quote(op));
+      kv.push_back("reason: " + workloads::yaml_quote(reason));
+      out += fmt::format("  - {{{}}}\n", fmt::join(kv, ", "));
+    }
+    return out;
+  }
+
+  const Model& model_;
+  const NpuGraph& g_;
+  const ImportOptions& options_;
+  WeightAccelerator accel_;
+  std::vector<std::string> tensor_names_;
+  std::vector<Role> role_;
+  std::vector<bool> npu_touched_;
+  std::unordered_map<std::string, int> layer_names_;
+};
+
+}  // namespace
+
+ImportedModel import_model(const Model& model, const ImportOptions& options) {
+  NpuLoweringOptions lo;
+  lo.accelerator_config = options.accelerator_config;
+  lo.vela_rewrites = options.vela_rewrites;
+  ImportedModel out;
+  out.graph = lower_for_npu(model, lo);
+  if (out.graph.passes.empty() && out.graph.cpu_ops.empty()) fail(model, "operators", "the model has no operators");
+  out.yaml = Converter(model, out.graph, options).run();
+  out.workload = workloads::load_workload_from_string(out.yaml, model.name);
+  return out;
+}
+
+ImportedModel import_tflite(const std::string& path, const ImportOptions& options) {
+  return import_model(read_model(path), options);
+}
+
+bool is_tflite_path(const std::string& path) {
+  if (path.size() >= 7) {
+    std::string ext = path.substr(path.size() - 7);
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (ext == ".tflite") return true;
+  }
+  std::ifstream in(path, std::ios::binary);
+  char head[8] = {};
+  if (!in.read(head, 8)) return false;
+  return std::string_view(head + 4, 4) == "TFL3";
+}
+
+workloads::Workload load_network(const std::string& path, const ImportOptions& options) {
+  if (is_tflite_path(path)) {
+    workloads::Workload w = import_tflite(path, options).workload;
+    w.source_file = path;
+    return w;
+  }
+  return workloads::load_workload(path);
+}
+
+}  // namespace npumap::tflite
