@@ -38,8 +38,8 @@ foreach(rule ${rules})
         endforeach()
         # A header of a sub-folder (workloads/tflite/) is not part of its parent's allowance: a folder
         # may include it only when its rule names workloads/tflite/.
-        if(ok AND NOT folder STREQUAL "workloads/tflite" AND header MATCHES "^workloads/tflite/"
-           AND NOT "workloads/tflite/" IN_LIST more)
+        list(FIND more "workloads/tflite/" names_tflite)
+        if(ok AND NOT folder STREQUAL "workloads/tflite" AND header MATCHES "^workloads/tflite/" AND names_tflite EQUAL -1)
           set(ok FALSE)
         endif()
         if(NOT ok)
