@@ -5,6 +5,7 @@
 //   mapper list presets|workloads|objectives|system-configs|memory-modes|sweep-parameters   what can be named
 //   mapper show RESULT.json                                  re-print a saved run's report
 //   mapper sweep SPEC.yaml [--out DIR] [--restart]           map workloads over a grid of arch points (mapper/sweep/)
+//   mapper import MODEL.tflite -o MODEL.yaml [--arch A]      write a .tflite model's lowering as workload YAML
 //
 // Every option binds to a field of RunOptions (run_command.hpp), which holds the defaults. Bad input of
 // any kind surfaces as UserError and becomes one line on stderr and exit status 2; any other exception
@@ -29,6 +30,7 @@
 #include "arch/arch.hpp"
 #include "arch/arch_loader.hpp"
 #include "common/user_error.hpp"
+#include "common/files.hpp"
 #include "common/json_file.hpp"
 #include "mapper/cli/process.hpp"
 #include "mapper/cli/run_command.hpp"
@@ -38,6 +40,7 @@
 #include "mapper/search/objectives.hpp"
 #include "mapper/sweep/sweep.hpp"
 #include "npumap_version.hpp"
+#include "workloads/tflite/import.hpp"
 
 namespace npumap::cli {
 namespace {
@@ -82,6 +85,29 @@ int run_list(const std::string& what, std::ostream& out) {
     throw common::UserError({}, "list", fmt::format("unknown list `{}`", what),
                     "one of: presets, workloads, objectives, system-configs, memory-modes, sweep-parameters");
   }
+  return 0;
+}
+
+/// `mapper import`: the model lowered for the arch's accelerator, written as workload YAML (atomically).
+int run_import(const std::string& model, const std::string& out_path, const std::string& arch_spec, bool rewrites,
+               std::ostream& out) {
+  const arch::Arch arch = arch::load_arch(arch_spec);
+  tflite::ImportOptions options;
+  options.accelerator_config = arch.accel.name;
+  options.vela_rewrites = rewrites;
+  const tflite::ImportedModel imported = tflite::import_tflite(model, options);
+  try {
+    common::write_file_atomic(out_path, imported.yaml);
+  } catch (const std::exception& e) {
+    throw common::UserError({out_path, 0, 0}, "--out", fmt::format("cannot write the workload: {}", e.what()),
+                            "choose a writable path");
+  }
+  const workloads::Workload& w = imported.workload;
+  int cpu = 0;
+  for (const auto& l : w.layers) cpu += l.kind == workloads::OpKind::Cpu ? 1 : 0;
+  out << fmt::format("wrote {}: {} layers ({} NPU passes, {} CPU operators), {} MACs, lowered for {}{}\n", out_path,
+                     w.layers.size(), w.layers.size() - static_cast<std::size_t>(cpu), cpu, w.total_macs(),
+                     arch.accel.name, rewrites ? "" : " without Vela's graph rewrites");
   return 0;
 }
 
@@ -201,7 +227,11 @@ int run_cli(int argc, char** argv) {
   double time_limit = 0.0;
   int verbose = 0;
   bool quiet = false;
-  app.add_option("--workload,-w", run.workload, "Workload YAML file (see docs/workload-format.md)");
+  app.add_option("--workload,-w", run.workload,
+                 "Workload YAML file (docs/workload-format.md), .tflite model (docs/tflite-import.md) or zoo name");
+  bool no_vela_rewrites = false;
+  app.add_flag("--no-vela-rewrites", no_vela_rewrites,
+               "A .tflite workload keeps its graph as written (no first-layer stride-2 rewrite, PAD fusion, ...)");
   app.add_option("--arch,-a", run.arch, "Arch preset name or arch YAML file (see `mapper list presets`)")
       ->capture_default_str();
   app.add_option("--system-config", run.system_config,
@@ -253,6 +283,17 @@ int run_cli(int argc, char** argv) {
       ->check(CLI::Range(0, 1 << 30));
   show->add_option("--format", show_format, "Report format")->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
 
+  CLI::App* import = app.add_subcommand("import", "Lower a .tflite model as Vela does and write it as workload YAML");
+  std::string import_model;
+  std::string import_out;
+  std::string import_arch = "ethos-u55-256";
+  bool import_no_rewrites = false;
+  import->add_option("model", import_model, ".tflite model")->required();
+  import->add_option("--out,-o", import_out, "Workload YAML file to write")->required();
+  import->add_option("--arch,-a", import_arch, "Arch preset or file whose accelerator the lowering targets")
+      ->capture_default_str();
+  import->add_flag("--no-vela-rewrites", import_no_rewrites, "Keep the graph as written (no Vela graph rewrites)");
+
   CLI::App* sweep = app.add_subcommand("sweep", "Map workloads on every arch point of a sweep spec (docs/sweep-format.md)");
   sweep::SweepOptions sweep_options;
   int sweep_threads = 0;
@@ -282,7 +323,7 @@ int run_cli(int argc, char** argv) {
   const int requested = sweep->parsed() ? sweep_threads : threads;
   const int worker_threads = requested > 0 ? requested : static_cast<int>(cores);
   std::optional<tbb::global_control> parallelism;
-  if (!eval->parsed() && !list->parsed() && !show->parsed()) {
+  if (!eval->parsed() && !list->parsed() && !show->parsed() && !import->parsed()) {
     parallelism.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(worker_threads));
   }
   // Not reset here: a Ctrl-C that arrives while the inputs load must still stop the run.
@@ -298,6 +339,7 @@ int run_cli(int argc, char** argv) {
     }
     if (list->parsed()) return run_list(list_what, std::cout);
     if (show->parsed()) return run_show(show_path, show_format, show_point, std::cout);
+    if (import->parsed()) return run_import(import_model, import_out, import_arch, !import_no_rewrites, std::cout);
     if (sweep->parsed()) {
       set_log_verbosity(sweep_quiet ? -1 : sweep_verbose, true);
       sweep_options.threads = worker_threads;
@@ -312,6 +354,7 @@ int run_cli(int argc, char** argv) {
     run.objectives = search::parse_objectives(objectives_text);
     run.format = format_text == "json" ? Format::Json : format_text == "csv" ? Format::Csv : Format::Text;
     run.threads = worker_threads;
+    run.vela_rewrites = !no_vela_rewrites;
     if (time_limit > 0.0) run.time_limit_s = time_limit;
     run.verbosity = quiet ? -1 : verbose;
     set_log_verbosity(run.verbosity, false);
