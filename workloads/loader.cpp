@@ -841,6 +841,9 @@ class Loader {
     l.ifm_shape = in;
     l.ofm_shape = declared;
     const std::string op = op_name(l);
+    // A layer that writes a part of a declared tensor runs, as in Vela 2.1, as an NPU operation whose
+    // OFM is the whole tensor (written at an offset): its OFM traffic is the whole tensor's.
+    const bool writes_part = out.is_declared && declared.elements() < out.shape.elements();
     switch (l.kind) {
       case OpKind::Conv2D:
       case OpKind::DepthwiseConv2D:
@@ -911,6 +914,7 @@ class Loader {
       }
       case OpKind::Cpu: break;  // any output shape: the mapper does not model the CPU's operation
     }
+    if (writes_part) l.ofm_shape = out.shape;
   }
 
   /// A written shape fits in a tensor when it is a reshaped view of all of it (the same element

@@ -109,12 +109,16 @@ int position_in_order(const workloads::Workload& w, int layer) {
 bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
   const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
   if (t.producer < 0 || t.consumers.empty()) return false;
-  // Every writer must write the whole tensor with its own shape (a concatenation's slices stay linear).
+  // Every writer's OFM is the whole tensor; parts written side by side in C start at multiples of
+  // 16 (Vela's rule for concatenations, 4.9 of its lowering), here: every part's C is a multiple of
+  // 16 or the whole C.
   for (int writer : t.writers) {
     const auto& l = w.layers[static_cast<std::size_t>(writer)];
     if (l.kind == OpKind::MatMul || l.kind == OpKind::FullyConnected || l.kind == OpKind::Cpu || !(l.ofm_shape == t.shape)) {
       return false;
     }
+    const std::int64_t part_c = workloads::nhwc_view(l.output_dims).c;
+    if (part_c != t.shape.c && part_c % 16 != 0) return false;
   }
   for (int c : t.consumers) {
     const auto& layer = w.layers[static_cast<std::size_t>(c)];

@@ -236,7 +236,12 @@ class Converter {
 
   const LoweredTensor& lt(int t) const { return g_.tensors[static_cast<std::size_t>(t)]; }
 
-  std::vector<std::int64_t> dims(int t) const { return workload_dims(lt(t).shape); }
+  /// A tensor's workload dims: its own shape, or for a tensor whose writers' OFM is a 4-D view of it
+  /// (Vela reshapes a concatenation's output), that view, so each written part is a box in it.
+  std::vector<std::int64_t> dims(int t) const {
+    const auto& view = declared_view_[static_cast<std::size_t>(t)];
+    return view.empty() ? workload_dims(lt(t).shape) : view;
+  }
 
   DataType dtype(int t, bool npu) const {
     const TensorType type = lt(t).dtype;
@@ -261,16 +266,29 @@ class Converter {
   void classify_tensors() {
     role_.assign(g_.tensors.size(), Role::Unused);
     npu_touched_.assign(g_.tensors.size(), false);
-    std::vector<int> writes(g_.tensors.size(), 0);
+    std::vector<int>& writes = writer_count_;
+    writes.assign(g_.tensors.size(), 0);
+    for (const NpuPass& p : g_.passes) ++writes[static_cast<std::size_t>(p.ofm)];
+    for (const CpuOp& c : g_.cpu_ops) {
+      for (int t : c.outputs) {
+        if (t >= 0) ++writes[static_cast<std::size_t>(t)];
+      }
+    }
     std::vector<bool> whole(g_.tensors.size(), true);
     std::vector<bool> read(g_.tensors.size(), false);
+    declared_view_.assign(g_.tensors.size(), {});
+    for (const NpuPass& p : g_.passes) {
+      const std::int64_t own = workloads::nhwc_view(workload_dims(lt(p.ofm).shape)).elements();
+      if (writes[static_cast<std::size_t>(p.ofm)] > 1 && elements(p.ofm_shape) == own) {
+        declared_view_[static_cast<std::size_t>(p.ofm)] = dims4(p.ofm_shape);
+      }
+    }
     for (const NpuPass& p : g_.passes) {
       for (int t : {p.ifm, p.has_ifm2 ? p.ifm2 : -1}) {
         if (t < 0) continue;
         read[static_cast<std::size_t>(t)] = true;
         npu_touched_[static_cast<std::size_t>(t)] = true;
       }
-      ++writes[static_cast<std::size_t>(p.ofm)];
       npu_touched_[static_cast<std::size_t>(p.ofm)] = true;
       if (workloads::nhwc_view(output_dims(p)) != workloads::nhwc_view(dims(p.ofm))) {
         whole[static_cast<std::size_t>(p.ofm)] = false;
@@ -278,7 +296,6 @@ class Converter {
     }
     for (const CpuOp& c : g_.cpu_ops) {
       for (int t : cpu_inputs(c)) read[static_cast<std::size_t>(t)] = true;
-      for (int t : c.outputs) ++writes[static_cast<std::size_t>(t)];
     }
     for (std::size_t t = 0; t < g_.tensors.size(); ++t) {
       if (writes[t] > 1 || (writes[t] == 1 && !whole[t])) {
@@ -372,21 +389,44 @@ class Converter {
     return count == 1 ? n : fmt::format("{}#{}", n, count);
   }
 
-  /// The shape a pass writes, as the workload layer states it (fully connected: [rows, O]).
-  static std::vector<std::int64_t> output_dims(const NpuPass& p) {
+  static std::int64_t elements(const Shape4& s) { return static_cast<std::int64_t>(s[0]) * s[1] * s[2] * s[3]; }
+
+  /// Input features of a fully-connected pass (I of its OHWI weights).
+  static std::int64_t fc_features(const NpuPass& p) {
+    return p.weights_shape.size() == 4 && p.weights_shape[3] > 0 ? p.weights_shape[3] : p.ifm_shape[3];
+  }
+
+  /// The shape a pass writes, as the workload layer states it: fully connected [rows, O]; a part of
+  /// a tensor several passes write (Vela's concatenation copies: 1x1 pools that write their input's
+  /// shape at an offset into an OFM of the whole tensor) the part.
+  std::vector<std::int64_t> output_dims(const NpuPass& p) const {
     if (p.op_type == VelaOpType::FullyConnected) {
-      return {static_cast<std::int64_t>(p.ofm_shape[0]) * p.ofm_shape[1] * p.ofm_shape[2], p.ofm_shape[3]};
+      const std::int64_t o = p.ofm_shape[3];
+      return {elements(p.ofm_shape) / o, o};
+    }
+    if (writer_count_[static_cast<std::size_t>(p.ofm)] > 1 &&
+        (p.op_type == VelaOpType::AvgPool || p.op_type == VelaOpType::MaxPool) && p.kernel.h == 1 && p.kernel.w == 1 &&
+        p.kernel.stride_h == 1 && p.kernel.stride_w == 1) {
+      return dims4(p.ifm_shape);
     }
     return dims4(p.ofm_shape);
   }
 
-  /// The shape a pass reads an operand as (fully connected: [rows, I]).
+  /// The shape a pass reads an operand as. Fully connected: [rows, I] with the rows of its output
+  /// (an unrolled LSTM's first step reads one row of its input this way).
   static std::vector<std::int64_t> input_dims(const NpuPass& p, const Shape4& s) {
     if (p.op_type == VelaOpType::FullyConnected) {
-      return {static_cast<std::int64_t>(s[0]) * s[1] * s[2], s[3]};
+      return {elements(p.ofm_shape) / p.ofm_shape[3], fc_features(p)};
+    }
+    if (p.block_type == NpuBlockType::ElementWise) {
+      // An elementwise pass that reads a slice (an absorbed SPLIT) records the whole tensor as its IFM
+      // shape and the slice's start as its offset: it reads the OFM's extent of it.
+      return {std::min(s[0], p.ofm_shape[0]), std::min(s[1], p.ofm_shape[1]), std::min(s[2], p.ofm_shape[2]),
+              std::min(s[3], p.ofm_shape[3])};
     }
     return dims4(s);
   }
+
 
   std::string pass_line(const NpuPass& p) {
     std::vector<std::string> kv;
@@ -484,6 +524,8 @@ class Converter {
   std::vector<std::string> tensor_names_;
   std::vector<Role> role_;
   std::vector<bool> npu_touched_;
+  std::vector<int> writer_count_;  ///< per lowered tensor: passes and CPU operators writing it
+  std::vector<std::vector<std::int64_t>> declared_view_;  ///< per lowered tensor: see dims()
   std::unordered_map<std::string, int> layer_names_;
 };
 

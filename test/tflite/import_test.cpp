@@ -1,0 +1,313 @@
+// The importer's last step (workloads/tflite/import.hpp): lowered NPU passes become workload layers.
+// Hand-built models check each construct (weights, concatenation, constant operands, CPU operators);
+// the shared real models (skipped when ../shared is absent) check that every model imports and maps,
+// that the NPU operations per type equal Vela's on every reference record, and the accuracy of the
+// estimated weight sizes against Vela's encoded sizes.
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "arch/arch_loader.hpp"
+#include "common/user_error.hpp"
+#include "mapper/search/map_network.hpp"
+#include "tflite_net.hpp"
+#include "workloads/loader.hpp"
+#include "workloads/tflite/import.hpp"
+#include "workloads/tflite/weight_encoding.hpp"
+#include "workloads/writer.hpp"
+
+namespace npumap::tflite {
+namespace {
+
+namespace fs = std::filesystem;
+using workloads::OpKind;
+
+ImportedModel import(const Model& m, const std::string& config = "ethos-u55-256") {
+  ImportOptions o;
+  o.accelerator_config = config;
+  return import_model(m, o);
+}
+
+/// input [1,8,8,8] -> conv 3x3 SAME (16 out) and conv 1x1 (16 out) -> CONCATENATION on C -> [1,8,8,32].
+Model concat_model() {
+  Net n;
+  const int x = n.fm("x", {1, 8, 8, 8});
+  const int w1 = n.weights("w1", {16, 3, 3, 8}, 3);
+  const int b1 = n.bias("b1", 16);
+  const int a = n.fm("a", {1, 8, 8, 16});
+  n.op(CONV_2D, {x, w1, b1}, {a}, conv_opts(1, 1, true));
+  const int w2 = n.weights("w2", {16, 1, 1, 8}, 5);
+  const int b2 = n.bias("b2", 16);
+  const int b = n.fm("b", {1, 8, 8, 16});
+  n.op(CONV_2D, {x, w2, b2}, {b}, conv_opts(1, 1, true));
+  const int y = n.fm("y", {1, 8, 8, 32});
+  n.op(CONCATENATION, {a, b}, {y}, {10, {tb::i32(0, 3), tb::i8(1, 0)}});
+  return n.build({x}, {y});
+}
+
+TEST(TfliteImport, ConvolutionsAndAConcatenationBecomeLayersWritingOneDeclaredTensor) {
+  const ImportedModel im = import(concat_model());
+  const workloads::Workload& w = im.workload;
+  // Two convolutions and Vela's two AvgPool copies of the concatenation (VELA_LOWERING S2).
+  ASSERT_EQ(w.layers.size(), 4u) << im.yaml;
+  const int y = w.tensor_index("y");
+  ASSERT_GE(y, 0);
+  const workloads::TensorInfo& t = w.tensors[static_cast<std::size_t>(y)];
+  EXPECT_TRUE(t.is_declared);
+  EXPECT_EQ(t.writers.size(), 2u);
+  EXPECT_EQ(t.shape, (workloads::Shape{1, 8, 8, 32}));
+  for (int wr : t.writers) {
+    const workloads::Layer& l = w.layers[static_cast<std::size_t>(wr)];
+    EXPECT_EQ(l.kind, OpKind::AvgPool);
+    // Each copy writes its 16 channels, and runs (as in Vela 2.1) with the whole tensor as its OFM.
+    EXPECT_EQ(l.output_dims, (std::vector<std::int64_t>{1, 8, 8, 16}));
+    EXPECT_EQ(l.ofm_shape, (workloads::Shape{1, 8, 8, 32}));
+  }
+  // Every writer runs before the tensor's readers (here: none, it is the network output).
+  EXPECT_TRUE(t.is_network_output());
+  // The 3x3 convolution: SAME padding of a 3x3 kernel at stride 1 is (1, 1, 1, 1); 8*8*16*9*8 MACs.
+  const int conv = [&] {
+    for (std::size_t i = 0; i < w.layers.size(); ++i)
+      if (w.layers[i].kind == OpKind::Conv2D && w.layers[i].kernel_h == 3) return static_cast<int>(i);
+    return -1;
+  }();
+  ASSERT_GE(conv, 0);
+  const workloads::Layer& c = w.layers[static_cast<std::size_t>(conv)];
+  EXPECT_EQ(c.padding, (workloads::Padding{1, 1, 1, 1}));
+  EXPECT_EQ(c.macs, 8 * 8 * 16 * 9 * 8);
+  EXPECT_EQ(c.weight_shape, (std::vector<std::int64_t>{3, 3, 8, 16}));
+  // Its weight compression is Vela's encoder's bytes over the raw 1152 bytes, for the importer's
+  // representative block depth (16 for 16 output channels).
+  WeightEncodingInput in;
+  in.values.assign(16 * 3 * 3 * 8, 3);
+  in.zero_points = {0};
+  in.ofm_depth = 16;
+  in.kernel_h = in.kernel_w = 3;
+  in.ifm_depth = 8;
+  in.traversal = choose_traversal(WeightBlockType::Conv, 3, 3, 8, 8);
+  in.ofm_block_depth = 16;
+  in.accelerator = weight_accelerator("ethos-u55-256");
+  const double expected = static_cast<double>(encode_weights(in).total_bytes) / 1152.0;
+  EXPECT_DOUBLE_EQ(c.weight_compression, expected);
+}
+
+TEST(TfliteImport, TheYamlLoadsBackEqualAndMapsIdentically) {
+  const ImportedModel im = import(concat_model());
+  const workloads::Workload again = workloads::load_workload_from_string(im.yaml, "again.yaml");
+  EXPECT_EQ(workloads::to_yaml(again), workloads::to_yaml(im.workload));
+  const arch::Arch arch = arch::load_arch("ethos-u55-256");
+  search::SearchOptions o;
+  const auto a = search::map_network(arch, im.workload, o, {});
+  const auto b = search::map_network(arch, again, o, {});
+  ASSERT_TRUE(a.joined && b.joined);
+  ASSERT_FALSE(a.joined->front.empty());
+  ASSERT_EQ(a.joined->front.size(), b.joined->front.size());
+  for (std::size_t i = 0; i < a.joined->front.size(); ++i) {
+    EXPECT_EQ(a.joined->front[i].cycles, b.joined->front[i].cycles);
+    EXPECT_EQ(a.joined->front[i].peak_sram_bytes, b.joined->front[i].peak_sram_bytes);
+  }
+}
+
+TEST(TfliteImport, AConstantOperandIsReadInPlaceAndTakesNoArena) {
+  Net n;
+  const int x = n.fm("x", {1, 4, 4, 16});
+  const int k = n.cst_bytes("k", {1, 1, 1, 16}, kI8, std::vector<std::uint8_t>(16, 2), 0.5f, 0);
+  const int y = n.fm("y", {1, 4, 4, 16});
+  n.op(ADD, {x, k}, {y}, add_opts());
+  const ImportedModel im = import(n.build({x}, {y}));
+  const workloads::Workload& w = im.workload;
+  ASSERT_EQ(w.layers.size(), 1u) << im.yaml;
+  const workloads::Layer& add = w.layers[0];
+  EXPECT_EQ(add.kind, OpKind::Add);
+  ASSERT_EQ(add.inputs.size(), 2u);
+  const workloads::TensorInfo& kt = w.tensors[static_cast<std::size_t>(add.inputs[1])];
+  EXPECT_TRUE(kt.is_constant);
+  // Broadcast: the [1,1,1,16] operand against [1,4,4,16].
+  EXPECT_EQ(*add.ifm2_shape, (workloads::Shape{1, 1, 1, 16}));
+  // The best mapping's peak SRAM holds x and y only: 4*4*16 bytes each (linear, 16-byte aligned).
+  const arch::Arch arch = arch::load_arch("ethos-u55-256");
+  search::SearchOptions o;
+  o.objectives = {search::Objective::Cycles, search::Objective::Sram};
+  const auto r = search::map_network(arch, w, o, {});
+  ASSERT_TRUE(r.joined && !r.joined->front.empty());
+  double least = 1e300;
+  for (const auto& p : r.joined->front) least = std::min(least, p.peak_sram_bytes);
+  EXPECT_EQ(least, 2.0 * 256.0);
+}
+
+TEST(TfliteImport, ACpuOperatorStaysWithVelasReason) {
+  Net n;
+  const int x = n.fm("x", {1, 4, 4, 8});
+  const int perm = n.i32("perm", {4}, {0, 2, 1, 3});
+  const int g = n.fm("g", {1, 4, 4, 8});
+  n.op(TRANSPOSE, {x, perm}, {g});
+  const int w1 = n.weights("w", {8, 1, 1, 8});
+  const int b1 = n.bias("b", 8);
+  const int y = n.fm("y", {1, 4, 4, 8});
+  n.op(CONV_2D, {g, w1, b1}, {y}, conv_opts(1, 1, true));
+  const ImportedModel im = import(n.build({x}, {y}));
+  const workloads::Workload& w = im.workload;
+  ASSERT_EQ(w.layers.size(), 2u) << im.yaml;
+  EXPECT_EQ(w.layers[0].kind, OpKind::Cpu);
+  EXPECT_EQ(w.layers[0].cpu_operator, "Transpose") << im.yaml;
+  EXPECT_EQ(w.layers[0].cpu_reason, "CPU only op");
+  // It reads the feature map only (its permutation is a constant of its own).
+  EXPECT_EQ(w.layers[0].inputs.size(), 1u);
+  EXPECT_EQ(w.layers[1].kind, OpKind::Conv2D);
+}
+
+TEST(TfliteImport, BadFilesAreOneLineUserErrors) {
+  const fs::path p = fs::temp_directory_path() / "npumap_import_truncated.tflite";
+  {
+    std::ofstream out(p, std::ios::binary);
+    out << "\x10\0\0\0TFL3";
+  }
+  try {
+    import_tflite(p.string(), {});
+    ADD_FAILURE() << "no error";
+  } catch (const common::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find(p.string()), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+  fs::remove(p);
+  EXPECT_TRUE(is_tflite_path("model.TFLITE"));
+  EXPECT_FALSE(is_tflite_path("workloads/resnet18.yaml"));
+}
+
+// ---------------------------------------------------------------- the shared real models
+
+const fs::path kShared = fs::path("..") / "shared";
+
+std::vector<fs::path> shared_models() {
+  std::vector<fs::path> out;
+  for (const fs::path& dir : {kShared / "models", kShared / "models" / "other_precision"}) {
+    if (!fs::is_directory(dir)) continue;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.path().extension() == ".tflite") out.push_back(e.path());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(TfliteImportReal, EveryModelImportsAndMaps) {
+  const auto models = shared_models();
+  if (models.empty()) GTEST_SKIP() << "../shared/models is absent";
+  const arch::Arch arch = arch::load_arch("ethos-u55-256");
+  for (const fs::path& m : models) {
+    SCOPED_TRACE(m.string());
+    ImportOptions o;
+    o.accelerator_config = "ethos-u55-256";
+    const ImportedModel im = import_tflite(m.string(), o);
+    EXPECT_FALSE(im.workload.layers.empty());
+    // The YAML loads back to the same workload.
+    EXPECT_EQ(workloads::to_yaml(workloads::load_workload_from_string(im.yaml, "x.yaml")), workloads::to_yaml(im.workload));
+    search::SearchOptions so;
+    so.threads = 2;
+    so.compare_without_fusion = false;
+    const auto r = search::map_network(arch, im.workload, so, {});
+    ASSERT_TRUE(r.joined.has_value());
+    EXPECT_FALSE(r.joined->front.empty());
+  }
+}
+
+nlohmann::json reference() {
+  std::ifstream in(kShared / "data" / "vela_tflite_reference.json");
+  return nlohmann::json::parse(in);
+}
+
+std::string workload_op(const std::string& vela) {
+  static const std::map<std::string, std::string> k = {
+      {"Conv2DBias", "conv2d"}, {"DepthwiseConv2DBias", "depthwise_conv2d"}, {"FullyConnected", "fully_connected"},
+      {"Conv2DBackpropInputSwitchedBias", "transpose_conv2d"}, {"AvgPool", "avg_pool"}, {"MaxPool", "max_pool"},
+      {"ReduceSum", "reduce_sum"}, {"ResizeBilinear", "resize_bilinear"}, {"Add", "add"}, {"Sub", "sub"},
+      {"Mul", "mul"}, {"Maximum", "maximum"}, {"Minimum", "minimum"}, {"SHL", "shl"}, {"SHR", "shr"},
+      {"RescaleAdd", "rescale_add"}, {"Abs", "abs"}, {"CLZ", "clz"}, {"LeakyRelu", "leaky_relu"}};
+  return k.at(vela);
+}
+
+fs::path model_path(const std::string& name) {
+  const fs::path top = kShared / "models" / (name + ".tflite");
+  return fs::exists(top) ? top : kShared / "models" / "other_precision" / (name + ".tflite");
+}
+
+TEST(TfliteImportReal, NpuOperationsAndCpuOperatorsEqualVelasOnEveryRecord) {
+  if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
+  int records = 0;
+  double worst_total = 0.0;
+  const nlohmann::json ref = reference();
+  for (const auto& r : ref["records"]) {
+    if (r["status"] != "ok") continue;
+    SCOPED_TRACE(r["model"].get<std::string>() + " " + r["config"].get<std::string>());
+    ImportOptions o;
+    o.accelerator_config = r["config"];
+    const ImportedModel im = import_tflite(model_path(r["model"]).string(), o);
+    std::map<std::string, int> ours;
+    std::map<std::string, int> cpu_ops;
+    for (const auto& l : im.workload.layers) {
+      if (l.kind == OpKind::Cpu) continue;
+      ++ours[workloads::op_name(l)];
+    }
+    std::map<std::string, int> vela;
+    for (const auto& [type, count] : r["npu_op_types"].items()) vela[workload_op(type)] += count.get<int>();
+    EXPECT_EQ(ours, vela);
+    EXPECT_EQ(im.graph.cpu_ops.size(), r["cpu_fallback_ops"].size());
+    ++records;
+  }
+  EXPECT_EQ(records, 39);
+}
+
+TEST(TfliteImportReal, EstimatedWeightBytesAreWithinTheIssuesTargetsOfVelasEncoding) {
+  if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
+  // Targets: whole model within 5% of Vela's encoded bytes; per layer within 10% for 90% of layers.
+  int layers = 0;
+  int layers_within = 0;
+  int records = 0;
+  double worst_total = 0.0;
+  const nlohmann::json ref = reference();
+  for (const auto& r : ref["records"]) {
+    if (r["status"] != "ok") continue;
+    SCOPED_TRACE(r["model"].get<std::string>() + " " + r["config"].get<std::string>());
+    ImportOptions o;
+    o.accelerator_config = r["config"];
+    const ImportedModel im = import_tflite(model_path(r["model"]).string(), o);
+    double ours_total = 0.0;
+    double vela_total = 0.0;
+    for (const auto& sg : r["subgraphs"]) {
+      for (const auto& cp : sg["cascaded_passes"]) {
+        for (const auto& p : cp["pass_records"]) {
+          if (p["weights"].is_null()) continue;
+          const auto& wt = p["weights"];
+          const double vela = wt.contains("dma_source") ? wt["dma_source"]["storage_size_bytes"].get<double>()
+                                                        : wt["storage_size_bytes"].get<double>();
+          const int li = im.workload.layer_index(p["name"].get<std::string>());
+          ASSERT_GE(li, 0) << p["name"];
+          const double ours =
+              static_cast<double>(workloads::compressed_weight_bytes(im.workload, im.workload.layers[static_cast<std::size_t>(li)]));
+          ours_total += ours;
+          vela_total += vela;
+          ++layers;
+          if (std::abs(ours - vela) <= 0.10 * vela) ++layers_within;
+        }
+      }
+    }
+    EXPECT_NEAR(ours_total, vela_total, 0.05 * vela_total);
+    worst_total = std::max(worst_total, std::abs(ours_total - vela_total) / vela_total);
+    ++records;
+  }
+  EXPECT_EQ(records, 39);
+  std::cout << "weight bytes: worst whole-model error " << 100.0 * worst_total << "%, " << layers_within << " of "
+            << layers << " layers within 10%\n";
+  EXPECT_GE(layers_within, static_cast<int>(std::ceil(0.9 * layers))) << layers_within << " of " << layers;
+}
+
+}  // namespace
+}  // namespace npumap::tflite
