@@ -242,7 +242,6 @@ fs::path model_path(const std::string& name) {
 TEST(TfliteImportReal, NpuOperationsAndCpuOperatorsEqualVelasOnEveryRecord) {
   if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
   int records = 0;
-  double worst_total = 0.0;
   const nlohmann::json ref = reference();
   for (const auto& r : ref["records"]) {
     if (r["status"] != "ok") continue;
