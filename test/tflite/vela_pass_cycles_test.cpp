@@ -4,7 +4,8 @@
 //
 // Each pass is written as a pass-JSON `input` (docs/pass-format.md) with nlohmann::json and run
 // through the same reader and evaluator `mapper eval` uses (model::read_pass_input, model::evaluate),
-// so the check is the one `mapper eval --check` makes, with the record's cycles as `expected`.
+// so the check is the one `mapper eval --check` makes, with the record's cycles as `expected` (and
+// the record's rounding allowed for, below).
 // What each input key comes from (docs/design/tflite-import.md "Per-pass cycles against Vela"):
 //   * the record: op type, kernel, stride, dilation, padding, activation, block config, op shapes, and
 //     per tensor the shape, dtype, layout and memory area; the weights' shape, bandwidth compression
@@ -114,7 +115,6 @@ json lut_json(LutKind kind, const arch::Arch& a) {
   return l;
 }
 
-/// The pass-JSON `input` for record pass `rp` of `rec`, with `p` our lowered pass of the same name.
 /// Where the inputs the record lacks come from; each `false` drops one source (the ablation test).
 struct Sources {
   bool predecessors = true;  ///< false: every pass counts as having an NPU predecessor
@@ -124,6 +124,7 @@ struct Sources {
   bool scales = true;        ///< false: no quantisation scales
 };
 
+/// The pass-JSON `input` for record pass `rp` of `rec`, with `p` our lowered pass of the same name.
 json pass_input(const json& rec, const json& rp, const NpuPass& p, const NpuGraph& g, const arch::Arch& a,
                 const Sources& src) {
   json in;
