@@ -11,8 +11,8 @@
 //   5. access cycles from the scaled bytes and Total as their max with Npu (§6.6); energy from the
 //      unscaled bytes.
 // Vela's pass wiring (docs/pass-format.md): inputs = [ifm, ifm2?, weights (not DMA'd), bias (not DMA'd),
-// weight DMA source?, bias DMA source?]; intermediates = [weights SRAM copy?, FSBias copy?];
-// outputs = [ofm]; DMA ops = [bias DMA?, weight DMA?].
+// weight DMA source?, bias DMA source?, LUT source?]; intermediates = [weights SRAM copy?, FSBias copy?,
+// LUT SHRAM copy?]; outputs = [ofm]; DMA ops = [bias DMA?, weight DMA?, LUT DMA?].
 // No heap allocation happens here: every intermediate is a scalar or a fixed array.
 
 #include "model/evaluate.hpp"
@@ -32,6 +32,7 @@ constexpr int kWrite = static_cast<int>(Direction::Write);
 constexpr int kWeights = static_cast<int>(TensorPurpose::Weights);
 constexpr int kFeatureMap = static_cast<int>(TensorPurpose::FeatureMap);
 constexpr int kFSBias = static_cast<int>(TensorPurpose::FSBias);
+constexpr int kLut = static_cast<int>(TensorPurpose::Lut);
 
 int idx(MemArea a) { return static_cast<int>(a); }
 
@@ -387,6 +388,8 @@ PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
       m.cycles[0] += storage_size(b->storage_shape, bias_element_size(*b)) / arch.mem(b->mem_area).bandwidth_per_cycle;
     if (w != nullptr && w->dma())
       m.cycles[0] += storage_size(w->storage_shape, weight_elem) / arch.mem(w->mem_area).bandwidth_per_cycle;
+    if (p.lut)  // the LUT's DMA into SHRAM
+      m.cycles[0] += storage_size(p.lut->shape, bits(p.lut->dtype) / 8.0) / arch.mem(p.lut->mem_area).bandwidth_per_cycle;
   }
 
   BandwidthArray& bws = m.bandwidth;
@@ -420,6 +423,11 @@ PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
     add(b->dma_to, kFSBias, kWrite, bias_bw, bias_bw);
     add(b->dma_to, kFSBias, kRead, bias_bw, bias_bw);
   }
+  const double lut_bw = p.lut ? static_cast<double>(p.lut->shape.elements()) * (bits(p.lut->dtype) / 8.0) : 0.0;
+  if (p.lut) {  // the SHRAM copy: outside the four access areas, so it costs no access cycles
+    add(MemArea::Shram, kLut, kWrite, lut_bw, lut_bw);
+    add(MemArea::Shram, kLut, kRead, lut_bw, lut_bw);
+  }
 
   // Inputs.
   add(p.ifm.mem_area, kFeatureMap, kRead, ifm_read,
@@ -446,6 +454,13 @@ PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
   if (w != nullptr && w->dma()) add(w->mem_area, kWeights, kRead, weights_bw, weights_bw);
   if (b != nullptr && b->dma()) {
     add(b->mem_area, kFeatureMap, kRead, bias_bw, burst_scaled(arch, b->mem_area, true, bias_view, ifm_block, bias_bw));
+  }
+  if (p.lut) {  // the LUT source, an NHWC linear constant: strides from its own shape (no op shape)
+    BurstView lut_view;
+    lut_view.elem = size_in_bytes(p.lut->dtype);
+    lut_view.es = bits(p.lut->dtype) / 8.0;
+    lut_view.ref = p.lut->shape.as_4d();
+    add(p.lut->mem_area, kLut, kRead, lut_bw, burst_scaled(arch, p.lut->mem_area, true, lut_view, ifm_block, lut_bw));
   }
 
   // §6.6.

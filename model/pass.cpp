@@ -56,10 +56,10 @@ arch::NpuBlockType npu_block_type(OpType op) {
     case OpType::Minimum:
     case OpType::Abs:
     case OpType::LeakyRelu:
-    case OpType::SHL:
-    case OpType::SHR:
+    case OpType::Shl:
+    case OpType::Shr:
     case OpType::RescaleAdd:
-    case OpType::CLZ:
+    case OpType::Clz:
       return NpuBlockType::ElementWise;
   }
   return NpuBlockType::Default;
@@ -67,7 +67,7 @@ arch::NpuBlockType npu_block_type(OpType op) {
 
 bool is_binary_elementwise(OpType op) {
   return op == OpType::Add || op == OpType::Sub || op == OpType::Mul || op == OpType::Maximum ||
-         op == OpType::Minimum || op == OpType::SHL || op == OpType::SHR || op == OpType::RescaleAdd;
+         op == OpType::Minimum || op == OpType::Shl || op == OpType::Shr || op == OpType::RescaleAdd;
 }
 
 bool is_elementwise(OpType op) { return npu_block_type(op) == arch::NpuBlockType::ElementWise; }
@@ -123,18 +123,20 @@ bool operator==(const Shape& a, const Shape& b) {
 }
 
 namespace {
-// FC views its 2-D [N, C] feature maps as [N, 1, 1, C] (§7.3); every other op pads to 4-D.
-std::array<int, 4> op_shape(OpType op, const Shape& s) {
-  if (op == OpType::FullyConnected && s.rank == 2) return {s.dims[0], 1, 1, s.dims[1]};
-  return s.as_4d();
+// An explicit op shape wins; else FC views its 2-D [N, C] feature maps as [N, 1, 1, C] (§7.3) and every
+// other op pads to 4-D.
+std::array<int, 4> op_shape(OpType op, const FeatureMap& f) {
+  if (f.op_shape) return *f.op_shape;
+  if (op == OpType::FullyConnected && f.shape.rank == 2) return {f.shape.dims[0], 1, 1, f.shape.dims[1]};
+  return f.shape.as_4d();
 }
 }  // namespace
 
-std::array<int, 4> Pass::ifm_op_shape() const { return op_shape(op.type, ifm.shape); }
+std::array<int, 4> Pass::ifm_op_shape() const { return op_shape(op.type, ifm); }
 std::array<int, 4> Pass::ifm2_op_shape() const {
-  return ifm2 ? op_shape(op.type, ifm2->shape) : std::array<int, 4>{1, 1, 1, 1};
+  return ifm2 ? op_shape(op.type, *ifm2) : std::array<int, 4>{1, 1, 1, 1};
 }
-std::array<int, 4> Pass::ofm_op_shape() const { return op_shape(op.type, ofm.shape); }
+std::array<int, 4> Pass::ofm_op_shape() const { return op_shape(op.type, ofm); }
 
 std::string_view op_type_name(OpType t) { return kOpNames[static_cast<int>(t)]; }
 bool parse_op_type(std::string_view s, OpType& out) { return parse_name(s, kOpNames, out); }

@@ -35,10 +35,10 @@ enum class OpType : std::uint8_t {
   Minimum,
   Abs,
   LeakyRelu,
-  SHL,         ///< binary elementwise shift left (Vela's softmax and RescaleAdd chains)
-  SHR,         ///< binary elementwise shift right
-  RescaleAdd,  ///< binary elementwise add with a rescaled input (Vela's ADD with unequal scales)
-  CLZ,         ///< unary elementwise count leading zeros (softmax)
+  Shl,         ///< Vela's SHL: binary elementwise (softmax decomposition)
+  Shr,         ///< Vela's SHR: binary elementwise
+  RescaleAdd,  ///< Vela's RescaleAdd: binary elementwise
+  Clz,         ///< Vela's CLZ: unary elementwise
 };
 inline constexpr int kNumOpTypes = 19;
 
@@ -92,7 +92,20 @@ struct FeatureMap {
   TensorFormat format = TensorFormat::NHWC;
   bool needs_linear_format = true;
   std::optional<float> quant_scale;  ///< quantization.scale_f32; empty means "None"
+  /// The op's 4-D view of the tensor when it differs from the tensor shape padded to 4-D (a slice
+  /// written at an offset, a reshape absorbed into the op, Vela's swap of a broadcast first operand);
+  /// empty: derived from `shape` (Pass::ifm_op_shape()).
+  std::optional<std::array<int, 4>> op_shape;
   friend bool operator==(const FeatureMap&, const FeatureMap&) = default;
+};
+
+/// A LUT activation's table (purpose LUT, NHWC, linear): a constant in `mem_area` that a DMA copies
+/// into SHRAM before the op runs (docs/pass-format.md "lut").
+struct Lut {
+  Shape shape;  ///< [1, 1, 1, entries]
+  DataType dtype = DataType::Int8;
+  arch::MemArea mem_area = arch::MemArea::OffChipFlash;
+  friend bool operator==(const Lut&, const Lut&) = default;
 };
 
 /// Compressed weights (§4.3, docs/pass-format.md "Weights").
@@ -141,13 +154,15 @@ struct Pass {
   FeatureMap ofm;
   std::optional<Weights> weights;  ///< Conv/DW/FC
   std::optional<Bias> bias;        ///< Conv/DW/FC scale tensor
+  std::optional<Lut> lut;          ///< the table of a LUT activation, DMA'd to SHRAM
   std::array<int, 4> block_config{};  ///< Vela's index order [ofm_h, ofm_w, ifm_d, ofm_d] (§11.1)
   bool has_npu_predecessor = true;  ///< false: DMA source reads add to Npu cycles (§11.11)
   bool force_outputs_to_fast_storage = false;
   /// The WeightStream rewrite (ChangeTensorSubPurpose weights -> DoubleBuffer, param = ofm depth), if any.
   std::optional<int> weights_double_buffer_depth;
 
-  /// The op's 4-D IFM / IFM2 / OFM shapes (FC: [N, 1, 1, C]; others: the tensor shape padded to 4-D).
+  /// The op's 4-D IFM / IFM2 / OFM shapes: the feature map's op_shape when given, else FC: [N, 1, 1, C]
+  /// and others: the tensor shape padded to 4-D.
   std::array<int, 4> ifm_op_shape() const;
   std::array<int, 4> ifm2_op_shape() const;
   std::array<int, 4> ofm_op_shape() const;

@@ -67,7 +67,7 @@ std::array<int, 2> as_pair(const json& v, const Ctx& ctx) {
 }
 
 FeatureMap read_feature_map(const json& j, const Ctx& ctx) {
-  check_keys(j, ctx, {"shape", "dtype", "mem_area", "format", "needs_linear_format", "quant_scale"});
+  check_keys(j, ctx, {"shape", "dtype", "mem_area", "format", "needs_linear_format", "quant_scale", "op_shape"});
   FeatureMap f;
   f.shape = as_shape(require(j, "shape", ctx), ctx.at("shape"), 0, 4);
   f.dtype = as_enum<DataType>(require(j, "dtype", ctx), ctx.at("dtype"), parse_dtype, {"int8", "uint8", "int16", "int32"});
@@ -76,7 +76,20 @@ FeatureMap read_feature_map(const json& j, const Ctx& ctx) {
   if (const json* v = find(j, "needs_linear_format")) f.needs_linear_format = as_bool(*v, ctx.at("needs_linear_format"));
   if (const json* v = find(j, "quant_scale"); v != nullptr && !v->is_null())
     f.quant_scale = static_cast<float>(as_double(*v, ctx.at("quant_scale")));
+  if (const json* v = find(j, "op_shape")) {
+    const Shape s = as_shape(*v, ctx.at("op_shape"), 4, 4);
+    f.op_shape = s.as_4d();
+  }
   return f;
+}
+
+Lut read_lut(const json& j, const Ctx& ctx) {
+  check_keys(j, ctx, {"shape", "dtype", "mem_area"});
+  Lut l;
+  l.shape = as_shape(require(j, "shape", ctx), ctx.at("shape"), 1, 4);
+  l.dtype = as_enum<DataType>(require(j, "dtype", ctx), ctx.at("dtype"), parse_dtype, {"int8", "uint8", "int16", "int32"});
+  l.mem_area = as_area(require(j, "mem_area", ctx), ctx.at("mem_area"));
+  return l;
 }
 
 Weights read_weights(const json& j, const Ctx& ctx) {
@@ -237,6 +250,7 @@ ordered_json fm_json(const FeatureMap& f) {
   j["format"] = format_name(f.format);
   j["mem_area"] = arch::mem_area_name(f.mem_area);
   j["needs_linear_format"] = f.needs_linear_format;
+  if (f.op_shape) j["op_shape"] = *f.op_shape;
   if (f.quant_scale) j["quant_scale"] = static_cast<double>(*f.quant_scale);
   j["shape"] = shape_json(f.shape);
   return j;
@@ -266,7 +280,7 @@ PassInput read_pass_input(const json& input, const std::string& file, const std:
   const Ctx ctx{file, path};
   check_keys(input, ctx,
              {"accelerator", "system_config", "memory_mode", "arch_params", "placement_name", "layer_name", "op", "ifm",
-              "ifm2", "ofm", "weights", "bias", "block_config", "num_valid_block_configs", "has_npu_predecessor",
+              "ifm2", "ofm", "weights", "bias", "lut", "block_config", "num_valid_block_configs", "has_npu_predecessor",
               "force_outputs_to_fast_storage", "rewrite_list"});
   const std::string accel = as_string(require(input, "accelerator", ctx), ctx.at("accelerator"));
   std::string sys = "internal-default";
@@ -294,6 +308,7 @@ PassInput read_pass_input(const json& input, const std::string& file, const std:
   if (const json* v = find(input, "ifm2")) p.ifm2 = read_feature_map(*v, ctx.at("ifm2"));
   if (const json* v = find(input, "weights")) p.weights = read_weights(*v, ctx.at("weights"));
   if (const json* v = find(input, "bias")) p.bias = read_bias(*v, ctx.at("bias"));
+  if (const json* v = find(input, "lut")) p.lut = read_lut(*v, ctx.at("lut"));
   const Shape bc = as_shape(require(input, "block_config", ctx), ctx.at("block_config"), 4, 4);
   p.block_config = {bc.dims[0], bc.dims[1], bc.dims[2], bc.dims[3]};
   if (const json* v = find(input, "has_npu_predecessor")) p.has_npu_predecessor = as_bool(*v, ctx.at("has_npu_predecessor"));
@@ -359,6 +374,13 @@ ordered_json write_pass_input(const Pass& p, const arch::Arch& a, const PassLabe
   j["ifm"] = fm_json(p.ifm);
   if (p.ifm2) j["ifm2"] = fm_json(*p.ifm2);
   if (!labels.layer_name.empty()) j["layer_name"] = labels.layer_name;
+  if (p.lut) {
+    ordered_json lj;
+    lj["dtype"] = dtype_name(p.lut->dtype);
+    lj["mem_area"] = arch::mem_area_name(p.lut->mem_area);
+    lj["shape"] = shape_json(p.lut->shape);
+    j["lut"] = lj;
+  }
   j["memory_mode"] = a.memory_mode;
   if (labels.num_valid_block_configs) j["num_valid_block_configs"] = *labels.num_valid_block_configs;
   j["ofm"] = fm_json(p.ofm);

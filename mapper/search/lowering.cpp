@@ -58,10 +58,10 @@ model::OpType op_type(OpKind kind) {
     case OpKind::ReduceSum: return model::OpType::ReduceSum;
     case OpKind::TransposeConv2D: return model::OpType::TransposeConv2D;
     case OpKind::ResizeBilinear: return model::OpType::ResizeBilinear;
-    case OpKind::Shl: return model::OpType::SHL;
-    case OpKind::Shr: return model::OpType::SHR;
+    case OpKind::Shl: return model::OpType::Shl;
+    case OpKind::Shr: return model::OpType::Shr;
     case OpKind::RescaleAdd: return model::OpType::RescaleAdd;
-    case OpKind::Clz: return model::OpType::CLZ;
+    case OpKind::Clz: return model::OpType::Clz;
     case OpKind::Activation: return model::OpType::AvgPool;
     case OpKind::Cpu: break;  // not an NPU pass: lower_layer returns before asking
   }

@@ -84,6 +84,39 @@ TEST(EvalCommand, ToleranceIsRelativeOneInABillion) {
   EXPECT_EQ(run_eval(o, out, err), 0) << out.str();
 }
 
+// A pass of Vela's compile of a real model with the inputs its reference record lacks (docs/design/
+// tflite-import.md "Per-pass cycles against Vela"): the LSTM's sigmoid LUT pass on U55-128, with its
+// LUT table, op shapes and scales. Expected by hand (test/model/evaluate_vela_ops_test.cpp): Npu 118
+// (118 elements at 1 cycle), SRAM (256 + 472) / 8 = 91, flash 257 * 128/118 (Vela prints 278.78).
+TEST(EvalCommand, RealModelLutPassMatches) {
+  TempDir dir;
+  const json fm_ifm = {{"shape", {1, 472}}, {"dtype", "int8"}, {"mem_area", "Sram"}, {"format", "NHWC"},
+                       {"needs_linear_format", true}, {"quant_scale", 0.5}, {"op_shape", {1, 1, 1, 472}}};
+  const json fm_ifm2 = {{"shape", json::array()}, {"dtype", "int8"}, {"mem_area", "OffChipFlash"}, {"format", "NHWC"},
+                        {"needs_linear_format", true}, {"quant_scale", 0.5}, {"op_shape", {1, 1, 1, 1}}};
+  const json fm_ofm = {{"shape", {1, 118}}, {"dtype", "int8"}, {"mem_area", "Sram"}, {"format", "NHCWB16"},
+                       {"needs_linear_format", false}, {"quant_scale", 0.5}, {"op_shape", {1, 1, 1, 118}}};
+  const json input = {{"accelerator", "ethos-u55-128"},
+                      {"layer_name", "model/lstm/lstm_cell/Sigmoid_2_lut_sigmoid"},
+                      {"op", {{"type", "Add"}, {"activation", "LUT"}}},
+                      {"ifm", fm_ifm},
+                      {"ifm2", fm_ifm2},
+                      {"ofm", fm_ofm},
+                      {"lut", {{"shape", {1, 1, 1, 256}}, {"dtype", "int8"}, {"mem_area", "OffChipFlash"}}},
+                      {"block_config", {1, 2, 120, 120}},
+                      {"has_npu_predecessor", true}};
+  const double flash = 257.0 * 128.0 / 118.0;
+  const json expected = {{"cycles",
+                          {{"Npu", 118.0}, {"SramAccess", 91.0}, {"DramAccess", 0.0}, {"OnChipFlashAccess", 0.0},
+                           {"OffChipFlashAccess", flash}, {"Total", flash}}}};
+  EvalOptions o;
+  o.input_path = dir.write("lut.json", json::array({{{"id", "lut"}, {"input", input}, {"expected", expected}}}));
+  o.check = true;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_eval(o, out, err), 0) << out.str();
+  EXPECT_NE(out.str().find("1/1 matched"), std::string::npos) << out.str();
+}
+
 TEST(EvalCommand, BareInputsAndOutputFile) {
   TempDir dir;
   const json ref = load_reference();

@@ -498,6 +498,44 @@ TEST(NpuLowering, LayoutEligibility) {
   EXPECT_TRUE(elig.at("d"));
   EXPECT_FALSE(elig.at("y"));  // written at channel offset 8
   EXPECT_FALSE(elig.at("z"));  // graph output
+  // Vela's needs_linear_format is the opposite of eligibility when no NPU subgraph boundary is crossed.
+  for (const LoweredTensor& t : g.tensors)
+    if (!t.constant) {
+      EXPECT_EQ(t.needs_linear_format, !t.nhcwb16_eligible) << t.name;
+    }
+}
+
+TEST(NpuLowering, TensorCrossingNpuSubgraphsWithoutCpuConsumerIsNotLinear) {
+  // a -> pool -> e -> pool -> f; a -> TRANSPOSE (CPU) -> g; ADD(g, f) -> y. For Add(x, z) Vela puts
+  // z's branch first (6.3), so the pass order is [pool e, pool f], transpose, [add]: f is written in
+  // NPU subgraph 1 and read in subgraph 2 with only NPU producers and consumers. The scheduler keeps
+  // it NHWC (not eligible), but the graph optimiser, which runs before the subgraphs are cut, cleared
+  // its needs_linear_format. e stays inside subgraph 1: eligible and not linear.
+  Net n;
+  const int a = n.fm("a", {1, 4, 4, 8});
+  const int e = n.fm("e", {1, 4, 4, 8});
+  const int f = n.fm("f", {1, 4, 4, 8});
+  const int perm = n.i32("perm", {4}, {0, 2, 1, 3});
+  const int gt = n.fm("g", {1, 4, 4, 8});
+  const int y = n.fm("y", {1, 4, 4, 8});
+  n.op(MAX_POOL_2D, {a}, {e}, pool_opts(1, 1));
+  n.op(MAX_POOL_2D, {e}, {f}, pool_opts(1, 1));
+  n.op(TRANSPOSE, {a, perm}, {gt});
+  n.op(ADD, {gt, f}, {y});
+  const NpuGraph g = lower(n.build({a}, {y}));
+  std::map<std::string, const LoweredTensor*> by;
+  for (const LoweredTensor& x : g.tensors) by[x.name] = &x;
+  std::map<std::string, int> sub;
+  for (const NpuPass& p : g.passes) sub[p.name] = p.npu_subgraph;
+  ASSERT_EQ(g.npu_subgraph_count, 2) << "the test needs f to cross two NPU subgraphs";
+  ASSERT_EQ(sub.at("e"), sub.at("f"));
+  ASSERT_NE(sub.at("f"), sub.at("y"));
+  EXPECT_FALSE(by.at("f")->nhcwb16_eligible);
+  EXPECT_FALSE(by.at("f")->needs_linear_format);
+  EXPECT_TRUE(by.at("e")->nhcwb16_eligible);
+  EXPECT_FALSE(by.at("e")->needs_linear_format);
+  EXPECT_TRUE(by.at("g")->needs_linear_format);  // a CPU producer
+  EXPECT_TRUE(by.at("a")->needs_linear_format);  // graph input
 }
 
 TEST(NpuLowering, ConcatenationWithFusedActivationIsAnError) {

@@ -2273,13 +2273,15 @@ struct Ctx {
       LoweredTensor& x = g.tensors[t];
       const Shape4 whole = full4(x.shape);
       bool ok = !x.producers.empty() && !x.graph_input && !x.constant && !x.graph_output;
-      // A tensor passed between two NPU subgraphs crosses the CPU graph: it stays NHWC (6.4).
+      // A tensor passed between two NPU subgraphs crosses the CPU graph: it stays NHWC (6.4), although
+      // the graph optimiser, which runs before the NPU subgraphs are cut, has cleared its flag.
+      bool one_subgraph = true;
       int sub = -1;
       for (const auto* list : {&x.producers, &x.consumers})
         for (const NodeRef& r : *list)
           if (r.kind == NodeRef::Kind::NpuPass) {
             const int s = g.passes[static_cast<std::size_t>(r.index)].npu_subgraph;
-            if (sub >= 0 && s != sub) ok = false;
+            if (sub >= 0 && s != sub) one_subgraph = false;
             sub = s;
           }
       for (const NodeRef& r : x.producers) {
@@ -2301,7 +2303,8 @@ struct Ctx {
         if (p.ifm == id) ok = ok && s1 == whole && p.ifm_offset[3] % 16 == 0;
         if (p.ifm2 == id) ok = ok && s2 == whole && p.ifm2_offset[3] % 16 == 0;
       }
-      x.nhcwb16_eligible = ok;
+      x.needs_linear_format = !ok;
+      x.nhcwb16_eligible = ok && one_subgraph;
     }
   }
 

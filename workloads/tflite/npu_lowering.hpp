@@ -107,6 +107,10 @@ struct LoweredTensor {
   /// input or output, every read/write view equal to the whole tensor at channel offsets that are
   /// multiples of 16, and not an int32 ReduceSum input. The scheduler decides whether it does.
   bool nhcwb16_eligible = false;
+  /// Vela's needs_linear_format after its graph optimiser (4.9 conditions 1-8, decided before the NPU
+  /// subgraphs are cut): false for every eligible tensor and also for one passed between two NPU
+  /// subgraphs, which stays NHWC but is costed as NHCWB16 by the burst rule (npu-model.md §11.8).
+  bool needs_linear_format = true;
 };
 
 /// Convolution / pooling geometry of a pass.
