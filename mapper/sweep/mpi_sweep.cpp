@@ -4,8 +4,8 @@
 //           fingerprint, or empty when the spec was refused) -> kTagWork (a point index) to each worker
 //           -> for every kTagRecord that arrives: journal it, then send that worker the next point or
 //           kTagStop -> finish_sweep_run.
-//   rank k: wait for kTagStart -> load the spec itself (the same files; its fingerprint must match
-//           rank 0's) -> loop: kTagWork -> compute_sweep_point on its own arena -> kTagRecord (the
+//   rank k: load the spec itself (the same files), meanwhile -> wait for kTagStart (its fingerprint
+//           must match rank 0's) -> loop: kTagWork -> compute_sweep_point on its own arena -> kTagRecord (the
 //           journal line) -> until kTagStop.
 //
 // Rank 0 replies to a record before journaling it, and journals the records that arrived together
@@ -215,16 +215,20 @@ int coordinate(const MpiSession& mpi, const SweepOptions& options, const std::at
 }
 
 int work(const MpiSession& mpi, const SweepOptions& options, const std::atomic<bool>* interrupt) {
+  // Loaded while rank 0 loads it too (building every arch point takes ~2 ms per point); an error is
+  // reported only if rank 0 accepted the spec, so a bad spec gives one message, rank 0's.
+  SweepSpec spec;
+  std::string load_error;
+  try {
+    spec = load_sweep_spec(options.spec);
+  } catch (const common::UserError& e) {
+    load_error = e.what();
+  }
   MPI_Status status;
   wait_message(0, nullptr, status);
   const std::string fingerprint = receive_text(status);
   if (fingerprint.empty()) return 2;  // rank 0 refused the spec and says why
-  SweepSpec spec;
-  try {
-    spec = load_sweep_spec(options.spec);
-  } catch (const common::UserError& e) {
-    abort_all(fmt::format("rank {}: {}", mpi.rank(), e.what()), 2);
-  }
+  if (!load_error.empty()) abort_all(fmt::format("rank {}: {}", mpi.rank(), load_error), 2);
   if (spec.fingerprint != fingerprint) {
     abort_all(fmt::format("{}: rank {} reads other files than rank 0 (the spec, a workload or the base arch differs "
                           "between the nodes) (give every rank the same files)",

@@ -300,9 +300,11 @@ void order_biggest_first(const SweepSpec& spec, std::vector<std::size_t>& points
   std::stable_sort(points.begin(), points.end(), [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
 }
 
-SweepRun open_sweep_run(const SweepOptions& options) {
+SweepRun open_sweep_run(const SweepOptions& options) { return open_sweep_run(options, load_sweep_spec(options.spec)); }
+
+SweepRun open_sweep_run(const SweepOptions& options, SweepSpec spec_loaded) {
   SweepRun run;
-  run.spec = load_sweep_spec(options.spec);
+  run.spec = std::move(spec_loaded);
   const SweepSpec& spec = run.spec;
   fs::path folder = options.out_dir.empty() ? fs::path("runs") / ("sweep-" + spec.name) : fs::path(options.out_dir);
   if (options.out_dir.empty() && options.shard_count > 1) {
@@ -450,7 +452,7 @@ int merge_sweep(const SweepOptions& options, std::ostream& out) {
   whole.shard_count = 1;
   whole.restart = false;
   // Read every shard journal before touching the output folder, so a refused merge writes nothing.
-  const SweepSpec spec = load_sweep_spec(options.spec);
+  SweepSpec spec = load_sweep_spec(options.spec);
   std::map<std::size_t, Json> merged;
   std::map<std::size_t, std::string> from;  // point -> journal it came from, for messages
   for (const std::string& dir : options.merge) {
@@ -491,7 +493,8 @@ int merge_sweep(const SweepOptions& options, std::ostream& out) {
                     missing.size() > shown ? ", ..." : ""),
         "finish the missing shards (rerunning a shard resumes it) and merge again");
   }
-  SweepRun run = open_sweep_run(whole);  // the output folder: its own journal must be of this spec too
+  const std::size_t points = spec.points.size();
+  SweepRun run = open_sweep_run(whole, std::move(spec));  // the output folder: its journal must be of this spec too
   std::string journal_text = journal_header_line(run.spec) + "\n";
   for (auto& [index, record] : merged) {
     journal_text += record.dump() + "\n";
@@ -499,7 +502,7 @@ int merge_sweep(const SweepOptions& options, std::ostream& out) {
   }
   common::write_file_atomic(run.journal_path, journal_text);
   RunStats stats;
-  stats.source = fmt::format("{} points merged from {} journal{} into {}", spec.points.size(), options.merge.size(),
+  stats.source = fmt::format("{} points merged from {} journal{} into {}", points, options.merge.size(),
                              options.merge.size() == 1 ? "" : "s", run.journal_path.string());
   finish_sweep_run(run, whole, stats, out);
   return 0;

@@ -36,6 +36,8 @@ struct SweepRun {
 /// runs/sweep-<name>, or runs/sweep-<name>/shard-K-of-N for a shard), applies --restart, reads the
 /// journal (refusing one of another spec) or starts it, and lists the remaining points of the shard.
 SweepRun open_sweep_run(const SweepOptions& options);
+/// The same with the spec of options.spec already loaded (and checked).
+SweepRun open_sweep_run(const SweepOptions& options, SweepSpec spec);
 
 /// The order in which the remaining points are handed out: by estimated cost, highest first (ties by
 /// index), so that the long points do not start last and leave the other workers idle at the end.
