@@ -1,11 +1,17 @@
 // A design-space sweep, end to end.
 //
-//   load_sweep_spec (every check, every arch point built) -> <out>/points.jsonl read back (points a
-//   killed run finished are skipped) -> the remaining points in a oneTBB parallel loop; each point runs
+//   open_sweep_run: load_sweep_spec (every check, every arch point built) -> <out>/points.jsonl read
+//   back (points a killed run finished are skipped) -> the remaining points of this shard (all of them
+//   without --shard), most expensive first -> run_sweep: a oneTBB parallel loop; each point runs
 //   search::map_networks over all workloads (a shared per-layer stage, identical layers computed once,
 //   and one join per workload), all in the same arena -> each finished point appended to points.jsonl at once
-//   -> when every point is done, sweep.csv, sweep.json, pareto.csv and pareto.svg rendered from the
-//   records in point order and written atomically.
+//   -> finish_sweep_run: when every point is done, sweep.csv, sweep.json, pareto.csv and pareto.svg
+//   rendered from the records in point order and written atomically (a shard that lacks points
+//   stops before, and says how to merge).
+//
+// merge_sweep (--merge) reads several folders' journals of the same spec, and writes their union as
+// the output folder's journal and final files. The MPI driver (mpi_sweep.cpp) uses the same
+// open_sweep_run / Journal / finish_sweep_run (sweep_run.hpp), with the loop spread over ranks.
 //
 // A point stopped by Ctrl-C is not recorded; the run exits 130 and the same command resumes it.
 

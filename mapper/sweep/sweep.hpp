@@ -5,7 +5,8 @@
 // Each finished arch point is appended as one JSON line to <out>/points.jsonl; a rerun with the same
 // spec skips the points found there. The final files (sweep.csv, sweep.json, pareto.csv, pareto.svg)
 // are rendered from those records sorted by point, so a resumed sweep writes the same bytes as one
-// that was never interrupted.
+// that was never interrupted, and so do a merge of shards (--shard K/N, --merge) and an MPI run
+// (mpi_sweep.hpp): see docs/distributed-sweeps.md.
 
 #include <array>
 #include <atomic>
