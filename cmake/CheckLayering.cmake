@@ -1,6 +1,6 @@
 # The layering of the source folders, checked (ctest `layering`): each folder may include only the
 # project headers of the folders below it, CLI11 only in mapper/cli, Boost.Graph only in the workload
-# DAG, and process-wide set-up (signal handlers, the stderr logger, tbb::global_control) only in
+# DAG, MPI only in mapper/sweep/mpi_sweep.cpp, and process-wide set-up (signal handlers, the stderr logger, tbb::global_control) only in
 # mapper/cli. Run as: cmake -DROOT=<project root> -P cmake/CheckLayering.cmake
 # Each rule: "folder|allowed include prefixes, comma-separated" (the folder itself is always allowed).
 set(rules
@@ -49,6 +49,8 @@ foreach(rule ${rules})
         list(APPEND violations "${rel}: includes CLI11, which only mapper/cli may use")
       elseif(line MATCHES "^#include <boost/graph/" AND NOT rel MATCHES "^workloads/(dag|loader)\\.")
         list(APPEND violations "${rel}: includes Boost.Graph, which only workloads/dag.hpp and the loader may use")
+      elseif(line MATCHES "^#include <mpi\\.h>" AND NOT rel STREQUAL "mapper/sweep/mpi_sweep.cpp")
+        list(APPEND violations "${rel}: includes MPI, which only mapper/sweep/mpi_sweep.cpp may use")
       elseif(line MATCHES "^#include <(tbb/global_control.h|csignal|spdlog/sinks/)" AND NOT folder STREQUAL "mapper/cli")
         list(APPEND violations "${rel}: ${line}: process-wide set-up belongs in mapper/cli (the process contract)")
       endif()

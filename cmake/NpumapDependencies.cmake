@@ -42,3 +42,11 @@ if(TARGET yaml-cpp::yaml-cpp)
 else()
   set(NPUMAP_YAML_TARGET yaml-cpp)
 endif()
+
+# Open MPI (C API) for `mpirun -np N mapper sweep`; mpirun itself runs the MPI tests.
+# MPI_CXX_SKIP_MPICXX: the C API from C++, without the deprecated C++ bindings.
+set(MPI_CXX_SKIP_MPICXX ON)
+find_package(MPI QUIET COMPONENTS CXX)
+npumap_require(MPI_CXX_FOUND libopenmpi-dev)
+find_program(NPUMAP_MPIRUN NAMES mpirun.openmpi mpirun)
+npumap_require(NPUMAP_MPIRUN openmpi-bin)

@@ -3,7 +3,8 @@
 # As root it runs apt-get; otherwise it prints the exact command to run and exits 1.
 set -euo pipefail
 packages=(g++ cmake ninja-build make git libtbb-dev libboost-graph-dev libspdlog-dev libfmt-dev
-          libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libflatbuffers-dev libgtest-dev libgmock-dev libbenchmark-dev)
+          libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libflatbuffers-dev libgtest-dev libgmock-dev libbenchmark-dev
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -5,6 +5,8 @@
 //   mapper list presets|workloads|objectives|system-configs|memory-modes|sweep-parameters   what can be named
 //   mapper show RESULT.json                                  re-print a saved run's report
 //   mapper sweep SPEC.yaml [--out DIR] [--restart]           map workloads over a grid of arch points (mapper/sweep/)
+//   mapper sweep SPEC.yaml --shard K/N | --merge DIR...      one shard of a sweep / combine the shards' journals
+//   mpirun -np N mapper sweep SPEC.yaml                      the same sweep on N MPI ranks (mapper/sweep/mpi_sweep.hpp)
 //   mapper import MODEL.tflite -o MODEL.yaml [--arch A]      write a .tflite model's lowering as workload YAML
 //
 // Every option binds to a field of RunOptions (run_command.hpp), which holds the defaults. Bad input of
@@ -38,6 +40,7 @@
 #include "mapper/eval/eval_command.hpp"
 #include "mapper/report/report.hpp"
 #include "mapper/search/objectives.hpp"
+#include "mapper/sweep/mpi_sweep.hpp"
 #include "mapper/sweep/sweep.hpp"
 #include "npumap_version.hpp"
 #include "workloads/tflite/import.hpp"
@@ -309,6 +312,13 @@ int run_cli(int argc, char** argv) {
                   "Compute every layer on its own instead of once per distinct layer (to measure the saving)");
   sweep->add_flag("-v,--verbose", sweep_verbose, "Log each finished arch point");
   sweep->add_flag("-q,--quiet", sweep_quiet, "Only print errors");
+  std::string sweep_shard;
+  auto* shard_option = sweep->add_option("--shard", sweep_shard,
+                                         "Compute only every N-th arch point, K in 0..N-1, into its own journal (K/N)");
+  sweep->add_option("--merge", sweep_options.merge,
+                    "Combine the journals of these shard folders into the final files; compute nothing")
+      ->excludes(shard_option)
+      ->expected(1, -1);
 
   try {
     app.parse(argc, argv);
@@ -345,6 +355,15 @@ int run_cli(int argc, char** argv) {
       sweep_options.threads = worker_threads;
       sweep_options.share_layers = !sweep_no_sharing;
       sweep_options.verbosity = sweep_quiet ? -1 : sweep_verbose;
+      if (!sweep_shard.empty()) sweep::parse_shard(sweep_shard, sweep_options);
+      if (!sweep_options.merge.empty()) {
+        if (sweep_options.dry_run || sweep_options.restart) {
+          throw common::UserError({}, "--merge", "--merge computes nothing, so it takes neither --dry-run nor --restart",
+                                  "leave them out");
+        }
+      }
+      if (sweep::launched_by_mpi()) return sweep::run_sweep_mpi(sweep_options, &interrupted, std::cout);
+      if (!sweep_options.merge.empty()) return sweep::merge_sweep(sweep_options, std::cout);
       return sweep::run_sweep(sweep_options, &interrupted, std::cout);
     }
 

@@ -1,11 +1,17 @@
 // A design-space sweep, end to end.
 //
-//   load_sweep_spec (every check, every arch point built) -> <out>/points.jsonl read back (points a
-//   killed run finished are skipped) -> the remaining points in a oneTBB parallel loop; each point runs
+//   open_sweep_run: load_sweep_spec (every check, every arch point built) -> <out>/points.jsonl read
+//   back (points a killed run finished are skipped) -> the remaining points of this shard (all of them
+//   without --shard), most expensive first -> run_sweep: a oneTBB parallel loop; each point runs
 //   search::map_networks over all workloads (a shared per-layer stage, identical layers computed once,
 //   and one join per workload), all in the same arena -> each finished point appended to points.jsonl at once
-//   -> when every point is done, sweep.csv, sweep.json, pareto.csv and pareto.svg rendered from the
-//   records in point order and written atomically.
+//   -> finish_sweep_run: when every point is done, sweep.csv, sweep.json, pareto.csv and pareto.svg
+//   rendered from the records in point order and written atomically (a shard that lacks points
+//   stops before, and says how to merge).
+//
+// merge_sweep (--merge) reads several folders' journals of the same spec, and writes their union as
+// the output folder's journal and final files. The MPI driver (mpi_sweep.cpp) uses the same
+// open_sweep_run / Journal / finish_sweep_run (sweep_run.hpp), with the loop spread over ranks.
 //
 // A point stopped by Ctrl-C is not recorded; the run exits 130 and the same command resumes it.
 
@@ -33,6 +39,7 @@
 #include "mapper/search/map_network.hpp"
 #include "mapper/report/progress_line.hpp"
 #include "mapper/report/report.hpp"
+#include "mapper/sweep/sweep_run.hpp"
 
 namespace npumap::sweep {
 namespace {
@@ -40,96 +47,19 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-constexpr const char* kJournal = "points.jsonl";
 const std::vector<std::string> kFinalFiles = {"sweep.csv", "sweep.json", "pareto.csv", "pareto.svg"};
-
-Json journal_header(const SweepSpec& spec) {
-  return Json{{"sweep", spec.name}, {"spec", spec.file}, {"fingerprint", spec.fingerprint}, {"points", spec.points.size()}};
-}
-
-/// The records of an earlier run of the same sweep, by point index. A line that does not parse (the
-/// tail of a killed write) is dropped, and the journal is rewritten without it.
-std::map<std::size_t, Json> read_journal(const fs::path& journal, const SweepSpec& spec) {
-  std::ifstream in(journal);
-  std::string line;
-  std::map<std::size_t, Json> records;
-  if (!std::getline(in, line)) return records;  // empty journal: start afresh
-  Json header;
-  try {
-    header = Json::parse(line);
-  } catch (const nlohmann::json::exception&) {
-    throw common::UserError({journal.string(), 1, 1}, "", "not a sweep journal", "remove the folder or choose another --out");
-  }
-  if (!header.is_object() || header.value("fingerprint", "") != spec.fingerprint) {
-    throw common::UserError({journal.string(), 1, 1}, "",
-                    "the folder holds points of a different sweep (the spec, a workload, the base arch or the tool "
-                    "version changed)",
-                    "rerun with --restart to discard them, or choose another --out");
-  }
-  std::size_t dropped = 0;
-  std::string kept = header.dump() + "\n";
-  while (std::getline(in, line)) {
-    const bool complete_line = !in.eof();  // the last line of a killed write has no newline
-    try {
-      Json r = Json::parse(line);
-      const std::size_t i = r.at("point").get<std::size_t>();
-      if (!complete_line || i >= spec.points.size() || r.at("id").get<std::string>() != spec.points[i].id) {
-        ++dropped;
-        continue;
-      }
-      kept += line + "\n";
-      records[i] = std::move(r);
-    } catch (const nlohmann::json::exception&) {
-      ++dropped;
-    }
-  }
-  if (dropped > 0) {
-    spdlog::warn("{}: dropped {} unreadable line(s) (a write cut short); those points run again", journal.string(), dropped);
-    common::write_file_atomic(journal, kept);
-  }
-  return records;
-}
-
-/// Appends whole lines to the journal and syncs each, so a finished point survives a kill.
-class Journal {
- public:
-  explicit Journal(const fs::path& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw common::UserError({path.string(), 0, 0}, "--out", "cannot open the sweep journal", "check the folder's permissions");
-  }
-  ~Journal() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Journal(const Journal&) = delete;
-  Journal& operator=(const Journal&) = delete;
-  void append(const std::string& line) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const std::string text = line + "\n";
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        throw common::UserError({path_.string(), 0, 0}, "", "writing the sweep journal failed", "check free disk space");
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    ::fdatasync(fd_);
-  }
-
- private:
-  fs::path path_;
-  int fd_ = -1;
-  std::mutex mutex_;
-};
 
 /// The text report: what ran, what the cache saved, and each workload's cross-arch front.
 std::string summary_text(const SweepSpec& spec, const std::vector<Json>& records, const Json& sweep_json,
-                         std::size_t computed, double seconds, int threads, const fs::path& folder) {
+                         const RunStats& stats, const fs::path& folder) {
   std::string out = fmt::format("sweep {}: {} arch points x {} workloads (spec {}, base {})\n", spec.name,
                                 spec.points.size(), spec.workloads.size(), spec.file, spec.base);
-  out += fmt::format("  {} points computed in this run, {} resumed from {}\n", computed, spec.points.size() - computed,
-                     (folder / kJournal).string());
+  if (stats.source.empty()) {
+    out += fmt::format("  {} points computed in this run, {} resumed from {}\n", stats.computed,
+                       spec.points.size() - stats.computed, (folder / kJournalFile).string());
+  } else {
+    out += fmt::format("  {}\n", stats.source);
+  }
   std::uint64_t total = 0, distinct = 0;
   for (const Json& r : records) {
     total += r["layers"]["total"].get<std::uint64_t>();
@@ -139,9 +69,11 @@ std::string summary_text(const SweepSpec& spec, const std::vector<Json>& records
     out += fmt::format("  layers: {} (arch point, layer) pairs, {} distinct; the shared-layer cache reused {:.0f}%\n",
                        total, distinct, 100.0 * static_cast<double>(total - distinct) / static_cast<double>(total));
   }
-  if (computed > 0 && seconds > 0) {
-    out += fmt::format("  time {:.1f} s, {:.1f} points/min, {} threads\n", seconds, 60.0 * static_cast<double>(computed) / seconds, threads);
+  if (stats.computed > 0 && stats.seconds > 0) {
+    out += fmt::format("  time {:.1f} s, {:.1f} points/min, {}\n", stats.seconds,
+                       60.0 * static_cast<double>(stats.computed) / stats.seconds, stats.workers);
   }
+  if (!stats.coordinator.empty()) out += fmt::format("  {}\n", stats.coordinator);
   out += "cross-arch Pareto front (minimise MACs/cycle and SRAM bytes, against cycles and off-chip bytes);\n"
          "per arch point on the front: its best cycles and best off-chip bytes among its front mappings\n";
   for (const auto& w : spec.workloads) {
@@ -216,6 +148,14 @@ std::string list_points(const SweepSpec& spec) {
   return out;
 }
 
+/// A point's relative cost, for handing out the expensive points first: its MACs per cycle. A bigger
+/// accelerator has more SHRAM, so more valid block configs per layer, and its fronts are deeper (on
+/// the example, the 512-MAC point takes 2-7x as long as a 64- or 128-MAC one). A proxy known before
+/// any work; a point's real cost also depends on the memory system, which it does not see.
+double estimated_cost(const SweepPoint& point) {
+  return static_cast<double>(point.arch.accel.macs) * static_cast<double>(point.arch.accel.cores);
+}
+
 }  // namespace
 
 Json compute_sweep_point(const SweepSpec& spec, const SweepPoint& point, bool share_layers,
@@ -265,65 +205,215 @@ Json compute_sweep_point(const SweepSpec& spec, const SweepPoint& point, bool sh
   return record;
 }
 
-int run_sweep(const SweepOptions& options, const std::atomic<bool>* interrupt, std::ostream& out) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const SweepSpec spec = load_sweep_spec(options.spec);
-  if (options.dry_run) {
-    out << list_points(spec);
-    return 0;
+void parse_shard(const std::string& text, SweepOptions& options) {
+  const auto bad = [&] {
+    return common::UserError({}, "--shard", fmt::format("expected K/N with whole numbers 0 <= K < N, got `{}`", text),
+                             "e.g. --shard 0/4 .. --shard 3/4 for four shards");
+  };
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos) throw bad();
+  const auto whole = [&](const std::string& part, int& value) {
+    if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) throw bad();
+    value = std::stoi(part);
+  };
+  int k = 0, n = 0;
+  whole(text.substr(0, slash), k);
+  whole(text.substr(slash + 1), n);
+  if (n < 1 || k >= n) throw bad();
+  options.shard_index = k;
+  options.shard_count = n;
+}
+
+std::string journal_header_line(const SweepSpec& spec) {
+  return Json{{"sweep", spec.name}, {"spec", spec.file}, {"fingerprint", spec.fingerprint}, {"points", spec.points.size()}}
+      .dump();
+}
+
+std::string journal_line(const Json& record, double seconds) {
+  Json line = record;
+  line["elapsed_s"] = seconds;
+  return line.dump();
+}
+
+std::map<std::size_t, Json> read_journal(const fs::path& journal, const SweepSpec& spec, bool repair, const std::string& hint) {
+  std::ifstream in(journal);
+  std::string line;
+  std::map<std::size_t, Json> records;
+  if (!std::getline(in, line)) return records;  // empty journal: start afresh
+  Json header;
+  try {
+    header = Json::parse(line);
+  } catch (const nlohmann::json::exception&) {
+    throw common::UserError({journal.string(), 1, 1}, "", "not a sweep journal", "remove the folder or choose another --out");
   }
-  const fs::path folder = options.out_dir.empty() ? fs::path("runs") / ("sweep-" + spec.name) : fs::path(options.out_dir);
+  if (!header.is_object() || header.value("fingerprint", "") != spec.fingerprint) {
+    throw common::UserError({journal.string(), 1, 1}, "",
+                            "the folder holds points of a different sweep (the spec, a workload, the base arch or the "
+                            "tool version changed)",
+                            hint);
+  }
+  std::size_t dropped = 0;
+  std::string kept = line + "\n";
+  while (std::getline(in, line)) {
+    const bool complete_line = !in.eof();  // the last line of a killed write has no newline
+    try {
+      Json r = Json::parse(line);
+      const std::size_t i = r.at("point").get<std::size_t>();
+      if (!complete_line || i >= spec.points.size() || r.at("id").get<std::string>() != spec.points[i].id) {
+        ++dropped;
+        continue;
+      }
+      kept += line + "\n";
+      records[i] = std::move(r);
+    } catch (const nlohmann::json::exception&) {
+      ++dropped;
+    }
+  }
+  if (dropped > 0) {
+    spdlog::warn("{}: dropped {} unreadable line(s) (a write cut short); those points run again", journal.string(), dropped);
+    if (repair) common::write_file_atomic(journal, kept);
+  }
+  return records;
+}
+
+Journal::Journal(const fs::path& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw common::UserError({path.string(), 0, 0}, "--out", "cannot open the sweep journal", "check the folder's permissions");
+}
+
+Journal::~Journal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Journal::append(const std::string& line) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::string text = line + "\n";
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw common::UserError({path_.string(), 0, 0}, "", "writing the sweep journal failed", "check free disk space");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::fdatasync(fd_);
+}
+
+void order_biggest_first(const SweepSpec& spec, std::vector<std::size_t>& points) {
+  std::vector<double> cost(spec.points.size(), 0.0);
+  for (const std::size_t i : points) cost[i] = estimated_cost(spec.points[i]);
+  std::stable_sort(points.begin(), points.end(), [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+}
+
+SweepRun open_sweep_run(const SweepOptions& options) { return open_sweep_run(options, load_sweep_spec(options.spec)); }
+
+SweepRun open_sweep_run(const SweepOptions& options, SweepSpec spec_loaded) {
+  SweepRun run;
+  run.spec = std::move(spec_loaded);
+  const SweepSpec& spec = run.spec;
+  fs::path folder = options.out_dir.empty() ? fs::path("runs") / ("sweep-" + spec.name) : fs::path(options.out_dir);
+  if (options.out_dir.empty() && options.shard_count > 1) {
+    folder /= fmt::format("shard-{}-of-{}", options.shard_index, options.shard_count);
+  }
+  run.folder = folder;
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw common::UserError({folder.string(), 0, 0}, "--out", "cannot create the output folder: " + ec.message(), "check the path");
-  const fs::path journal_path = folder / kJournal;
+  run.journal_path = folder / kJournalFile;
   if (options.restart) {
-    fs::remove(journal_path, ec);
+    fs::remove(run.journal_path, ec);
     for (const auto& f : kFinalFiles) fs::remove(folder / f, ec);
   }
-  std::map<std::size_t, Json> records;
-  if (fs::exists(journal_path) && fs::file_size(journal_path, ec) > 0) {
-    records = read_journal(journal_path, spec);
+  if (fs::exists(run.journal_path) && fs::file_size(run.journal_path, ec) > 0) {
+    run.records = read_journal(run.journal_path, spec, true, "rerun with --restart to discard them, or choose another --out");
   } else {
     for (const auto& f : kFinalFiles) {
       if (fs::exists(folder / f))
         throw common::UserError({(folder / f).string(), 0, 0}, "--out", "the folder holds a sweep's results but no points.jsonl",
-                        "choose another --out, or --restart to replace them");
+                                "choose another --out, or --restart to replace them");
     }
-    common::write_file_atomic(journal_path, journal_header(spec).dump() + "\n");
+    common::write_file_atomic(run.journal_path, journal_header_line(spec) + "\n");
   }
-  const std::size_t resumed = records.size();
-  spdlog::info("sweep {}: {} arch points x {} workloads, {} already done in {}", spec.name, spec.points.size(),
-               spec.workloads.size(), resumed, journal_path.string());
-
-  std::vector<std::size_t> remaining;
+  run.resumed = run.records.size();
   for (const auto& p : spec.points) {
-    if (records.count(p.index) == 0) remaining.push_back(p.index);
+    const bool in_shard = p.index % static_cast<std::size_t>(options.shard_count) == static_cast<std::size_t>(options.shard_index);
+    if (in_shard && run.records.count(p.index) == 0) run.remaining.push_back(p.index);
   }
+  order_biggest_first(spec, run.remaining);
+  spdlog::info("sweep {}: {} arch points x {} workloads, {} already done in {}", spec.name, spec.points.size(),
+               spec.workloads.size(), run.resumed, run.journal_path.string());
+  return run;
+}
+
+void finish_sweep_run(SweepRun& run, const SweepOptions& options, const RunStats& stats, std::ostream& out) {
+  const SweepSpec& spec = run.spec;
+  if (options.shard_count > 1 && run.records.size() < spec.points.size()) {
+    // A shard writes no final files: they need every point. (A shard whose folder already holds every
+    // point, e.g. the last of several shards run into one folder, falls through and writes them.)
+    if (options.verbosity >= 0) {
+      out << fmt::format("sweep {} shard {}/{}: {} points computed in this run, {} resumed; {} of {} arch points in {}\n",
+                         spec.name, options.shard_index, options.shard_count, stats.computed, run.resumed,
+                         run.records.size(), spec.points.size(), run.journal_path.string());
+      if (stats.computed > 0 && stats.seconds > 0) {
+        out << fmt::format("  time {:.1f} s, {:.1f} points/min, {}\n", stats.seconds,
+                           60.0 * static_cast<double>(stats.computed) / stats.seconds, stats.workers);
+      }
+      out << fmt::format("when every shard is done: mapper sweep {} --merge <the {} shard folders>\n", spec.file,
+                         options.shard_count);
+    }
+    return;
+  }
+  std::vector<Json> ordered;
+  for (auto& [index, record] : run.records) {
+    record.erase("elapsed_s");
+    ordered.push_back(record);
+  }
+  const SweepFiles files = render_sweep(run.spec, ordered);
+  common::write_file_atomic(run.folder / "sweep.csv", files.csv);
+  common::write_file_atomic(run.folder / "pareto.csv", files.pareto_csv);
+  common::write_file_atomic(run.folder / "pareto.svg", files.svg);
+  common::write_file_atomic(run.folder / "sweep.json", files.json);
+  if (options.verbosity >= 0) {
+    out << summary_text(run.spec, ordered, Json::parse(files.json), stats, run.folder);
+    out << fmt::format("wrote {}: sweep.csv, sweep.json, pareto.csv, pareto.svg (journal: {})\n", run.folder.string(), kJournalFile);
+  }
+}
+
+int run_sweep(const SweepOptions& options, const std::atomic<bool>* interrupt, std::ostream& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (options.dry_run) {
+    out << list_points(load_sweep_spec(options.spec));
+    return 0;
+  }
+  SweepRun run = open_sweep_run(options);
+  const SweepSpec& spec = run.spec;
+  const std::size_t resumed = run.resumed;
+  const std::size_t target = resumed + run.remaining.size();  // the records this run ends with
   const common::StopToken stop(interrupt);
   std::mutex records_mutex;
   const auto t1 = std::chrono::steady_clock::now();
   {
-    Journal journal(journal_path);
+    Journal journal(run.journal_path);
     std::atomic<std::size_t> done{resumed};
     report::ProgressLine progress(
         [&](double elapsed) {
           const std::size_t now = done.load();
           const double rate = static_cast<double>(now - resumed) / elapsed;
-          const double eta = rate > 0 ? static_cast<double>(spec.points.size() - now) / rate : 0.0;
+          const double eta = rate > 0 ? static_cast<double>(target - now) / rate : 0.0;
           return fmt::format("{} {}/{} arch points, {:.1f}s elapsed, ~{:.0f}s left",
-                             report::progress_bar(static_cast<double>(now), static_cast<double>(spec.points.size())), now,
-                             spec.points.size(), elapsed, eta);
+                             report::progress_bar(static_cast<double>(now), static_cast<double>(target)), now, target,
+                             elapsed, eta);
         },
         options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
     tbb::task_arena arena(std::max(1, options.threads));
     arena.execute([&] {
       tbb::parallel_for(
-          tbb::blocked_range<std::size_t>(0, remaining.size(), 1),
+          tbb::blocked_range<std::size_t>(0, run.remaining.size(), 1),
           [&](const tbb::blocked_range<std::size_t>& range) {
             for (std::size_t k = range.begin(); k != range.end(); ++k) {
               if (stop.stop_requested()) return;
-              const SweepPoint& point = spec.points[remaining[k]];
+              const SweepPoint& point = spec.points[run.remaining[k]];
               const auto start = std::chrono::steady_clock::now();
               bool complete = false;
               Json record;
@@ -334,43 +424,93 @@ int run_sweep(const SweepOptions& options, const std::atomic<bool>* interrupt, s
               });
               if (!complete) return;
               const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-              Json journal_line = record;
-              journal_line["elapsed_s"] = seconds;  // the journal's own; the final files leave it out
-              journal.append(journal_line.dump());
+              const std::string line = journal_line(record, seconds);
+              journal.append(line);
               spdlog::info("{} done in {:.2f} s ({} layers, {} distinct)", point.id, seconds,
                            record["layers"]["total"].get<std::uint64_t>(), record["layers"]["distinct"].get<std::uint64_t>());
               done.fetch_add(1);
               std::lock_guard<std::mutex> lock(records_mutex);
               // Kept as read back from text, exactly as a resumed run would hold it.
-              records[point.index] = Json::parse(record.dump());
+              run.records[point.index] = Json::parse(line);
             }
           },
           tbb::simple_partitioner());
     });
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  const std::size_t computed = records.size() - resumed;
-  if (records.size() < spec.points.size()) {
+  RunStats stats;
+  stats.computed = run.records.size() - resumed;
+  stats.seconds = seconds;
+  stats.workers = fmt::format("{} thread{}", options.threads, options.threads == 1 ? "" : "s");
+  if (run.records.size() < target) {
     std::cerr << fmt::format("sweep interrupted: {} of {} arch points done, kept in {}; run the same command to resume\n",
-                             records.size(), spec.points.size(), journal_path.string());
+                             run.records.size(), spec.points.size(), run.journal_path.string());
     return 130;
   }
-
-  std::vector<Json> ordered;
-  for (auto& [index, record] : records) {
-    record.erase("elapsed_s");
-    ordered.push_back(record);
-  }
-  const SweepFiles files = render_sweep(spec, ordered);
-  common::write_file_atomic(folder / "sweep.csv", files.csv);
-  common::write_file_atomic(folder / "pareto.csv", files.pareto_csv);
-  common::write_file_atomic(folder / "pareto.svg", files.svg);
-  common::write_file_atomic(folder / "sweep.json", files.json);
-  if (options.verbosity >= 0) {
-    out << summary_text(spec, ordered, Json::parse(files.json), computed, seconds, options.threads, folder);
-    out << fmt::format("wrote {}: sweep.csv, sweep.json, pareto.csv, pareto.svg (journal: {})\n", folder.string(), kJournal);
-  }
+  finish_sweep_run(run, options, stats, out);
   spdlog::info("sweep finished in {:.2f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return 0;
+}
+
+int merge_sweep(const SweepOptions& options, std::ostream& out) {
+  SweepOptions whole = options;
+  whole.shard_index = 0;
+  whole.shard_count = 1;
+  whole.restart = false;
+  // Read every shard journal before touching the output folder, so a refused merge writes nothing.
+  SweepSpec spec = load_sweep_spec(options.spec);
+  std::map<std::size_t, Json> merged;
+  std::map<std::size_t, std::string> from;  // point -> journal it came from, for messages
+  for (const std::string& dir : options.merge) {
+    const fs::path journal = fs::is_directory(dir) ? fs::path(dir) / kJournalFile : fs::path(dir);
+    if (!fs::is_regular_file(journal)) {
+      throw common::UserError({journal.string(), 0, 0}, "--merge", "no sweep journal here",
+                              "pass the output folders of `mapper sweep SPEC --shard K/N` (each holds points.jsonl)");
+    }
+    const std::map<std::size_t, Json> records =
+        read_journal(journal, spec, false, "merge only the shards of this spec, or rerun the shard with --restart");
+    for (const auto& [index, record] : records) {
+      Json bare = record;
+      bare.erase("elapsed_s");
+      const auto it = merged.find(index);
+      if (it == merged.end()) {
+        merged.emplace(index, record);
+        from.emplace(index, journal.string());
+        continue;
+      }
+      Json other = it->second;
+      other.erase("elapsed_s");
+      if (other != bare) {
+        throw std::runtime_error(fmt::format("arch point {} differs between {} and {} although both journals are of this spec",
+                                             spec.points[index].id, from[index], journal.string()));
+      }
+    }
+  }
+  std::vector<std::string> missing;
+  for (const auto& p : spec.points) {
+    if (merged.count(p.index) == 0) missing.push_back(p.id);
+  }
+  if (!missing.empty()) {
+    const std::size_t shown = std::min<std::size_t>(missing.size(), 8);
+    throw common::UserError(
+        {}, "--merge",
+        fmt::format("{} of {} arch points are in none of the {} journals: {}{}", missing.size(), spec.points.size(),
+                    options.merge.size(), fmt::join(missing.begin(), missing.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
+                    missing.size() > shown ? ", ..." : ""),
+        "finish the missing shards (rerunning a shard resumes it) and merge again");
+  }
+  const std::size_t points = spec.points.size();
+  SweepRun run = open_sweep_run(whole, std::move(spec));  // the output folder: its journal must be of this spec too
+  std::string journal_text = journal_header_line(run.spec) + "\n";
+  for (auto& [index, record] : merged) {
+    journal_text += record.dump() + "\n";
+    run.records[index] = std::move(record);
+  }
+  common::write_file_atomic(run.journal_path, journal_text);
+  RunStats stats;
+  stats.source = fmt::format("{} points merged from {} journal{} into {}", points, options.merge.size(),
+                             options.merge.size() == 1 ? "" : "s", run.journal_path.string());
+  finish_sweep_run(run, whole, stats, out);
   return 0;
 }
 

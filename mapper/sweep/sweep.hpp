@@ -5,7 +5,8 @@
 // Each finished arch point is appended as one JSON line to <out>/points.jsonl; a rerun with the same
 // spec skips the points found there. The final files (sweep.csv, sweep.json, pareto.csv, pareto.svg)
 // are rendered from those records sorted by point, so a resumed sweep writes the same bytes as one
-// that was never interrupted.
+// that was never interrupted, and so do a merge of shards (--shard K/N, --merge) and an MPI run
+// (mpi_sweep.hpp): see docs/distributed-sweeps.md.
 
 #include <array>
 #include <atomic>
@@ -30,11 +31,24 @@ struct SweepOptions {
   bool share_layers = true;    ///< compute identical layers once per arch point (off: to measure the saving)
   bool dry_run = false;        ///< check the spec and list its arch points; map nothing, write nothing
   int verbosity = 0;           ///< -1 quiet, 0 normal, 1 a line per finished point
+  int shard_index = 0;         ///< `--shard K/N`: compute only the points whose index % N == K ...
+  int shard_count = 1;         ///< ... and write no final files (1: the whole sweep)
+  std::vector<std::string> merge;  ///< `--merge DIR...`: combine these folders' journals; compute nothing
 };
 
-/// Runs a sweep; returns 0, or 130 when `interrupt` (the process's Ctrl-C flag; may be null) stopped it
-/// (finished points are kept). Bad input throws UserError.
+/// Parses `--shard K/N` (whole numbers, 0 <= K < N) into options.shard_index and shard_count; throws
+/// UserError (key `--shard`) on anything else.
+void parse_shard(const std::string& text, SweepOptions& options);
+
+/// Runs a sweep (all of it, or the shard of `options`) in this process; returns 0, or 130 when
+/// `interrupt` (the process's Ctrl-C flag; may be null) stopped it (finished points are kept). Bad
+/// input throws UserError.
 int run_sweep(const SweepOptions& options, const std::atomic<bool>* interrupt, std::ostream& out);
+
+/// `--merge`: reads the journals in options.merge (folders, or points.jsonl files), refuses any of
+/// another spec, and writes the output folder's journal and final files, byte-identical to a
+/// single-process run. Throws UserError when a point is in none of them.
+int merge_sweep(const SweepOptions& options, std::ostream& out);
 
 /// The record of one arch point: its parameters, arch summary, and per workload the status and front
 /// (cycles, offchip_bytes, sram_bytes, energy_pj per point); plus `layers` {total, distinct} and

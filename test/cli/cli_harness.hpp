@@ -93,16 +93,17 @@ struct Spawned {
   fs::path err_file;
 };
 
-/// Starts the mapper with `args`, stdout/stderr into files of `io`, in working directory `cwd`
-/// (empty: inherit the test's, which is the project root).
-inline Spawned spawn_mapper(const std::vector<std::string>& args, const TempDir& io, const fs::path& cwd = {}) {
+/// Starts `program` with `args`, stdout/stderr into files of `io`, in working directory `cwd` (empty:
+/// inherit the test's, which is the project root).
+inline Spawned spawn_program(const std::string& program, const std::vector<std::string>& args, const TempDir& io,
+                             const fs::path& cwd = {}) {
   static int counter = 0;
   ++counter;
   Spawned s;
   s.out_file = io / ("stdout" + std::to_string(counter));
   s.err_file = io / ("stderr" + std::to_string(counter));
   std::vector<std::string> storage;
-  storage.push_back(NPUMAP_MAPPER_EXE);
+  storage.push_back(program);
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : storage) argv.push_back(a.data());
@@ -116,8 +117,13 @@ inline Spawned spawn_mapper(const std::vector<std::string>& args, const TempDir&
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   const int rc = posix_spawn(&s.pid, storage[0].c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error(std::string("cannot start ") + NPUMAP_MAPPER_EXE + ": " + std::strerror(rc));
+  if (rc != 0) throw std::runtime_error("cannot start " + program + ": " + std::strerror(rc));
   return s;
+}
+
+/// Starts the mapper with `args` (see spawn_program).
+inline Spawned spawn_mapper(const std::vector<std::string>& args, const TempDir& io, const fs::path& cwd = {}) {
+  return spawn_program(NPUMAP_MAPPER_EXE, args, io, cwd);
 }
 
 /// Waits for a spawned mapper and collects its status and output.

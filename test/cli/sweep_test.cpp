@@ -1,10 +1,12 @@
 // `mapper sweep` through the real executable: nothing is lost when a run is killed part-way (SIGKILL)
 // or interrupted (Ctrl-C), a rerun finishes the missing points and writes the same bytes as an
 // uninterrupted run, whatever the thread count; a cut-off journal line is recomputed; a journal of
-// another sweep is refused.
+// another sweep is refused; `--shard K/N` runs then `--merge` give the same files, and merging shards
+// of another spec, an incomplete set of shards or a bad K/N are refused.
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -173,6 +175,109 @@ TEST_F(SweepCli, SummaryReportsTheSharedLayerCache) {
   // convs, avg pool, fc) and tiny_residual 3: 34 per point, 408 over the 12 points.
   EXPECT_NE(r.out.find("layers: 408 (arch point, layer) pairs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cross-arch Pareto front"), std::string::npos) << r.out;
+}
+
+
+/// The point indices a journal holds, ascending.
+std::vector<std::size_t> journal_indices(const fs::path& folder) {
+  std::vector<std::size_t> out;
+  const std::vector<std::string> lines = lines_of(read_text(folder / "points.jsonl"));
+  for (std::size_t i = 1; i < lines.size(); ++i) out.push_back(nlohmann::json::parse(lines[i])["point"].get<std::size_t>());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST_F(SweepCli, ShardsThenMergeGiveTheSameFiles) {
+  std::vector<std::string> merge = {"sweep", spec_.string(), "--out", (tmp_ / "merged").string(), "--merge"};
+  for (int k = 0; k < 3; ++k) {
+    const fs::path folder = tmp_ / ("shard" + std::to_string(k));
+    const std::vector<std::string> args = {"sweep", spec_.string(), "--shard", std::to_string(k) + "/3", "--out", folder.string(),
+                                           "-j", "1"};
+    const RunResult r = run_mapper(args);
+    ASSERT_EQ(r.status, 0) << command_text(args) << "\n" << r.err;
+    EXPECT_NE(r.out.find("shard " + std::to_string(k) + "/3: 4 points computed in this run"), std::string::npos) << r.out;
+    // 12 points, every third from k: indices k, k+3, k+6, k+9.
+    const std::vector<std::size_t> want = {static_cast<std::size_t>(k), static_cast<std::size_t>(k) + 3,
+                                           static_cast<std::size_t>(k) + 6, static_cast<std::size_t>(k) + 9};
+    EXPECT_EQ(journal_indices(folder), want);
+    for (const auto& f : kFinalFiles) EXPECT_FALSE(fs::exists(folder / f)) << f << ": a shard writes no final files";
+    merge.push_back(folder.string());
+  }
+  // Merging only two of the three shards: refused, naming what is missing, nothing written.
+  std::vector<std::string> partial(merge.begin(), merge.end() - 1);
+  const RunResult refused = run_mapper(partial);
+  EXPECT_EQ(refused.status, 2) << refused.err;
+  EXPECT_NE(refused.err.find("--merge: 4 of 12 arch points are in none of the 2 journals: p03, p06, p09, p12"), std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(tmp_ / "merged"));
+
+  const RunResult merged = run_mapper(merge);
+  ASSERT_EQ(merged.status, 0) << command_text(merge) << "\n" << merged.err;
+  EXPECT_NE(merged.out.find("12 points merged from 3 journals"), std::string::npos) << merged.out;
+  expect_same_final_files(reference_, tmp_ / "merged");
+  EXPECT_EQ(journal_points(tmp_ / "merged"), kPoints);
+  // The merged folder is an ordinary finished sweep: a plain rerun computes nothing, same files.
+  const RunResult rerun = complete_run(spec_, tmp_ / "merged", "1");
+  EXPECT_NE(rerun.out.find("0 points computed in this run, 12 resumed"), std::string::npos) << rerun.out;
+  expect_same_final_files(reference_, tmp_ / "merged");
+}
+
+TEST_F(SweepCli, ShardsOfAnotherSpecAreNotMerged) {
+  // The shard of a spec that differs in one key (fusion) next to two shards of this one.
+  const fs::path other = tmp_ / "other.yaml";
+  write_text(other, std::string(kSpec) + "fusion: false\n");
+  std::vector<std::string> merge = {"sweep", spec_.string(), "--out", (tmp_ / "merged").string(), "--merge"};
+  for (int k = 0; k < 3; ++k) {
+    const fs::path folder = tmp_ / ("shard" + std::to_string(k));
+    const fs::path spec = k == 1 ? other : spec_;
+    const std::vector<std::string> args = {"sweep", spec.string(), "--shard", std::to_string(k) + "/3", "--out", folder.string(), "-q"};
+    ASSERT_EQ(run_mapper(args).status, 0) << command_text(args);
+    merge.push_back(folder.string());
+  }
+  const RunResult r = run_mapper(merge);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find((tmp_ / "shard1" / "points.jsonl").string() + ":1:1: the folder holds points of a different sweep"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
+  EXPECT_FALSE(fs::exists(tmp_ / "merged"));
+  // A folder without a journal is refused too.
+  const std::vector<std::string> empty = {"sweep", spec_.string(), "--out", (tmp_ / "merged").string(), "--merge", tmp_.path().string()};
+  const RunResult none = run_mapper(empty);
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("--merge: no sweep journal here"), std::string::npos) << none.err;
+}
+
+TEST_F(SweepCli, BadShardIsRefused) {
+  for (const std::string bad : {"3/3", "0/0", "1", "a/3", "-1/3", "1/-3", "1/3/4", "/3", "1/", "0x1/3", "99999999999/3"}) {
+    const std::vector<std::string> args = {"sweep", spec_.string(), "--shard=" + bad, "--out", (tmp_ / "bad").string()};
+    const RunResult r = run_mapper(args);
+    EXPECT_EQ(r.status, 2) << bad << "\n" << r.err;
+    EXPECT_EQ(r.err, "--shard: expected K/N with whole numbers 0 <= K < N, got `" + bad + "` (e.g. --shard 0/4 .. --shard 3/4 for four shards)\n")
+        << bad;
+    EXPECT_FALSE(fs::exists(tmp_ / "bad")) << bad;
+  }
+  // --shard and --merge exclude each other.
+  const std::vector<std::string> both = {"sweep", spec_.string(), "--shard", "0/2", "--merge", reference_.string()};
+  EXPECT_EQ(run_mapper(both).status, 2);
+}
+
+TEST_F(SweepCli, ShardDefaultsToItsOwnFolderUnderTheSweepFolder) {
+  // Without --out a shard writes runs/sweep-<name>/shard-K-of-N (relative to the working directory),
+  // and --merge without --out writes runs/sweep-<name>.
+  const fs::path cwd = tmp_ / "cwd";
+  fs::create_directories(cwd);
+  for (int k = 0; k < 2; ++k) {
+    const std::vector<std::string> args = {"sweep", spec_.string(), "--shard", std::to_string(k) + "/2", "-q"};
+    ASSERT_EQ(run_mapper(args, cwd).status, 0) << command_text(args);
+  }
+  EXPECT_EQ(journal_indices(cwd / "runs/sweep-resume/shard-0-of-2"), (std::vector<std::size_t>{0, 2, 4, 6, 8, 10}));
+  EXPECT_EQ(journal_indices(cwd / "runs/sweep-resume/shard-1-of-2"), (std::vector<std::size_t>{1, 3, 5, 7, 9, 11}));
+  const std::vector<std::string> merge = {"sweep", spec_.string(), "-q", "--merge", "runs/sweep-resume/shard-0-of-2",
+                                          "runs/sweep-resume/shard-1-of-2"};
+  const RunResult r = run_mapper(merge, cwd);
+  ASSERT_EQ(r.status, 0) << r.err;
+  expect_same_final_files(reference_, cwd / "runs/sweep-resume");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Tests of the sweep's library side: the shared per-layer stage (sharing never changes a result, and
 // the number of distinct layers is what a hand count says), spec expansion, the bandwidth key, the
-// cross-arch Pareto front against brute force, and the rendered files' consistency.
+// cross-arch Pareto front against brute force, the rendered files' consistency, and the order in
+// which points are handed out.
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include "mapper/search/stage.hpp"
 #include "mapper/search/join.hpp"
 #include "mapper/sweep/sweep.hpp"
+#include "mapper/sweep/sweep_run.hpp"
 #include "mapper/sweep/sweep_spec.hpp"
 #include "../search/test_support.hpp"
 
@@ -281,6 +283,22 @@ bool weakly_dominates(const std::array<double, 4>& a, const std::array<double, 4
     if (a[k] > b[k]) return false;
   }
   return true;
+}
+
+TEST(SweepOrder, BiggestAcceleratorFirstThenPointOrder) {
+  // sweeps/example.yaml: the grid (accelerator slowest) gives indices 0-5 to ethos-u55-64 (64 MACs),
+  // 6-11 to ethos-u55-128 (128), 12-17 to ethos-u55-256 (256); the list adds 18 ethos-u65-256 (256)
+  // and 19 ethos-u65-512 (2 cores x 256 = 512). Biggest first, ties in point order.
+  const SweepSpec spec = load_sweep_spec("sweeps/example.yaml");
+  std::vector<std::size_t> order(spec.points.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  order_biggest_first(spec, order);
+  const std::vector<std::size_t> want = {19, 12, 13, 14, 15, 16, 17, 18, 6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5};
+  EXPECT_EQ(order, want);
+  // A subset (what a resumed run or a shard has left) keeps the same relative order.
+  std::vector<std::size_t> some = {1, 7, 19, 13};
+  order_biggest_first(spec, some);
+  EXPECT_EQ(some, (std::vector<std::size_t>{19, 13, 7, 1}));
 }
 
 TEST(CrossArchFront, HandExample) {
