@@ -7,6 +7,11 @@
 //   EncodeWeights/...  encode_operator_weights (weight_encoding.hpp) over every weight operator of
 //                      mobilenet_v2: weights per second; each iteration checks the total encoded
 //                      bytes against the first run.
+//   ImportModel/...    import_tflite (import.hpp): read, lower, encode every layer's weights, write and
+//                      load the workload YAML; each iteration checks the layer count.
+//   MapModel/...       a whole `--keep-pareto` search (search::map_network, 2 threads, comparison
+//                      without fusion included) of an imported model on ethos-u55-256; each iteration
+//                      checks the front size and best cycles against the first run.
 // So a fast but wrong front end fails the benchmark. Without ../shared the benchmarks skip with a
 // message (a plain clone has no models).
 
@@ -17,6 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "arch/arch_loader.hpp"
+#include "mapper/search/map_network.hpp"
+#include "workloads/tflite/import.hpp"
 #include "workloads/tflite/npu_lowering.hpp"
 #include "workloads/tflite/reader.hpp"
 #include "workloads/tflite/weight_encoding.hpp"
@@ -128,8 +136,71 @@ void bm_encode_mobilenet(benchmark::State& state) {
   state.counters["encoded_bytes"] = static_cast<double>(expected);
 }
 
+void import(benchmark::State& state, const fs::path& file) {
+  if (!fs::exists(file)) {
+    state.SkipWithError((file.string() + " is absent: ../shared/models holds the real models").c_str());
+    return;
+  }
+  npumap::tflite::ImportOptions o;
+  o.accelerator_config = "ethos-u55-256";
+  const std::size_t expected = npumap::tflite::import_tflite(file.string(), o).workload.layers.size();
+  for (auto _ : state) {
+    const auto im = npumap::tflite::import_tflite(file.string(), o);
+    if (im.workload.layers.size() != expected) {
+      state.SkipWithError("layer count differs between runs");
+      return;
+    }
+    benchmark::DoNotOptimize(im);
+  }
+  state.counters["models_per_second"] = benchmark::Counter(1.0, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["layers"] = static_cast<double>(expected);
+}
+
+void bm_import_largest(benchmark::State& state) { import(state, largest_model()); }
+void bm_import_lstm(benchmark::State& state) { import(state, models_dir() / "mlexamples__basic_lstm_quantized_large.tflite"); }
+
+void map_model(benchmark::State& state, const fs::path& file) {
+  if (!fs::exists(file)) {
+    state.SkipWithError((file.string() + " is absent: ../shared/models holds the real models").c_str());
+    return;
+  }
+  npumap::tflite::ImportOptions o;
+  o.accelerator_config = "ethos-u55-256";
+  const npumap::workloads::Workload w = npumap::tflite::import_tflite(file.string(), o).workload;
+  const npumap::arch::Arch arch = npumap::arch::load_arch("ethos-u55-256");
+  npumap::search::SearchOptions so;
+  so.threads = 2;
+  const auto first = npumap::search::map_network(arch, w, so, {});
+  const std::size_t front = first.joined ? first.joined->front.size() : 0;
+  const double best = front > 0 ? first.joined->front.front().cycles : 0.0;
+  for (auto _ : state) {
+    const auto r = npumap::search::map_network(arch, w, so, {});
+    const std::size_t n = r.joined ? r.joined->front.size() : 0;
+    if (n != front || (n > 0 && r.joined->front.front().cycles != best)) {
+      state.SkipWithError("the front differs between runs");
+      return;
+    }
+  }
+  state.counters["runs_per_second"] = benchmark::Counter(1.0, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["front"] = static_cast<double>(front);
+  state.counters["best_cycles"] = best;
+}
+
+void bm_map_person(benchmark::State& state) { map_model(state, models_dir() / "tflm__person_detect.tflite"); }
+void bm_map_mobilenet(benchmark::State& state) {
+  map_model(state, models_dir() / "tflm__mobilenet_v2_quantized_1x3x224x224.tflite");
+}
+void bm_map_yolo(benchmark::State& state) { map_model(state, models_dir() / "emza__yolo-fastest_1.1_320_face_best.tflite"); }
+void bm_map_lstm(benchmark::State& state) { map_model(state, models_dir() / "mlexamples__basic_lstm_quantized_large.tflite"); }
+
 }  // namespace
 
+BENCHMARK(bm_import_largest)->Name("ImportModel/largest")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_import_lstm)->Name("ImportModel/lstm_697_ops")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_map_person)->Name("MapModel/person_detect")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_map_mobilenet)->Name("MapModel/mobilenet_v2")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_map_yolo)->Name("MapModel/yolo_fastest_320")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(bm_map_lstm)->Name("MapModel/lstm_697_ops")->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(bm_lower_largest)->Name("LowerForNpu/largest")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_lower_ssd)->Name("LowerForNpu/ssd_mobilenet_v3")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_lower_lstm)->Name("LowerForNpu/lstm_697_ops")->Unit(benchmark::kMillisecond);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <queue>
 #include <tuple>
@@ -483,10 +484,23 @@ class Converter {
       }
       kv.push_back("bias: true");
       kv.push_back(fmt::format("weight_dtype: {}", p.weights_type == TensorType::UINT8 ? "uint8" : "int8"));
-      kv.push_back("weight_compression: " +
-                   number(weight_compression(model_, p, accel_, options_.vela_rewrites)));
+      kv.push_back("weight_compression: " + number(cached_weight_compression(p)));
     }
     return fmt::format("  - {{{}}}\n", fmt::join(kv, ", "));
+  }
+
+  /// weight_compression(), once per distinct weight tensor and pass shape: an unrolled LSTM reuses
+  /// each weight tensor in every time step.
+  double cached_weight_compression(const NpuPass& p) {
+    if (p.weights_tensor < 0 || p.tflite_op_index < 0) return weight_compression(model_, p, accel_, options_.vela_rewrites);
+    const auto key = std::make_tuple(p.weights_tensor, static_cast<int>(p.op_type), p.weights_shape,
+                                     static_cast<int>(p.ifm_type), p.kernel.dilation_h, p.kernel.dilation_w,
+                                     model_.subgraphs[0].operators.at(static_cast<std::size_t>(p.tflite_op_index)).code);
+    const auto it = compression_cache_.find(key);
+    if (it != compression_cache_.end()) return it->second;
+    const double r = weight_compression(model_, p, accel_, options_.vela_rewrites);
+    compression_cache_.emplace(key, r);
+    return r;
   }
 
   std::string cpu_lines(const CpuOp& c) {
@@ -527,6 +541,7 @@ class Converter {
   std::vector<int> writer_count_;  ///< per lowered tensor: passes and CPU operators writing it
   std::vector<std::vector<std::int64_t>> declared_view_;  ///< per lowered tensor: see dims()
   std::unordered_map<std::string, int> layer_names_;
+  std::map<std::tuple<int, int, std::vector<std::int32_t>, int, int, int, BuiltinOperator>, double> compression_cache_;
 };
 
 }  // namespace
