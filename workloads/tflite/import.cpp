@@ -509,7 +509,7 @@ class Converter {
     if (ins.empty()) return out;  // nothing to read: its outputs are declared as network inputs
     std::vector<std::string> names;
     for (int t : ins) names.push_back(workloads::yaml_quote(tensor_names_[static_cast<std::size_t>(t)]));
-    std::string reason = fmt::format("{}", fmt::join(c.reason, " "));
+    const std::string reason = fmt::format("{}", fmt::join(c.reason, "; "));
     const std::string op = c.vela_type.empty() ? std::string(operator_name(c.builtin)) : c.vela_type;
     for (std::size_t k = 0; k < c.outputs.size(); ++k) {
       const int t = c.outputs[k];
