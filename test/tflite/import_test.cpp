@@ -299,6 +299,8 @@ TEST(TfliteImportReal, EstimatedWeightBytesAreWithinTheIssuesTargetsOfVelasEncod
       }
     }
     EXPECT_NEAR(ours_total, vela_total, 0.05 * vela_total);
+    std::cout << "weight bytes " << r["model"].get<std::string>() << " " << r["config"].get<std::string>() << ": ours "
+              << ours_total << ", Vela " << vela_total << " (" << 100.0 * (ours_total - vela_total) / vela_total << "%)\n";
     worst_total = std::max(worst_total, std::abs(ours_total - vela_total) / vela_total);
     ++records;
   }
