@@ -4,6 +4,7 @@
 // that the NPU operations per type equal Vela's on every reference record, and the accuracy of the
 // estimated weight sizes against Vela's encoded sizes.
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -308,6 +309,59 @@ TEST(TfliteImportReal, EstimatedWeightBytesAreWithinTheIssuesTargetsOfVelasEncod
   std::cout << "weight bytes: worst whole-model error " << 100.0 * worst_total << "%, " << layers_within << " of "
             << layers << " layers within 10%\n";
   EXPECT_GE(layers_within, static_cast<int>(std::ceil(0.9 * layers))) << layers_within << " of " << layers;
+}
+
+/// Vela's cycles for the NPU passes of a record: its per-pass totals (the printed network total also
+/// counts the CPU passes' memory traffic, which the mapper does not cost).
+double vela_npu_cycles(const nlohmann::json& r) {
+  double total = 0.0;
+  for (const auto& sg : r["subgraphs"]) {
+    for (const auto& cp : sg["cascaded_passes"]) {
+      if (cp["placement"] == "Npu") total += cp["cycles"]["total"].get<double>();
+    }
+  }
+  return total;
+}
+
+TEST(TfliteImportReal, WithVelasWeightSizesTheBestMappingIsNoSlowerThanVela) {
+  if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
+  // The smaller reference models (each maps in well under a second), on all three configs.
+  const std::vector<std::string> models = {"tflm__person_detect", "tflm__hello_world_int8", "tflm__micro_speech_quantized",
+                                           "mlperftiny__ad01_int8", "mlperftiny__kws_ref_model",
+                                           "mlperftiny__pretrainedResnet_quant", "mlzoo__kws_micronet_m"};
+  const nlohmann::json ref = reference();
+  int checked = 0;
+  for (const auto& r : ref["records"]) {
+    if (std::find(models.begin(), models.end(), r["model"].get<std::string>()) == models.end()) continue;
+    SCOPED_TRACE(r["model"].get<std::string>() + " " + r["config"].get<std::string>());
+    ImportOptions o;
+    o.accelerator_config = r["config"];
+    workloads::Workload w = import_tflite(model_path(r["model"]).string(), o).workload;
+    // Vela's own encoded sizes, as `--weight-compression` would give them.
+    for (const auto& sg : r["subgraphs"]) {
+      for (const auto& cp : sg["cascaded_passes"]) {
+        for (const auto& p : cp["pass_records"]) {
+          if (p["weights"].is_null()) continue;
+          const int li = w.layer_index(p["name"].get<std::string>());
+          ASSERT_GE(li, 0);
+          w.layers[static_cast<std::size_t>(li)].weight_compression = p["weights"]["storage_compression_scale"].get<double>();
+        }
+      }
+    }
+    const arch::Arch arch = arch::load_arch(r["config"].get<std::string>());
+    search::SearchOptions so;
+    so.threads = 2;
+    so.compare_without_fusion = false;
+    const auto res = search::map_network(arch, w, so, {});
+    ASSERT_TRUE(res.joined && !res.joined->front.empty());
+    double best = res.joined->front.front().cycles;
+    for (const auto& p : res.joined->front) best = std::min(best, p.cycles);
+    EXPECT_LE(best, vela_npu_cycles(r));
+    std::cout << "best cycles " << r["model"].get<std::string>() << " " << r["config"].get<std::string>() << ": ours "
+              << best << ", Vela's NPU passes " << vela_npu_cycles(r) << "\n";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 21);
 }
 
 }  // namespace
