@@ -144,6 +144,19 @@ bool may_roll(const workloads::Workload& w, int tensor) {
   return position_in_order(w, t.consumers[0]) == position_in_order(w, t.producer) + 1;
 }
 
+/// Live across more than kLongLivedSteps layers: from its first writer (or the start, for a network
+/// input) to its last reader, or to the end for a network output.
+bool long_lived(const workloads::Workload& w, int tensor) {
+  const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
+  const int n = static_cast<int>(w.topological_order.size());
+  int first = n;
+  for (int writer : t.writers) first = std::min(first, position_in_order(w, writer));
+  if (t.writers.empty()) first = 0;
+  int last = t.consumers.empty() ? n : 0;
+  for (int c : t.consumers) last = std::max(last, position_in_order(w, c));
+  return last - first > kLongLivedSteps;
+}
+
 model::FeatureMap make_fm(const workloads::TensorInfo& t, model::Shape shape) {
   model::FeatureMap fm;
   fm.shape = shape;
@@ -164,6 +177,7 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
   out.input_nhcwb16.assign(layer.inputs.size(), false);
   out.input_linear_only.assign(layer.inputs.size(), true);
   out.input_constant.assign(layer.inputs.size(), false);
+  out.input_arena_only.assign(layer.inputs.size(), false);
   if (layer.kind == OpKind::Cpu) {
     // Not an NPU pass: the mapspace gives it one zero-cost placement with every tensor in the arena.
     out.cpu = true;
@@ -273,9 +287,11 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
     const bool as_weights = layer.kind == OpKind::MatMul && i == 1;
     out.input_linear_only[i] = as_weights || matmul_like;
     out.input_nhcwb16[i] = !out.input_constant[i] && nhcwb16_eligible(w, layer.inputs[i]);
+    out.input_arena_only[i] = long_lived(w, layer.inputs[i]);
   }
   out.output_linear_only = matmul_like;
   out.output_nhcwb16 = nhcwb16_eligible(w, layer.output);
+  out.output_arena_only = long_lived(w, layer.output);
   out.input_may_roll = may_roll(w, layer.inputs[0]);
   out.output_may_roll = may_roll(w, layer.output);
   return out;

@@ -34,6 +34,10 @@ struct LoweredLayer {
   std::vector<bool> input_linear_only;  ///< per input: read as a linear block (fc, matmul operands, CPU)
   /// Per input: a constant operand, read in place from permanent storage (its `base` memory area).
   std::vector<bool> input_constant;
+  /// Per input / the output: a long-lived feature map (kLongLivedSteps), kept in the arena: it is
+  /// not offered a place in fast storage where that differs from the arena.
+  std::vector<bool> input_arena_only;
+  bool output_arena_only = false;
   bool output_linear_only = false;
   bool input_may_roll = false;    ///< the first input may come through a rolling buffer (§9)
   bool output_may_roll = false;   ///< the output may go through a rolling buffer (§9)
@@ -41,6 +45,12 @@ struct LoweredLayer {
   /// A CPU operator: no NPU pass (`base` holds only its IFM and OFM); one zero-cost placement.
   bool cpu = false;
 };
+
+/// A feature map live across more than this many layers of the topological order is kept in the
+/// arena: each live tensor with a choice of memory doubles the join's compatibility groups, and a
+/// network whose outputs collect one tensor per time step (an unrolled LSTM) would otherwise keep
+/// hundreds of such choices open at once.
+inline constexpr int kLongLivedSteps = 16;
 
 /// Lowers one layer of `workload` for `arch`.
 LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& workload, int layer);

@@ -19,10 +19,10 @@ using arch::NpuBlockType;
 
 /// The placements of a feature map: the arena, and SRAM where it differs from the arena; each in
 /// linear layout and, where allowed, NHCWB16.
-std::vector<FmChoice> fm_choices(const arch::Arch& arch, bool nhcwb16) {
+std::vector<FmChoice> fm_choices(const arch::Arch& arch, bool nhcwb16, bool arena_only) {
   std::vector<FmChoice> out{{Residence::Arena, Layout::Linear}};
   if (nhcwb16) out.push_back({Residence::Arena, Layout::Nhcwb16});
-  if (arch.feature_map_storage != arch.fast_storage) {
+  if (arch.feature_map_storage != arch.fast_storage && !arena_only) {
     out.push_back({Residence::Sram, Layout::Linear});
     if (nhcwb16) out.push_back({Residence::Sram, Layout::Nhcwb16});
   }
@@ -126,11 +126,13 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
     if (lowered.input_constant[i]) {
       in_choices.push_back({FmChoice{Residence::Arena, Layout::Linear}});  // stays where it is stored
     } else {
-      in_choices.push_back(fm_choices(arch, lowered.input_nhcwb16[i] && !lowered.input_linear_only[i]));
+      in_choices.push_back(fm_choices(arch, lowered.input_nhcwb16[i] && !lowered.input_linear_only[i],
+                                      lowered.input_arena_only[i]));
     }
     in_roll[i] = options.fusion && i == 0 && lowered.input_may_roll;
   }
-  const std::vector<FmChoice> out_choices = fm_choices(arch, lowered.output_nhcwb16 && !lowered.output_linear_only);
+  const std::vector<FmChoice> out_choices =
+      fm_choices(arch, lowered.output_nhcwb16 && !lowered.output_linear_only, lowered.output_arena_only);
   const bool out_roll = options.fusion && lowered.output_may_roll;
   const std::size_t n_in1 = in_choices.size() > 1 ? in_choices[1].size() : 1;
   for (auto trav : traversals) {
