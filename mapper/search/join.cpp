@@ -182,6 +182,10 @@ JoinResult join(const JoinProblem& problem) {
     }
   }
   std::vector<char> introduced(tensors.size(), 0);  // network inputs already live before a step
+  std::vector<int> first_consumer(tensors.size(), num_steps);
+  for (int s = 0; s < num_steps; ++s) {
+    for (int t : problem.steps[s].inputs) first_consumer[t] = std::min(first_consumer[t], s);
+  }
 
   // Pareto columns: the chosen objectives, plus the open cascade's SRAM while a cascade is open.
   const std::vector<Column> columns = join_columns(problem.objectives, false);
@@ -337,19 +341,73 @@ JoinResult join(const JoinProblem& problem) {
       kw.pairs = &pairs;
       work.push_back(std::move(kw));
     }
+    // Lower bounds of the SRAM every later step must use (docs/design/search.md "Join", "Future SRAM
+    // bound"). For a later step t the usage is at least: the reserved bytes of this step's live
+    // entries that are still live at t (a function of the new key) + the cheapest group of t in the
+    // tensors t touches that are not yet live now (its output, and inputs produced after this step
+    // or network inputs it introduces) + that group's smallest own SRAM. `fresh_min[t]` is the
+    // second part, the same for every key of this step.
+    std::vector<double> fresh_min(static_cast<std::size_t>(num_steps), 0.0);
+    for (int t = s + 1; t < num_steps; ++t) {
+      const JoinStep& later = problem.steps[t];
+      double best = std::numeric_limits<double>::infinity();
+      for (const PmappingGroup& g : later.groups) {
+        double bytes = 0.0;
+        for (std::size_t i = 0; i < later.inputs.size(); ++i) {
+          const int tensor = later.inputs[i];
+          const JoinTensor& jt = tensors[tensor];
+          const bool live_now = (jt.producer_step >= 0 && jt.producer_step <= s) ||
+                                (jt.producer_step < 0 && (introduced[tensor] || first_consumer[tensor] <= s));
+          bool repeated = false;
+          for (std::size_t j = 0; j < i; ++j) repeated = repeated || later.inputs[j] == tensor;
+          if (!live_now && !repeated) bytes += static_cast<double>(reserved_bytes(jt, g.compat[i], problem.arena_is_sram));
+        }
+        bytes += static_cast<double>(reserved_bytes(tensors[later.output], g.compat.back(), problem.arena_is_sram));
+        double own = std::numeric_limits<double>::infinity();
+        for (const PmappingRow& r : g.rows) own = std::min(own, r.sram_bytes);
+        if (g.rows.empty()) continue;
+        best = std::min(best, bytes + own);
+      }
+      fresh_min[static_cast<std::size_t>(t)] = std::isfinite(best) ? best : 0.0;
+    }
     const double capacity = static_cast<double>(problem.sram_capacity);
     const auto should_stop = [&] { return problem.stop.stop_requested(); };
     const auto merge_key = [&](KeyWork& kw) {
       bool open_cascade = false;
       for (const LiveEntry& e : *kw.key) open_cascade = open_cascade || (!e.dead && e.compat.residence == Residence::Rolling);
       const std::vector<Column> cols = join_columns(problem.objectives, open_cascade);
+      // The future SRAM bound of this key: every completion's peak is at least `future` and, while
+      // the cascade is open, at least the row's cascade + `next` (the next step reads the rolling
+      // buffer). Pruning compares peak SRAM as max(peak, future, cascade + next): two rows of one
+      // key whose clamped values compare a <= b reach final peaks a <= b under every completion,
+      // because the final peak is max(peak, later usages) and the later usages are at least these
+      // bounds (and differ between the rows only by their cascade). Exact; the rows keep their values.
+      double future = 0.0;
+      double next = 0.0;
+      if (problem.future_sram_bound) {
+        for (int t = s + 1; t < num_steps; ++t) {
+          double bytes = fresh_min[static_cast<std::size_t>(t)];
+          for (const LiveEntry& e : *kw.key) {
+            const JoinTensor& jt = tensors[e.tensor];
+            if (!e.dead && (jt.network_output || jt.last_consumer_step >= t)) {
+              bytes += static_cast<double>(reserved_bytes(jt, e.compat, problem.arena_is_sram));
+            }
+          }
+          if (t == s + 1) next = bytes;
+          future = std::max(future, bytes);
+        }
+      }
+      const auto column_value = [&](const JoinRow& row, Column c) {
+        if (c != Column::Sram) return row.value(c);
+        return std::max({row.peak, future, open_cascade ? row.cascade + next : 0.0});
+      };
       ParetoWorkspace ws;
       std::vector<std::uint32_t> keep;
       std::vector<double> tab;
       const auto prune = [&] {
         tab.resize(kw.rows.size() * cols.size());
         for (std::size_t r = 0; r < kw.rows.size(); ++r)
-          for (std::size_t c = 0; c < cols.size(); ++c) tab[r * cols.size() + c] = grid(kw.rows[r].row.value(cols[c]));
+          for (std::size_t c = 0; c < cols.size(); ++c) tab[r * cols.size() + c] = grid(column_value(kw.rows[r].row, cols[c]));
         pareto_front(tab.data(), kw.rows.size(), cols.size(), ws, keep);
         kw.dominated += kw.rows.size() - keep.size();
         for (std::size_t i = 0; i < keep.size(); ++i) kw.rows[i] = kw.rows[keep[i]];

@@ -177,6 +177,7 @@ TEST_P(JoinOracle, ExhaustiveEnumerationGivesTheSameFront) {
 
 const std::vector<Objective> kAll = all_objectives();
 const std::vector<Objective> kCyclesSram = {Objective::Cycles, Objective::Sram};
+const std::vector<Objective> kThree = {Objective::Cycles, Objective::OffchipBytes, Objective::Sram};
 
 INSTANTIATE_TEST_SUITE_P(
     TinyNetworks, JoinOracle,
@@ -188,14 +189,19 @@ INSTANTIATE_TEST_SUITE_P(
                       // tight SRAM: rows dropped over capacity, cascades that must stay small
                       Case{"ethos-u55-256", "tiny_chain", 7000, kCyclesSram},
                       Case{"ethos-u55-256", "chain5", 3000, kCyclesSram},
-                      Case{"ethos-u65-256", "tiny_residual", 6000, kCyclesSram}));
+                      Case{"ethos-u65-256", "tiny_residual", 6000, kCyclesSram},
+                      // the default objectives (cycles, off-chip bytes, peak SRAM)
+                      Case{"ethos-u55-256", "tiny_chain", 0, kThree}, Case{"ethos-u55-256", "tiny_residual", 0, kThree},
+                      Case{"ethos-u65-256", "tiny_chain", 4096, kThree}, Case{"ethos-u65-256", "tiny_residual", 0, kThree},
+                      Case{"ethos-u55-256", "branch_rejoin", 0, kThree}, Case{"ethos-u55-256", "chain5", 0, kThree},
+                      Case{"ethos-u55-256", "chain5", 3000, kThree}, Case{"ethos-u65-256", "tiny_residual", 6000, kAll}));
 
 JoinProblem problem_for(const arch::Arch& a, const workloads::Workload& w, StageResult& stage, bool fusion = true) {
   stage = run_per_layer(a, w, StageOptions{});
   return make_join_problem(a, w, stage, all_objectives(), fusion);
 }
 
-TEST(JoinMetamorphic, LookAheadAndCollapsingDoNotChangeTheFront) {
+TEST(JoinMetamorphic, LookAheadCollapsingAndTheSramBoundDoNotChangeTheFront) {
   for (const char* wl : {"tiny_residual", "branch_rejoin", "chain5"}) {
     for (const char* an : {"ethos-u55-256", "ethos-u65-256"}) {
       const arch::Arch a = preset(an);
@@ -203,9 +209,10 @@ TEST(JoinMetamorphic, LookAheadAndCollapsingDoNotChangeTheFront) {
       StageResult stage;
       JoinProblem p = problem_for(a, w, stage);
       const auto base = join_front(p);
-      for (int mask = 0; mask < 3; ++mask) {
+      for (int mask = 0; mask < 8; ++mask) {
         p.lookahead = mask & 1;
         p.collapse = mask & 2;
+        p.future_sram_bound = mask & 4;
         EXPECT_EQ(join_front(p), base) << wl << " " << an << " mask " << mask;
       }
     }
