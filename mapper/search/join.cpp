@@ -189,6 +189,11 @@ JoinResult join(const JoinProblem& problem) {
 
   // Pareto columns: the chosen objectives, plus the open cascade's SRAM while a cascade is open.
   const std::vector<Column> columns = join_columns(problem.objectives, false);
+  // When peak SRAM is not an objective it still breaks ties: among rows equal in every pruning
+  // column the one with the least (bounded) peak survives, so each front point reports the least
+  // SRAM that reaches exactly its values (docs/design/search.md "Join", "SRAM tie-break").
+  const bool sram_tiebreak =
+      std::find(problem.objectives.begin(), problem.objectives.end(), Objective::Sram) == problem.objectives.end();
 
   // threads > 0: a oneTBB arena of that many workers; 0: the caller's arena (map_network and sweeps
   // run joins inside their own arenas).
@@ -404,11 +409,18 @@ JoinResult join(const JoinProblem& problem) {
       ParetoWorkspace ws;
       std::vector<std::uint32_t> keep;
       std::vector<double> tab;
+      std::vector<double> tie;
       const auto prune = [&] {
         tab.resize(kw.rows.size() * cols.size());
         for (std::size_t r = 0; r < kw.rows.size(); ++r)
           for (std::size_t c = 0; c < cols.size(); ++c) tab[r * cols.size() + c] = grid(column_value(kw.rows[r].row, cols[c]));
-        pareto_front(tab.data(), kw.rows.size(), cols.size(), ws, keep);
+        if (sram_tiebreak) {
+          tie.resize(kw.rows.size());
+          for (std::size_t r = 0; r < kw.rows.size(); ++r) tie[r] = column_value(kw.rows[r].row, Column::Sram);
+          pareto_front_tiebreak(tab.data(), kw.rows.size(), cols.size(), tie.data(), ws, keep);
+        } else {
+          pareto_front(tab.data(), kw.rows.size(), cols.size(), ws, keep);
+        }
         kw.dominated += kw.rows.size() - keep.size();
         for (std::size_t i = 0; i < keep.size(); ++i) kw.rows[i] = kw.rows[keep[i]];
         kw.rows.resize(keep.size());
@@ -512,7 +524,13 @@ JoinResult join(const JoinProblem& problem) {
   for (std::size_t r = 0; r < all.size(); ++r) {
     for (std::size_t c = 0; c < columns.size(); ++c) table[r * columns.size() + c] = all[r].value(columns[c]);
   }
-  pareto_front(table.data(), all.size(), columns.size(), workspace, survivors);
+  if (sram_tiebreak) {
+    std::vector<double> tie(all.size());
+    for (std::size_t r = 0; r < all.size(); ++r) tie[r] = all[r].peak;
+    pareto_front_tiebreak(table.data(), all.size(), columns.size(), tie.data(), workspace, survivors);
+  } else {
+    pareto_front(table.data(), all.size(), columns.size(), workspace, survivors);
+  }
   for (std::uint32_t idx : survivors) {
     FrontPoint p;
     p.cycles = all[idx].cycles;

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "common/user_error.hpp"
 
@@ -329,6 +330,32 @@ void pareto_front(const double* rows, std::size_t num_rows, std::size_t num_obje
       front_nd<0>(rows, num_rows, num_objectives, workspace, front);
       break;
   }
+}
+
+void pareto_front_tiebreak(const double* rows, std::size_t num_rows, std::size_t num_objectives, const double* tiebreak,
+                           ParetoWorkspace& workspace, std::vector<std::uint32_t>& front) {
+  pareto_front(rows, num_rows, num_objectives, workspace, front);
+  if (front.empty()) return;
+  // The survivors' values are distinct and each stands for every row equal to it in all objectives
+  // (a row equal to a survivor is a later duplicate; a row dominated by one is gone for good). One
+  // scan in index order replaces each survivor by the equal row with the smallest tie-break value.
+  // Values are keyed with -0.0 read as +0.0, as the Pareto contract treats them as equal.
+  const auto normalised = [](double v) { return v == 0.0 ? 0.0 : v; };
+  std::map<std::vector<double>, std::size_t> slot;
+  std::vector<double> key(num_objectives);
+  for (std::size_t f = 0; f < front.size(); ++f) {
+    for (std::size_t j = 0; j < num_objectives; ++j) key[j] = normalised(rows[static_cast<std::size_t>(front[f]) * num_objectives + j]);
+    slot.emplace(key, f);
+  }
+  for (std::size_t i = 0; i < num_rows; ++i) {
+    NPUMAP_ASSERT(!std::isnan(tiebreak[i]));
+    for (std::size_t j = 0; j < num_objectives; ++j) key[j] = normalised(rows[i * num_objectives + j]);
+    const auto it = slot.find(key);
+    if (it == slot.end()) continue;
+    std::uint32_t& best = front[it->second];
+    if (tiebreak[i] < tiebreak[best]) best = static_cast<std::uint32_t>(i);  // strict: the lowest index among equals
+  }
+  std::sort(front.begin(), front.end());
 }
 
 std::vector<std::uint32_t> pareto_front(const double* rows, std::size_t num_rows,
