@@ -182,6 +182,15 @@ JoinResult join(const JoinProblem& problem) {
     }
   }
   std::vector<char> introduced(tensors.size(), 0);  // network inputs already live before a step
+  // The smallest own SRAM of each group's rows, for the future-SRAM bound.
+  std::vector<std::vector<double>> least_own_sram(static_cast<std::size_t>(num_steps));
+  for (int s = 0; s < num_steps; ++s) {
+    for (const PmappingGroup& g : problem.steps[s].groups) {
+      double own = std::numeric_limits<double>::infinity();
+      for (const PmappingRow& r : g.rows) own = std::min(own, r.sram_bytes);
+      least_own_sram[static_cast<std::size_t>(s)].push_back(own);
+    }
+  }
   std::vector<int> first_consumer(tensors.size(), num_steps);
   for (int s = 0; s < num_steps; ++s) {
     for (int t : problem.steps[s].inputs) first_consumer[t] = std::min(first_consumer[t], s);
@@ -368,10 +377,8 @@ JoinResult join(const JoinProblem& problem) {
           if (!live_now && !repeated) bytes += static_cast<double>(reserved_bytes(jt, g.compat[i], problem.arena_is_sram));
         }
         bytes += static_cast<double>(reserved_bytes(tensors[later.output], g.compat.back(), problem.arena_is_sram));
-        double own = std::numeric_limits<double>::infinity();
-        for (const PmappingRow& r : g.rows) own = std::min(own, r.sram_bytes);
         if (g.rows.empty()) continue;
-        best = std::min(best, bytes + own);
+        best = std::min(best, bytes + least_own_sram[static_cast<std::size_t>(t)][&g - later.groups.data()]);
       }
       fresh_min[static_cast<std::size_t>(t)] = std::isfinite(best) ? best : 0.0;
     }
