@@ -308,8 +308,17 @@ JoinResult join(const JoinProblem& problem) {
             insert_live(key, LiveEntry{t, pg.compat[i], false});
           }
         }
-        const TensorCompat& out_compat = pg.compat.back();
+        TensorCompat out_compat = pg.compat.back();
         task.output_rolling = out_compat.residence == Residence::Rolling;
+        const int over = out_compat.over_input;
+        out_compat.over_input = -1;  // later layers see an ordinary tensor
+        if (over >= 0) {
+          // In place: the output overwrites input `over`, which must be produced by an earlier
+          // layer, die at this layer and not be a network output; the shared storage counts once.
+          const JoinTensor& in = tensors[step.inputs[static_cast<std::size_t>(over)]];
+          if (in.producer_step < 0 || in.network_output || in.last_consumer_step != s) continue;
+          task.full_bytes -= static_cast<double>(reserved_bytes(tensors[step.output], out_compat, problem.arena_is_sram));
+        }
         insert_live(key, LiveEntry{step.output, out_compat, false});
         for (const LiveEntry& e : key) {
           if (!e.dead) task.full_bytes += static_cast<double>(reserved_bytes(tensors[e.tensor], e.compat, problem.arena_is_sram));
@@ -376,7 +385,10 @@ JoinResult join(const JoinProblem& problem) {
           for (std::size_t j = 0; j < i; ++j) repeated = repeated || later.inputs[j] == tensor;
           if (!live_now && !repeated) bytes += static_cast<double>(reserved_bytes(jt, g.compat[i], problem.arena_is_sram));
         }
-        bytes += static_cast<double>(reserved_bytes(tensors[later.output], g.compat.back(), problem.arena_is_sram));
+        // An output written in place over an input shares that input's storage.
+        if (g.compat.back().over_input < 0) {
+          bytes += static_cast<double>(reserved_bytes(tensors[later.output], g.compat.back(), problem.arena_is_sram));
+        }
         if (g.rows.empty()) continue;
         best = std::min(best, bytes + least_own_sram[static_cast<std::size_t>(t)][&g - later.groups.data()]);
       }
