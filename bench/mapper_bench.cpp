@@ -23,8 +23,8 @@
 //       merged rows (JoinStepStats::rows_paired) the join built and filtered per wall second;
 //       front_size and front_hash (low 32 bits of a hash of the front's values) identify the answer,
 //       which must equal that of the same join without its speed-ups (future-SRAM bound,
-//       look-ahead) on one thread. Cases that take minutes (3-4 objectives on ethos-u65-256, 4 on
-//       mobilenet_v2) run only with NPUMAP_BENCH_SLOW=1.
+//       look-ahead) on one thread. Cases that take minutes (3-4 objectives on ethos-u65-256, 4
+//       objectives anywhere) run only with NPUMAP_BENCH_SLOW=1.
 // Other objectives are the CLI's default, cycles and off-chip bytes (RunOptions::objectives).
 //
 // With NPUMAP_BENCH_SMOKE=1 (the ctest smoke run) only tiny_chain and a 4-layer chain are run, so
@@ -380,7 +380,7 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond);
   }
   // BM_Join/<workload>/<arch>/<k>obj. Cases that still take minutes per run (three or four
-  // objectives on ethos-u65-256, four on mobilenet_v2) only with NPUMAP_BENCH_SLOW=1.
+  // objectives on ethos-u65-256, four objectives anywhere) only with NPUMAP_BENCH_SLOW=1.
   std::vector<JoinCase> joins;
   if (small) {
     for (std::size_t k : {2, 3, 4}) joins.push_back({"tiny_chain", kArch, k});
@@ -388,7 +388,7 @@ int main(int argc, char** argv) {
     for (const char* name : {"resnet50", "mobilenet_v2"}) {
       for (const char* preset : {"ethos-u55-256", "ethos-u65-256"}) {
         for (std::size_t k : {2, 3, 4}) {
-          const bool slow_case = k > 2 && (std::string(preset) == "ethos-u65-256" || (k == 4 && std::string(name) == "mobilenet_v2"));
+          const bool slow_case = k > 2 && (std::string(preset) == "ethos-u65-256" || k == 4);
           if (!slow_case || slow()) joins.push_back({name, preset, k});
         }
       }
