@@ -17,10 +17,15 @@
 //       reported front (without the no-fusion comparison join), at 2 threads.
 //   Chain/<N>                           N layers alternating a 3x3 conv 16->16 and a 3x3 depthwise
 //       conv on 28x28x16, SAME padding; the time should grow about linearly in N.
-//   Join/<workload>                     the join alone (the stage is computed once at setup), at 2
-//       threads; join_rows_per_second counts the candidate merged rows (JoinStepStats::rows_paired)
-//       the join built and filtered per wall second.
-// Objectives are the CLI's default, cycles and off-chip bytes (RunOptions::objectives).
+//   Join/<workload>/<arch>/<k>obj       the join alone (the stage is computed once at setup), at 2
+//       threads, with the first k of cycles, off-chip bytes, peak SRAM, energy (resnet50 and
+//       mobilenet_v2 on ethos-u55-256 and ethos-u65-256); join_rows_per_second counts the candidate
+//       merged rows (JoinStepStats::rows_paired) the join built and filtered per wall second;
+//       front_size and front_hash (low 32 bits of a hash of the front's values) identify the answer,
+//       which must equal that of the same join without its speed-ups (future-SRAM bound,
+//       look-ahead) on one thread. Cases that take minutes (3-4 objectives on ethos-u65-256, 4
+//       objectives anywhere) run only with NPUMAP_BENCH_SLOW=1.
+// Other objectives are the CLI's default, cycles and off-chip bytes (RunOptions::objectives).
 //
 // With NPUMAP_BENCH_SMOKE=1 (the ctest smoke run) only tiny_chain and a 4-layer chain are run, so
 // the smoke test stays well under a few seconds.
@@ -58,6 +63,12 @@ constexpr int kEndToEndThreads = 2;
 
 bool smoke() {
   const char* env = std::getenv("NPUMAP_BENCH_SMOKE");
+  return env != nullptr && std::strcmp(env, "1") == 0;
+}
+
+/// NPUMAP_BENCH_SLOW=1 adds the join cases that still take minutes per run.
+bool slow() {
+  const char* env = std::getenv("NPUMAP_BENCH_SLOW");
   return env != nullptr && std::strcmp(env, "1") == 0;
 }
 
@@ -250,30 +261,76 @@ void end_to_end(benchmark::State& state, const std::string& name, std::size_t la
   if (layers > 0) state.counters["layers"] = static_cast<double>(layers);
 }
 
-void join_only(benchmark::State& state, const std::string& name) {
-  const auto& w = workload(name);
-  const FrontDigest& ref = reference_front(name);
-  // The join problem exactly as map_network builds it; only the join is timed.
-  const npumap::search::SearchResult searched =
-      npumap::search::map_network(arch(), w, search_options(kEndToEndThreads), {});
-  if (!searched.problem) {
+/// One BM_Join case: a workload, a preset and the first k objectives of cycles, off-chip bytes, peak
+/// SRAM, energy.
+struct JoinCase {
+  std::string workload;
+  std::string arch;
+  std::size_t objectives = 2;
+};
+
+std::vector<Objective> first_objectives(std::size_t k) {
+  const std::vector<Objective> all = npumap::search::all_objectives();
+  return {all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k)};
+}
+
+/// Hash of a front's objective values (not of which rows reach them: an exact speed-up may pick
+/// another of several equal mappings).
+FrontDigest value_digest(const JoinResult& joined) {
+  FrontDigest d;
+  Fnv1a h;
+  d.size = joined.front.size();
+  d.best_cycles = joined.front.empty() ? 0.0 : joined.front[0].cycles;
+  for (const auto& p : joined.front) {
+    h.add(p.cycles);
+    h.add(p.offchip_bytes);
+    h.add(p.peak_sram_bytes);
+    h.add(p.energy_pj);
+    if (p.cycles < d.best_cycles) d.best_cycles = p.cycles;
+  }
+  d.hash = h.value();
+  return d;
+}
+
+void join_only(benchmark::State& state, const JoinCase& c) {
+  const auto& w = workload(c.workload);
+  const npumap::arch::Arch a = npumap::arch::load_arch(c.arch);
+  // The join problem exactly as map_network builds it for these objectives; only the join is timed.
+  npumap::search::SearchOptions options = search_options(kEndToEndThreads);
+  options.objectives = first_objectives(c.objectives);
+  const npumap::search::SearchResult searched = npumap::search::map_network(a, w, options, {});
+  if (!searched.problem || !searched.joined) {
     fail(state, "no join problem: a layer has no valid pmapping");
     return;
   }
   JoinProblem problem = *searched.problem;
   problem.threads = kEndToEndThreads;
+  // The reference: the join without its exact speed-ups (future-SRAM bound, look-ahead) on one
+  // thread. A fast but wrong join, or a racy one, gives another front and fails the benchmark.
+  JoinProblem plain = problem;
+  plain.threads = 1;
+  plain.future_sram_bound = false;
+  plain.lookahead = false;
+  const FrontDigest ref = value_digest(npumap::search::join(plain));
+  if (ref.size == 0) {
+    fail(state, "reference join found no mapping");
+    return;
+  }
   std::uint64_t paired = 0;
   for (auto _ : state) {
     const JoinResult joined = npumap::search::join(problem);
-    const FrontDigest d = digest(joined);
+    const FrontDigest d = value_digest(joined);
     if (joined.partial || d.size != ref.size || d.hash != ref.hash) {
-      fail(state, "join front differs from the single-threaded reference");
+      fail(state, "join front differs from the reference join without speed-ups");
       return;
     }
     for (const auto& st : joined.steps) paired += st.rows_paired;
   }
   state.counters["join_rows_per_second"] = benchmark::Counter(static_cast<double>(paired), benchmark::Counter::kIsRate);
   state.counters["front_size"] = static_cast<double>(ref.size);
+  // The low 32 bits of the front's value hash (a double holds them exactly): compare across runs.
+  state.counters["front_hash"] = static_cast<double>(ref.hash & 0xffffffffu);
+  state.counters["best_cycles"] = ref.best_cycles;
 }
 
 // A bad workload file or preset must fail the run, not abort it with an uncaught exception.
@@ -294,8 +351,8 @@ void bm_end_to_end(benchmark::State& state, const std::string& name) {
   guarded(state, [&] { end_to_end(state, name, 0); });
 }
 
-void bm_join(benchmark::State& state, const std::string& name) {
-  guarded(state, [&] { join_only(state, name); });
+void bm_join(benchmark::State& state, const JoinCase& c) {
+  guarded(state, [&] { join_only(state, c); });
 }
 
 void bm_chain(benchmark::State& state) {
@@ -322,8 +379,24 @@ int main(int argc, char** argv) {
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   }
-  for (const auto& name : small ? std::vector<std::string>{"tiny_chain"} : std::vector<std::string>{"resnet50", "mobilenet_v2"}) {
-    benchmark::RegisterBenchmark(("BM_Join/" + name).c_str(), bm_join, name)->UseRealTime()->Unit(benchmark::kMillisecond);
+  // BM_Join/<workload>/<arch>/<k>obj. Cases that still take minutes per run (three or four
+  // objectives on ethos-u65-256, four objectives anywhere) only with NPUMAP_BENCH_SLOW=1.
+  std::vector<JoinCase> joins;
+  if (small) {
+    for (std::size_t k : {2, 3, 4}) joins.push_back({"tiny_chain", kArch, k});
+  } else {
+    for (const char* name : {"resnet50", "mobilenet_v2"}) {
+      for (const char* preset : {"ethos-u55-256", "ethos-u65-256"}) {
+        for (std::size_t k : {2, 3, 4}) {
+          const bool slow_case = k > 2 && (std::string(preset) == "ethos-u65-256" || k == 4);
+          if (!slow_case || slow()) joins.push_back({name, preset, k});
+        }
+      }
+    }
+  }
+  for (const JoinCase& c : joins) {
+    const std::string label = "BM_Join/" + c.workload + "/" + c.arch + "/" + std::to_string(c.objectives) + "obj";
+    benchmark::RegisterBenchmark(label.c_str(), bm_join, c)->UseRealTime()->Unit(benchmark::kMillisecond);
   }
   auto* chain = benchmark::RegisterBenchmark("BM_Chain", bm_chain)->ArgName("layers");
   if (small) {

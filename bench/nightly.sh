@@ -150,6 +150,9 @@ STANDARD = {"name", "run_name", "run_type", "repetitions", "repetition_index", "
             "error_message", "label"}
 
 
+ANSWERS = ("front_size", "front_hash")
+
+
 def is_rate(key):
     # Google Benchmark's own rates plus the suites' user counters (passes_per_s,
     # rows/s, pmappings_per_second, ...): every one is a "per second" figure.
@@ -172,8 +175,13 @@ def samples_of_run(path):
         if not rates and real_ns > 0:
             # No counter of its own: the benchmark's throughput is runs of it per second.
             rates["runs_per_second"] = 1e9 / real_ns
-        entry = out.setdefault(r.get("run_name", r["name"]), {"real_time_ns": [], "rates": {}})
+        entry = out.setdefault(r.get("run_name", r["name"]), {"real_time_ns": [], "rates": {}, "answers": {}})
         entry["real_time_ns"].append(real_ns)
+        # What a benchmark computed (BM_Join: the front's size and value hash): deterministic, so
+        # compared exactly with the baseline; a fast but different answer is a regression.
+        for c in ANSWERS:
+            if c in r:
+                entry["answers"][c] = r[c]
         for c, v in rates.items():
             entry["rates"].setdefault(c, []).append(v)
     return out
@@ -201,6 +209,8 @@ for b in benches.split():
             "real_time_ns": median(median(e["real_time_ns"]) for e in entries),
             "rates": {c: median(median(e["rates"][c]) for e in entries if c in e["rates"]) for c in counters},
             "best_rates": {c: max(max(e["rates"][c]) for e in entries if c in e["rates"]) for c in counters}}
+        if entries[0]["answers"]:
+            throughputs[f"{b}:{name}"]["answers"] = entries[0]["answers"]
 
 fronts = {}
 for w in workloads.split():
@@ -254,6 +264,10 @@ for key, b in sorted(base.get("throughputs", {}).items()):
     if n is None:
         problems.append(f"throughput {key}: benchmark missing from this run")
         continue
+    for counter, old in sorted(b.get("answers", {}).items()):
+        new = n.get("answers", {}).get(counter)
+        if new != old:
+            problems.append(f"answer {key} {counter}: {new} vs baseline {old} (the benchmark computed another result)")
     for counter, old in sorted(b["rates"].items()):
         new = n["rates"].get(counter)
         if new is None:

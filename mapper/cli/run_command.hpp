@@ -26,7 +26,7 @@ struct RunOptions {
   /// Optional file of per-layer weight compression ratios (workloads/weight_compression.hpp).
   std::string weight_compression_file;
   bool keep_pareto = false;                ///< keep and write the whole front (else report the best point)
-  /// Objectives of the final front (search::default_objectives(): cycles and off-chip bytes).
+  /// Objectives of the final front (search::default_objectives(): cycles and off-chip bytes, SRAM as tie-break).
   std::vector<search::Objective> objectives = search::default_objectives();
   /// Relative tolerance of the join's Pareto pruning (0 = exact); see search::JoinProblem::tolerance.
   double tolerance = 0.0;

@@ -126,6 +126,52 @@ std::string point_table(const Json& r, const Json& p) {
   return out;
 }
 
+
+/// Fronts up to this size are printed whole; larger ones as a summary.
+constexpr std::size_t kFullFrontRows = 24;
+/// Points of the even spread in a summarised front (its first and last point included).
+constexpr std::size_t kSpreadRows = 12;
+
+/// The front as a table: every point of a small front; of a large one, the best point of each
+/// objective and an even spread in the front's order (the whole front stays in front.csv and
+/// result.json, and the # column is the point's index there).
+std::string front_table(const Json& front) {
+  const std::size_t n = front.size();
+  std::vector<std::string> note(n);
+  std::vector<char> shown(n, n <= kFullFrontRows ? 1 : 0);
+  const std::pair<const char*, const char*> extremes[] = {
+      {"cycles", "best cycles"}, {"offchip_bytes", "least off-chip"}, {"sram_bytes", "least SRAM"}, {"energy_pj", "least energy"}};
+  for (const auto& [key, label] : extremes) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+      if (num(front[i], key) < num(front[best], key)) best = i;  // strict: the first of equal minima
+    }
+    shown[best] = 1;
+    note[best] += std::string(note[best].empty() ? "" : ", ") + label;
+  }
+  if (n > kFullFrontRows) {
+    for (std::size_t k = 0; k < kSpreadRows; ++k) shown[k * (n - 1) / (kSpreadRows - 1)] = 1;
+  }
+  std::string out = fmt::format("  {:>4} {:>14} {:>10} {:>12} {:>12} {:>12}\n", "#", "cycles", "ms", "offchip", "sram", "energy pJ");
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!shown[i]) continue;
+    ++count;
+    const Json& q = front[i];
+    std::string line = fmt::format("  {:>4} {:>14.0f} {:>10.4g} {:>12} {:>12} {:>12}", i, num(q, "cycles"), num(q, "latency_ms"),
+                                   common::format_bytes(num(q, "offchip_bytes")), common::format_bytes(num(q, "sram_bytes")),
+                                   common::format_si(num(q, "energy_pj")));
+    if (n > kFullFrontRows && !note[i].empty()) line += "  " + note[i];
+    out += line + "\n";
+  }
+  if (count < n) {
+    out += fmt::format("  ({} of {} points shown: the best of each objective and an even spread in the front's order; every "
+                       "point is in front.csv and result.json)\n",
+                       count, n);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<const Json*> point_layers(const Json& r, const Json& p) {
@@ -195,12 +241,7 @@ std::string render_text(const Json& r) {
                        r["front_size"].get<int>(), common::format_si(num(s, "best_cycles")), common::format_bytes(num(s, "best_offchip_bytes")),
                        common::format_bytes(num(s, "sram_min_bytes")), common::format_bytes(num(s, "sram_max_bytes")));
     if (r["front"].size() > 1) {
-      out += fmt::format("  {:>4} {:>14} {:>10} {:>12} {:>12} {:>12}\n", "#", "cycles", "ms", "offchip", "sram", "energy pJ");
-      int i = 0;
-      for (const auto& q : r["front"]) {
-        out += fmt::format("  {:>4} {:>14.0f} {:>10.4g} {:>12} {:>12} {:>12}\n", i++, num(q, "cycles"), num(q, "latency_ms"),
-                           common::format_bytes(num(q, "offchip_bytes")), common::format_bytes(num(q, "sram_bytes")), common::format_si(num(q, "energy_pj")));
-      }
+      out += front_table(r["front"]);
     }
     if (r.contains("no_fusion")) {
       const Json& u = r["no_fusion"];

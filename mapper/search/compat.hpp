@@ -24,6 +24,10 @@ struct TensorCompat {
   /// Rolling only: the producer's OFM block height (on the producer's side) or the consumer's IFM
   /// block height (on the consumer's side); the buffer height follows from both (docs/design/npu-model.md §9).
   std::uint16_t rows = 0;
+  /// Output side of an elementwise layer only: the index of the input whose storage the output
+  /// overwrites (Vela's in-place elementwise: that input dies at this layer), or -1. The join
+  /// checks that the input dies there and counts the shared storage once.
+  std::int8_t over_input = -1;
 
   /// Whether a producer-side and a consumer-side view of one tensor can meet.
   bool matches(const TensorCompat& other) const {

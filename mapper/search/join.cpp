@@ -183,9 +183,27 @@ JoinResult join(const JoinProblem& problem) {
     }
   }
   std::vector<char> introduced(tensors.size(), 0);  // network inputs already live before a step
+  // The smallest own SRAM of each group's rows, for the future-SRAM bound.
+  std::vector<std::vector<double>> least_own_sram(static_cast<std::size_t>(num_steps));
+  for (int s = 0; s < num_steps; ++s) {
+    for (const PmappingGroup& g : problem.steps[s].groups) {
+      double own = std::numeric_limits<double>::infinity();
+      for (const PmappingRow& r : g.rows) own = std::min(own, r.sram_bytes);
+      least_own_sram[static_cast<std::size_t>(s)].push_back(own);
+    }
+  }
+  std::vector<int> first_consumer(tensors.size(), num_steps);
+  for (int s = 0; s < num_steps; ++s) {
+    for (int t : problem.steps[s].inputs) first_consumer[t] = std::min(first_consumer[t], s);
+  }
 
   // Pareto columns: the chosen objectives, plus the open cascade's SRAM while a cascade is open.
   const std::vector<Column> columns = join_columns(problem.objectives, false);
+  // When peak SRAM is not an objective it still breaks ties: among rows equal in every pruning
+  // column the one with the least (bounded) peak survives, so each front point reports the least
+  // SRAM that reaches exactly its values (docs/design/search.md "Join", "SRAM tie-break").
+  const bool sram_tiebreak =
+      std::find(problem.objectives.begin(), problem.objectives.end(), Objective::Sram) == problem.objectives.end();
 
   // threads > 0: a oneTBB arena of that many workers; 0: the caller's arena (map_network and sweeps
   // run joins inside their own arenas).
@@ -300,8 +318,18 @@ JoinResult join(const JoinProblem& problem) {
             insert_live(key, LiveEntry{t, pg.compat[i], false});
           }
         }
-        const TensorCompat& out_compat = pg.compat.back();
+        TensorCompat out_compat = pg.compat.back();
         task.output_rolling = out_compat.residence == Residence::Rolling;
+        const int over = out_compat.over_input;
+        out_compat.over_input = -1;  // later layers see an ordinary tensor
+        if (over >= 0) {
+          // In place: the output overwrites input `over`, which must be produced by an earlier
+          // layer, die at this layer and not be a network output; the shared storage counts once.
+          // A tensor several layers write is never written in place.
+          const JoinTensor& in = tensors[step.inputs[static_cast<std::size_t>(over)]];
+          if (live_output || in.producer_step < 0 || in.network_output || in.last_consumer_step != s) continue;
+          task.full_bytes -= static_cast<double>(reserved_bytes(tensors[step.output], out_compat, problem.arena_is_sram));
+        }
         if (!live_output) insert_live(key, LiveEntry{step.output, out_compat, false});
         for (const LiveEntry& e : key) {
           if (!e.dead) task.full_bytes += static_cast<double>(reserved_bytes(tensors[e.tensor], e.compat, problem.arena_is_sram));
@@ -347,20 +375,82 @@ JoinResult join(const JoinProblem& problem) {
       kw.pairs = &pairs;
       work.push_back(std::move(kw));
     }
+    // Lower bounds of the SRAM every later step must use (docs/design/search.md "Join", "Future SRAM
+    // bound"). For a later step t the usage is at least: the reserved bytes of this step's live
+    // entries that are still live at t (a function of the new key) + the cheapest group of t in the
+    // tensors t touches that are not yet live now (its output, and inputs produced after this step
+    // or network inputs it introduces) + that group's smallest own SRAM. `fresh_min[t]` is the
+    // second part, the same for every key of this step.
+    std::vector<double> fresh_min(static_cast<std::size_t>(num_steps), 0.0);
+    for (int t = s + 1; t < num_steps; ++t) {
+      const JoinStep& later = problem.steps[t];
+      double best = std::numeric_limits<double>::infinity();
+      for (const PmappingGroup& g : later.groups) {
+        double bytes = 0.0;
+        for (std::size_t i = 0; i < later.inputs.size(); ++i) {
+          const int tensor = later.inputs[i];
+          const JoinTensor& jt = tensors[tensor];
+          const bool live_now = (jt.producer_step >= 0 && jt.producer_step <= s) ||
+                                (jt.producer_step < 0 && (introduced[tensor] || first_consumer[tensor] <= s));
+          bool repeated = false;
+          for (std::size_t j = 0; j < i; ++j) repeated = repeated || later.inputs[j] == tensor;
+          if (!live_now && !repeated) bytes += static_cast<double>(reserved_bytes(jt, g.compat[i], problem.arena_is_sram));
+        }
+        // An output written in place over an input shares that input's storage.
+        if (g.compat.back().over_input < 0) {
+          bytes += static_cast<double>(reserved_bytes(tensors[later.output], g.compat.back(), problem.arena_is_sram));
+        }
+        if (g.rows.empty()) continue;
+        best = std::min(best, bytes + least_own_sram[static_cast<std::size_t>(t)][&g - later.groups.data()]);
+      }
+      fresh_min[static_cast<std::size_t>(t)] = std::isfinite(best) ? best : 0.0;
+    }
     const double capacity = static_cast<double>(problem.sram_capacity);
     const auto should_stop = [&] { return problem.stop.stop_requested(); };
     const auto merge_key = [&](KeyWork& kw) {
       bool open_cascade = false;
       for (const LiveEntry& e : *kw.key) open_cascade = open_cascade || (!e.dead && e.compat.residence == Residence::Rolling);
       const std::vector<Column> cols = join_columns(problem.objectives, open_cascade);
+      // The future SRAM bound of this key: every completion's peak is at least `future` and, while
+      // the cascade is open, at least the row's cascade + `next` (the next step reads the rolling
+      // buffer). Pruning compares peak SRAM as max(peak, future, cascade + next): two rows of one
+      // key whose clamped values compare a <= b reach final peaks a <= b under every completion,
+      // because the final peak is max(peak, later usages) and the later usages are at least these
+      // bounds (and differ between the rows only by their cascade). Exact; the rows keep their values.
+      double future = 0.0;
+      double next = 0.0;
+      if (problem.future_sram_bound) {
+        for (int t = s + 1; t < num_steps; ++t) {
+          double bytes = fresh_min[static_cast<std::size_t>(t)];
+          for (const LiveEntry& e : *kw.key) {
+            const JoinTensor& jt = tensors[e.tensor];
+            if (!e.dead && (jt.network_output || jt.last_consumer_step >= t)) {
+              bytes += static_cast<double>(reserved_bytes(jt, e.compat, problem.arena_is_sram));
+            }
+          }
+          if (t == s + 1) next = bytes;
+          future = std::max(future, bytes);
+        }
+      }
+      const auto column_value = [&](const JoinRow& row, Column c) {
+        if (c != Column::Sram) return row.value(c);
+        return std::max({row.peak, future, open_cascade ? row.cascade + next : 0.0});
+      };
       ParetoWorkspace ws;
       std::vector<std::uint32_t> keep;
       std::vector<double> tab;
+      std::vector<double> tie;
       const auto prune = [&] {
         tab.resize(kw.rows.size() * cols.size());
         for (std::size_t r = 0; r < kw.rows.size(); ++r)
-          for (std::size_t c = 0; c < cols.size(); ++c) tab[r * cols.size() + c] = grid(kw.rows[r].row.value(cols[c]));
-        pareto_front(tab.data(), kw.rows.size(), cols.size(), ws, keep);
+          for (std::size_t c = 0; c < cols.size(); ++c) tab[r * cols.size() + c] = grid(column_value(kw.rows[r].row, cols[c]));
+        if (sram_tiebreak) {
+          tie.resize(kw.rows.size());
+          for (std::size_t r = 0; r < kw.rows.size(); ++r) tie[r] = column_value(kw.rows[r].row, Column::Sram);
+          pareto_front_tiebreak(tab.data(), kw.rows.size(), cols.size(), tie.data(), ws, keep);
+        } else {
+          pareto_front(tab.data(), kw.rows.size(), cols.size(), ws, keep);
+        }
         kw.dominated += kw.rows.size() - keep.size();
         for (std::size_t i = 0; i < keep.size(); ++i) kw.rows[i] = kw.rows[keep[i]];
         kw.rows.resize(keep.size());
@@ -464,7 +554,13 @@ JoinResult join(const JoinProblem& problem) {
   for (std::size_t r = 0; r < all.size(); ++r) {
     for (std::size_t c = 0; c < columns.size(); ++c) table[r * columns.size() + c] = all[r].value(columns[c]);
   }
-  pareto_front(table.data(), all.size(), columns.size(), workspace, survivors);
+  if (sram_tiebreak) {
+    std::vector<double> tie(all.size());
+    for (std::size_t r = 0; r < all.size(); ++r) tie[r] = all[r].peak;
+    pareto_front_tiebreak(table.data(), all.size(), columns.size(), tie.data(), workspace, survivors);
+  } else {
+    pareto_front(table.data(), all.size(), columns.size(), workspace, survivors);
+  }
   for (std::uint32_t idx : survivors) {
     FrontPoint p;
     p.cycles = all[idx].cycles;

@@ -58,6 +58,9 @@ struct JoinProblem {
   std::vector<Objective> objectives = all_objectives();
   bool lookahead = true;  ///< drop groups that no later layer could match (off: for metamorphic tests)
   bool collapse = true;   ///< forget tensors that can no longer affect later layers (off: for tests)
+  /// Compare peak SRAM while pruning as max(peak, a lower bound of every completion's later usage),
+  /// which is exact and merges rows whose peak no completion can reveal (off: for metamorphic tests).
+  bool future_sram_bound = true;
   /// New groups of a step are merged in parallel in an arena of this many workers, or in the caller's
   /// oneTBB arena when 0 (map_network, sweeps). The result does not depend on it.
   int threads = 1;

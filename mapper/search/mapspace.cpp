@@ -135,6 +135,11 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
       fm_choices(arch, lowered.output_nhcwb16 && !lowered.output_linear_only, lowered.output_arena_only);
   const bool out_roll = options.fusion && lowered.output_may_roll;
   const std::size_t n_in1 = in_choices.size() > 1 ? in_choices[1].size() : 1;
+  // Inputs an elementwise output may overwrite: same shape and data type as the output.
+  std::array<bool, 2> in_place_ok{};
+  const bool elementwise = model::npu_block_type(p.op.type) == NpuBlockType::ElementWise;
+  in_place_ok[0] = elementwise && p.ifm.shape == p.ofm.shape && p.ifm.dtype == p.ofm.dtype;
+  in_place_ok[1] = elementwise && p.ifm2 && p.ifm2->shape == p.ofm.shape && p.ifm2->dtype == p.ofm.dtype;
   for (auto trav : traversals) {
     for (auto wp : weights) {
       for (auto bp : biases) {
@@ -151,6 +156,15 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
               t.input_may_roll[0] = in_roll[0] && is_rolling_site(arch, in0);
               t.output_may_roll = out_roll && is_rolling_site(arch, out);
               space.templates.push_back(t);
+              // In-place elementwise: the same choices with the output written over input i.
+              for (std::size_t i = 0; options.in_place && i < t.inputs.size(); ++i) {
+                if (!in_place_ok[i] || !(t.inputs[i] == out)) continue;
+                Template ip = t;
+                ip.output_over_input = static_cast<int>(i);
+                ip.output_may_roll = false;
+                ip.input_may_roll[i] = false;
+                space.templates.push_back(ip);
+              }
             }
           }
         }

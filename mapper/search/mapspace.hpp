@@ -53,12 +53,16 @@ struct Template {
   FmChoice output;
   std::array<bool, 2> input_may_roll{};  ///< also emit rows with this input as a rolling buffer
   bool output_may_roll = false;          ///< also emit rows with the output as a rolling buffer
+  /// Elementwise only: the output overwrites this input (in place), or -1. Offered when the input
+  /// has the output's shape, data type and placement; the join checks that the input dies here.
+  int output_over_input = -1;
   friend bool operator==(const Template&, const Template&) = default;
 };
 
 /// Switches of the mapspace.
 struct SpaceOptions {
   bool fusion = true;  ///< offer rolling buffers (layer fusion)
+  bool in_place = true;  ///< offer elementwise outputs written over an input (off: for metamorphic tests)
 };
 
 /// Everything about one layer's mapspace.

@@ -331,6 +331,38 @@ void pareto_front(const double* rows, std::size_t num_rows, std::size_t num_obje
   }
 }
 
+void pareto_front_tiebreak(const double* rows, std::size_t num_rows, std::size_t num_objectives, const double* tiebreak,
+                           ParetoWorkspace& workspace, std::vector<std::uint32_t>& front) {
+  pareto_front(rows, num_rows, num_objectives, workspace, front);
+  if (front.empty()) return;
+  // The survivors' values are distinct and each stands for every row equal to it in all objectives
+  // (a row equal to a survivor is a later duplicate; a row dominated by one is gone for good). One
+  // scan in index order replaces each survivor by the equal row with the smallest tie-break value.
+  // The survivors are looked up by their first objective (sorted; -0.0 == +0.0 compare equal), so a
+  // row costs one binary search unless it shares that value with a survivor.
+  const std::size_t k = num_objectives;
+  std::vector<std::pair<double, std::uint32_t>> by_first;  // (objective 0, slot in front)
+  by_first.reserve(front.size());
+  for (std::uint32_t f = 0; f < front.size(); ++f) by_first.push_back({rows[static_cast<std::size_t>(front[f]) * k], f});
+  std::sort(by_first.begin(), by_first.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (std::size_t i = 0; i < num_rows; ++i) {
+    NPUMAP_ASSERT(!std::isnan(tiebreak[i]));
+    const double* r = rows + i * k;
+    auto it = std::lower_bound(by_first.begin(), by_first.end(), r[0],
+                               [](const auto& e, double v) { return e.first < v; });
+    for (; it != by_first.end() && !(r[0] < it->first); ++it) {
+      std::uint32_t& best = front[it->second];
+      const double* q = rows + static_cast<std::size_t>(best) * k;
+      bool equal = true;
+      for (std::size_t j = 1; j < k && equal; ++j) equal = !(r[j] < q[j]) && !(q[j] < r[j]);
+      if (!equal) continue;
+      if (tiebreak[i] < tiebreak[best]) best = static_cast<std::uint32_t>(i);  // strict: the lowest index among equals
+      break;
+    }
+  }
+  std::sort(front.begin(), front.end());
+}
+
 std::vector<std::uint32_t> pareto_front(const double* rows, std::size_t num_rows,
                                         std::size_t num_objectives) {
   ParetoWorkspace workspace;

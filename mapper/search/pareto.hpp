@@ -51,6 +51,13 @@ struct ParetoWorkspace {
 void pareto_front(const double* rows, std::size_t num_rows, std::size_t num_objectives,
                   ParetoWorkspace& workspace, std::vector<std::uint32_t>& front);
 
+/// pareto_front with a tie-break column: among rows equal in every objective the survivor is the one
+/// with the smallest `tiebreak` value (then the lowest index) instead of the lowest index. Used by
+/// the join to keep, for each point of a front that does not minimise peak SRAM, the least SRAM that
+/// reaches exactly that point. `tiebreak` has num_rows values; NaN is an internal error.
+void pareto_front_tiebreak(const double* rows, std::size_t num_rows, std::size_t num_objectives, const double* tiebreak,
+                           ParetoWorkspace& workspace, std::vector<std::uint32_t>& front);
+
 /// Convenience form of pareto_front that allocates its own workspace and result.
 std::vector<std::uint32_t> pareto_front(const double* rows, std::size_t num_rows,
                                         std::size_t num_objectives);

@@ -161,7 +161,7 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
   const double repeat = space.batch_repeat;
   CompatKey base_key;
   for (int i = 0; i < space.num_inputs; ++i) base_key.push_back({tpl.inputs[i].residence, tpl.inputs[i].layout, 0});
-  base_key.push_back({tpl.output.residence, tpl.output.layout, 0});
+  base_key.push_back({tpl.output.residence, tpl.output.layout, 0, static_cast<std::int8_t>(tpl.output_over_input)});
   const std::size_t out_slot = base_key.size() - 1;
 
   ParetoWorkspace ws;
@@ -195,7 +195,8 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
       for (int in_roll = 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll) {
         for (int out_roll = 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
           const std::int64_t bytes =
-              transient + (in_roll ? 0 : fm.first_input) + fm.other_inputs + (out_roll ? 0 : fm.output);
+              transient + (in_roll ? 0 : fm.first_input) + fm.other_inputs +
+              (out_roll || tpl.output_over_input >= 0 ? 0 : fm.output);  // in place: the input's storage
           fits[in_roll][out_roll] = bytes <= capacity;
           any_fits = any_fits || fits[in_roll][out_roll];
           note_sram_need(out, bytes);

@@ -317,3 +317,25 @@ TEST(Pareto, ChunkFrontsConcatenatedAndRefilteredEqualTheWholeFront) {
 
 }  // namespace
 }  // namespace npumap::search
+
+namespace npumap::search {
+namespace {
+
+TEST(ParetoTiebreak, EqualRowsKeepTheSmallestTiebreakThenTheLowestIndex) {
+  // Rows 0 and 1 are (1,2): row 1 has the smaller tie-break. Rows 2 and 4 are (2,1) with equal
+  // tie-breaks: the lower index, 2. Row 3, (3,3), is dominated by (1,2).
+  const std::vector<double> rows = {1, 2, 1, 2, 2, 1, 3, 3, 2, 1};
+  const std::vector<double> tie = {5, 4, 1, 0, 1};
+  ParetoWorkspace ws;
+  std::vector<std::uint32_t> front;
+  pareto_front_tiebreak(rows.data(), 5, 2, tie.data(), ws, front);
+  EXPECT_EQ(front, (std::vector<std::uint32_t>{1, 2}));
+  // -0.0 equals +0.0: the later row wins on its smaller tie-break.
+  const std::vector<double> signed_zero = {0.0, 1.0, -0.0, 1.0};
+  const std::vector<double> tie2 = {2, 1};
+  pareto_front_tiebreak(signed_zero.data(), 2, 2, tie2.data(), ws, front);
+  EXPECT_EQ(front, (std::vector<std::uint32_t>{1}));
+}
+
+}  // namespace
+}  // namespace npumap::search

@@ -59,7 +59,7 @@ std::int64_t naive_fm_sram(const arch::Arch& a, const workloads::Workload& w, in
   };
   if (!in_roll) add(l.inputs[0], t.inputs[0]);
   if (l.inputs.size() > 1 && l.inputs[1] != l.inputs[0]) add(l.inputs[1], t.inputs[1]);
-  if (!out_roll) add(l.output, t.output);
+  if (!out_roll && t.output_over_input < 0) add(l.output, t.output);  // in place: the input's storage
   return total;
 }
 
@@ -84,7 +84,7 @@ std::map<std::vector<TensorCompat>, std::vector<NaiveRow>> naive_layer(const arc
           if (transient + naive_fm_sram(a, w, layer, t, in_roll, out_roll) > a.sram_capacity_bytes) continue;
           std::vector<TensorCompat> key;
           for (int i = 0; i < space.num_inputs; ++i) key.push_back({t.inputs[i].residence, t.inputs[i].layout, 0});
-          key.push_back({t.output.residence, t.output.layout, 0});
+          key.push_back({t.output.residence, t.output.layout, 0, static_cast<std::int8_t>(t.output_over_input)});
           if (in_roll) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(consumer_rows)};
           if (out_roll) {
             key.back() = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(space.block_configs[c].ofm_h)};
