@@ -16,6 +16,8 @@
 
 #include "workloads/loader.hpp"
 
+#include "common/stop_token.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -279,12 +281,14 @@ struct Pending {
 
 class Loader {
  public:
-  explicit Loader(const common::YamlNode& root) : root_(root) {}
+  Loader(const common::YamlNode& root, const common::StopToken& stop) : root_(root), stop_(stop) {}
 
   Workload run() {
     read_top();
+    common::throw_if_stopped(stop_, "loading the workload");
     wire();
     build_graph();
+    common::throw_if_stopped(stop_, "loading the workload");
     for (int li : w_.topological_order) check_layer(li);
     check_totals();
     return std::move(w_);
@@ -316,7 +320,10 @@ class Loader {
     const common::YamlNode layers = root_.at("layers");
     const auto layer_items = layers.items();
     if (layer_items.empty()) throw layers.error("must list at least one layer", "add `- name: ...` entries");
-    for (const auto& item : layer_items) read_layer(item);
+    for (std::size_t i = 0; i < layer_items.size(); ++i) {
+      if (i % 256 == 255) common::throw_if_stopped(stop_, "loading the workload");
+      read_layer(layer_items[i]);
+    }
   }
 
   void read_declared(const common::YamlNode& item, bool constant) {
@@ -964,6 +971,7 @@ class Loader {
   }
 
   const common::YamlNode& root_;
+  common::StopToken stop_;
   Workload w_;
   std::unordered_map<std::string, int> tensor_by_name_;
   std::unordered_map<std::string, int> layer_by_name_;
@@ -973,9 +981,15 @@ class Loader {
 
 }  // namespace
 
-Workload load_workload(const common::YamlNode& root) { return Loader(root).run(); }
+Workload load_workload(const common::YamlNode& root) { return Loader(root, common::StopToken()).run(); }
 
 Workload load_workload(const std::string& path) { return load_workload(common::YamlNode::load_file(path)); }
+
+Workload load_workload(const std::string& path, const common::StopToken& stop) {
+  const common::YamlNode root = common::YamlNode::load_file(path);
+  common::throw_if_stopped(stop, "loading the workload");
+  return Loader(root, stop).run();
+}
 
 Workload load_workload_from_string(const std::string& text, const std::string& file_name) {
   return load_workload(common::YamlNode::load_string(text, file_name));
