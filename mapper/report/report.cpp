@@ -452,12 +452,13 @@ std::string render_svg(const Json& r) {
 }
 
 void check_output_folder(const std::filesystem::path& folder) {
-  if (std::filesystem::exists(folder / "result.json")) {
+  // A name too long, a symlink loop, a read-only folder: found before the mapping runs, not after.
+  common::check_output_folder_path(folder, "--out");
+  std::error_code ec;
+  if (std::filesystem::exists(folder / "result.json", ec)) {
     throw common::UserError({folder.string(), 0, 0}, "--out", "the folder already holds a result",
                     "runs never overwrite each other: choose another --out or leave it out for a new timestamped folder");
   }
-  // A name too long, a symlink loop, a read-only folder: found before the mapping runs, not after.
-  common::check_output_folder_path(folder, "--out");
 }
 
 std::string render_layers_csv(const Json& r, std::size_t point) {
