@@ -78,7 +78,6 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   const std::filesystem::path folder = output_folder(options.out_dir);
   report::check_output_folder(folder);
   const arch::Arch arch = load_run_arch(options);
-  common::throw_if_stopped(stop, "loading the arch");
   // A bare name ("resnet18") is a zoo workload, as in sweep specs.
   const std::string workload_path = workloads::is_zoo_name(options.workload) && !std::filesystem::exists(options.workload)
                                         ? workloads::zoo_file(options.workload, "--workload")
