@@ -1,14 +1,16 @@
 # The two commands of the README's quick start, plus a few conveniences.
 #   make run    install missing packages, build Release, map the default workload
 #   make test   install missing packages, build Release, run the whole test suite
+#   make fuzz   build the libFuzzer harnesses (clang, build/fuzz) and run each FUZZ_SECONDS seconds
 PRESET   ?= release
 BUILD    := build/$(PRESET)
 WERROR   ?= OFF
 JOBS     ?= $(shell nproc)
 WORKLOAD ?= workloads/resnet18.yaml
 ARGS     ?=
+FUZZ_SECONDS ?= 60
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build run test bench fuzz clean
 
 all: build
 
@@ -29,6 +31,9 @@ test: build
 
 bench: build
 	bash bench/nightly.sh $(ARGS)
+
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh $(ARGS)
 
 clean:
 	rm -rf build

@@ -1,29 +1,17 @@
 #include "common/json_file.hpp"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <algorithm>
 
 #include <fmt/format.h>
 
 namespace npumap::common {
+namespace {
 
-std::string read_input_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw UserError({path, 0, 0}, "", "is a folder, not a file", "give a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError({path, 0, 0}, "", "cannot open the file", "check the path");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-UserError json_syntax_error(const std::string& path, const std::string& text, const nlohmann::json::parse_error& e,
-                            const std::string& hint) {
-  // nlohmann counts the byte at which parsing stopped from 1.
+/// 1-based line and column of byte offset `end` in `text`.
+std::pair<int, int> line_col(const std::string& text, std::size_t end) {
   int line = 1;
   int column = 1;
-  const std::size_t end = std::min(e.byte > 0 ? e.byte - 1 : 0, text.size());
+  end = std::min(end, text.size());
   for (std::size_t i = 0; i < end; ++i) {
     if (text[i] == '\n') {
       ++line;
@@ -32,6 +20,41 @@ UserError json_syntax_error(const std::string& path, const std::string& text, co
       ++column;
     }
   }
+  return {line, column};
+}
+
+}  // namespace
+
+void check_json_depth(const std::string& path, const std::string& text) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) {
+        const auto [line, column] = line_col(text, i);
+        throw UserError({path, line, column}, "", fmt::format("JSON nested deeper than {} levels", kMaxJsonDepth),
+                        "is this the right file?");
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+UserError json_syntax_error(const std::string& path, const std::string& text, const nlohmann::json::exception& e,
+                            std::size_t byte, const std::string& hint) {
+  // nlohmann counts the byte at which parsing stopped from 1; 0 = unknown.
+  if (byte == 0) return UserError({path, 0, 0}, "", fmt::format("invalid JSON: {}", e.what()), hint);
+  const auto [line, column] = line_col(text, byte - 1);
   return UserError({path, line, column}, "", fmt::format("invalid JSON: {}", e.what()), hint);
 }
 

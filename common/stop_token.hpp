@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 namespace npumap::common {
 
@@ -30,5 +32,17 @@ class StopToken {
   const std::atomic<bool>* flag_ = nullptr;
   std::optional<Clock::time_point> deadline_;
 };
+
+/// Thrown by a phase that cannot produce a partial result (loading an input) when a stop was
+/// requested during it; `main` prints one line and exits 130. what() names the phase.
+class Interrupted : public std::runtime_error {
+ public:
+  explicit Interrupted(const std::string& phase) : std::runtime_error(phase) {}
+};
+
+/// Throws Interrupted(phase) if `stop` asks to stop.
+inline void throw_if_stopped(const StopToken& stop, const std::string& phase) {
+  if (stop.stop_requested()) throw Interrupted(phase);
+}
 
 }  // namespace npumap::common

@@ -7,6 +7,7 @@
 
 #include "model/pass_json.hpp"
 
+#include <algorithm>
 #include <array>
 #include <fmt/format.h>
 #include <string_view>
@@ -34,6 +35,13 @@ int as_int32(const json& v, const Ctx& ctx, std::int64_t min_value) {
   return static_cast<int>(common::as_int(v, ctx, min_value, 1'000'000'000));
 }
 
+/// Bounds that keep every product the cycle model forms (elements, MACs, bytes, cycles) inside
+/// 64-bit integers, as the workload loader's kMaxDimension and element checks do for YAML:
+/// a dimension, the elements of one tensor, and ofm elements x kernel area x ifm depth.
+constexpr int kMaxPassDimension = 1 << 24;
+constexpr double kMaxPassElements = 1099511627776.0;  // 2^40
+constexpr double kMaxPassMacs = 9007199254740992.0;   // 2^53
+
 template <typename E, typename Parse>
 E as_enum(const json& v, const Ctx& ctx, Parse parse, const std::vector<std::string>& valid) {
   const std::string s = as_string(v, ctx);
@@ -57,7 +65,10 @@ Shape as_shape(const json& v, const Ctx& ctx, int min_rank, int max_rank, int mi
   if (rank < min_rank || rank > max_rank) ctx.fail(fmt::format("expected {} to {} dimensions, got {}", min_rank, max_rank, rank));
   Shape s;
   s.rank = rank;
-  for (int i = 0; i < rank; ++i) s.dims[i] = as_int32(v[i], ctx.index(i), min_dim);
+  for (int i = 0; i < rank; ++i) s.dims[i] = static_cast<int>(common::as_int(v[i], ctx.index(i), min_dim, kMaxPassDimension));
+  double elements = 1.0;
+  for (int i = 0; i < rank; ++i) elements *= s.dims[i];
+  if (elements > kMaxPassElements) ctx.fail(fmt::format("{:.3g} elements is too many", elements), "at most 2^40 elements per tensor");
   return s;
 }
 
@@ -173,9 +184,19 @@ void apply_arch_params(const json& j, const Ctx& ctx, arch::Arch& a) {
              {"core_clock", "ncores", "axi_port_width_bits", "permanent_storage_mem_area",
               "feature_map_storage_mem_area", "fast_storage_mem_area", "spilling_enabled",
               "memory_bandwidths_per_cycle", "memory_burst_length", "memory_latency_read", "memory_latency_write"});
-  if (const json* v = find(j, "core_clock")) a.core_clock = as_double(*v, ctx.at("core_clock"));
+  // The same checks as the arch loader (arch/arch_loader.cpp): a positive clock, an AXI port width
+  // that is a whole number of bytes.
+  if (const json* v = find(j, "core_clock")) {
+    a.core_clock = as_double(*v, ctx.at("core_clock"));
+    if (!(a.core_clock > 0.0 && a.core_clock <= 1e12)) ctx.at("core_clock").fail("must be positive (Hz) and at most 1e12");
+  }
   if (const json* v = find(j, "ncores")) a.accel.cores = as_int32(*v, ctx.at("ncores"), 1);
-  if (const json* v = find(j, "axi_port_width_bits")) a.axi_port_width_bits = as_int32(*v, ctx.at("axi_port_width_bits"), 8);
+  if (const json* v = find(j, "axi_port_width_bits")) {
+    a.axi_port_width_bits = static_cast<int>(common::as_int(*v, ctx.at("axi_port_width_bits"), 8, 1024));
+    if (a.axi_port_width_bits % 8 != 0)
+      ctx.at("axi_port_width_bits").fail(fmt::format("must be a multiple of 8 bits, got {}", a.axi_port_width_bits),
+                                         "AXI ports are 64 or 128 bits wide");
+  }
   if (const json* v = find(j, "permanent_storage_mem_area")) a.permanent_storage = as_area(*v, ctx.at("permanent_storage_mem_area"));
   if (const json* v = find(j, "feature_map_storage_mem_area")) a.feature_map_storage = as_area(*v, ctx.at("feature_map_storage_mem_area"));
   if (const json* v = find(j, "fast_storage_mem_area")) a.fast_storage = as_area(*v, ctx.at("fast_storage_mem_area"));
@@ -236,6 +257,12 @@ void validate(const Pass& p, const Ctx& ctx) {
     ctx.at("weights.shape").fail("convolution weights are HWIO [kh, kw, I, O]");
   for (int i = 0; i < 4; ++i)
     if (p.block_config[i] <= 0) ctx.at("block_config").fail("block config entries must be positive");
+  const auto& k = p.op.kernel;
+  if (static_cast<double>(k.h) * k.w > kMaxPassDimension || (k.h - 1.0) * k.dilation_y + 1.0 > kMaxPassDimension ||
+      (k.w - 1.0) * k.dilation_x + 1.0 > kMaxPassDimension)
+    ctx.at("op").fail("kernel or dilation too large", "the kernel area and the dilated kernel are at most 2^24");
+  const double macs = static_cast<double>(p.ofm.shape.elements()) * k.h * k.w * std::max(1, p.ifm.shape.last());
+  if (macs > kMaxPassMacs) ctx.fail(fmt::format("the pass would do {:.3g} MACs", macs), "at most 2^53");
 }
 
 ordered_json shape_json(const Shape& s) {

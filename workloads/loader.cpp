@@ -16,6 +16,8 @@
 
 #include "workloads/loader.hpp"
 
+#include "common/stop_token.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -294,7 +296,7 @@ struct Pending {
 
 class Loader {
  public:
-  explicit Loader(const common::YamlNode& root) : root_(root) {}
+  Loader(const common::YamlNode& root, const common::StopToken& stop) : root_(root), stop_(stop) {}
 
   Workload run() {
     read_top();
@@ -334,7 +336,10 @@ class Loader {
     const common::YamlNode layers = root_.at("layers");
     const auto layer_items = layers.items();
     if (layer_items.empty()) throw layers.error("must list at least one layer", "add `- name: ...` entries");
-    for (const auto& item : layer_items) read_layer(item);
+    for (std::size_t i = 0; i < layer_items.size(); ++i) {
+      if (i % 256 == 255) common::throw_if_stopped(stop_, "loading the workload");
+      read_layer(layer_items[i]);
+    }
   }
 
   enum class Declared { Input, Constant, Written };
@@ -1093,6 +1098,7 @@ class Loader {
   }
 
   const common::YamlNode& root_;
+  common::StopToken stop_;
   Workload w_;
   std::unordered_map<std::string, int> tensor_by_name_;
   std::unordered_map<std::string, int> layer_by_name_;
@@ -1102,9 +1108,16 @@ class Loader {
 
 }  // namespace
 
-Workload load_workload(const common::YamlNode& root) { return Loader(root).run(); }
+Workload load_workload(const common::YamlNode& root) { return Loader(root, common::StopToken()).run(); }
 
 Workload load_workload(const std::string& path) { return load_workload(common::YamlNode::load_file(path)); }
+
+Workload load_workload(const std::string& path, const common::StopToken& stop) {
+  // Polled only inside the layer loop: a network of under 256 layers loads in milliseconds and then
+  // stops at the mapper's first chunk with a partial result, as a stop during the search does.
+  const common::YamlNode root = common::YamlNode::load_file(path);
+  return Loader(root, stop).run();
+}
 
 Workload load_workload_from_string(const std::string& text, const std::string& file_name) {
   return load_workload(common::YamlNode::load_string(text, file_name));

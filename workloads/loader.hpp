@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/stop_token.hpp"
 #include "common/yaml_reader.hpp"
 #include "workloads/workload.hpp"
 
@@ -21,6 +22,9 @@ inline constexpr std::int64_t kMaxDimension = 2147483647;
 
 /// Loads and checks a workload file.
 Workload load_workload(const std::string& path);
+/// As load_workload(path), polling `stop` (--time-limit, Ctrl-C) every 256 layers while reading
+/// them; throws common::Interrupted when it asks to stop.
+Workload load_workload(const std::string& path, const common::StopToken& stop);
 /// Loads and checks workload text; `file_name` is used in error messages and as source_file.
 Workload load_workload_from_string(const std::string& text, const std::string& file_name);
 /// Loads and checks an already parsed document.

@@ -34,11 +34,13 @@
 #include "common/user_error.hpp"
 #include "common/files.hpp"
 #include "common/json_file.hpp"
+#include "common/stop_token.hpp"
 #include "mapper/cli/process.hpp"
 #include "mapper/cli/run_command.hpp"
 #include "mapper/eval/eval_block_configs.hpp"
 #include "mapper/eval/eval_command.hpp"
 #include "mapper/report/report.hpp"
+#include "mapper/report/result_document.hpp"
 #include "mapper/search/objectives.hpp"
 #include "mapper/sweep/mpi_sweep.hpp"
 #include "mapper/sweep/sweep.hpp"
@@ -119,9 +121,10 @@ int run_show(const std::string& path, const std::string& format, int point, std:
   std::error_code ec;
   const std::string file = std::filesystem::is_directory(path, ec) ? (std::filesystem::path(path) / "result.json").string() : path;
   const nlohmann::ordered_json result = common::read_json_file(file, "give the result.json of an earlier run, or its folder");
-  if (!result.is_object() || !result.contains("tool") || !result.contains("per_layer")) {
+  if (!result.is_object() || !result.contains("tool")) {
     throw common::UserError({path, 0, 0}, "", "not a npu-mapper result", "give the result.json of an earlier run");
   }
+  report::check_result_document(result, file);
   try {
     if (point >= 0) {
       // One front point: its per-layer breakdown.
@@ -134,14 +137,14 @@ int run_show(const std::string& path, const std::string& format, int point, std:
       }
       const auto n = static_cast<std::size_t>(point);
       if (format == "json") {
-        out << result["front"][n].dump(1) << "\n";
+        out << report::document_text(result["front"][n]);
       } else if (format == "csv") {
         out << report::render_layers_csv(result, n);
       } else {
         out << report::render_point_text(result, n);
       }
     } else if (format == "json") {
-      out << result.dump(1) << "\n";
+      out << report::document_text(result);
     } else if (format == "csv") {
       out << report::render_csv(result);
     } else {
@@ -381,6 +384,10 @@ int run_cli(int argc, char** argv) {
   } catch (const common::UserError& e) {
     std::cerr << e.what() << "\n";
     return 2;
+  } catch (const common::Interrupted& e) {
+    // Stopped (--time-limit, Ctrl-C) before there was anything to map: no partial result to write.
+    std::cerr << "interrupted while " << e.what() << " (--time-limit or Ctrl-C); nothing was mapped or written\n";
+    return 130;
   } catch (const std::exception& e) {
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');

@@ -12,12 +12,14 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "arch/arch_loader.hpp"
+#include "common/stop_token.hpp"
 #include "mapper/report/progress_line.hpp"
 #include "mapper/report/report.hpp"
 #include "mapper/report/result_document.hpp"
@@ -67,6 +69,13 @@ arch::Arch load_run_arch(const RunOptions& options) {
 
 int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, std::ostream& out) {
   const auto t0 = std::chrono::steady_clock::now();
+  // The time limit counts from the start and is honoured while the inputs load, too.
+  std::optional<common::StopToken::Clock::time_point> deadline;
+  if (options.time_limit_s) {
+    deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(*options.time_limit_s));
+  }
+  const common::StopToken stop(interrupt, deadline);
   const std::filesystem::path folder = output_folder(options.out_dir);
   report::check_output_folder(folder);
   const arch::Arch arch = load_run_arch(options);
@@ -77,7 +86,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   tflite::ImportOptions import;
   import.accelerator_config = arch.accel.name;
   import.vela_rewrites = options.vela_rewrites;
-  workloads::Workload workload = tflite::load_network(workload_path, import);
+  workloads::Workload workload = tflite::load_network(workload_path, import, stop);
   if (!options.weight_compression_file.empty()) {
     workloads::apply_weight_compression_file(workload, options.weight_compression_file);
   }
@@ -95,12 +104,6 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
                options.keep_pareto ? "on" : "off", options.threads, options.seed,
                options.time_limit_s ? fmt::format("{:g} s", *options.time_limit_s) : std::string("none"), folder.string());
 
-  std::optional<common::StopToken::Clock::time_point> deadline;
-  if (options.time_limit_s) {
-    deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                        std::chrono::duration<double>(*options.time_limit_s));
-  }
-  const common::StopToken stop(interrupt, deadline);
   search::SearchOptions search_options;
   search_options.objectives = options.objectives;
   search_options.fusion = !options.no_fusion;
@@ -150,7 +153,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   if (options.verbosity >= 0) {
     switch (options.format) {
       case Format::Text: out << report::render_text(document); break;
-      case Format::Json: out << document.dump(1) << "\n"; break;
+      case Format::Json: out << report::document_text(document); break;
       case Format::Csv: out << report::render_csv(document); break;
     }
     if (options.format == Format::Text) out << "\nwrote " << (folder / "result.json").string() << ", front.csv, front.svg, layers.csv\n";

@@ -153,8 +153,10 @@ class RecordReader {
 
   std::string string_of(const json& v, const std::string& key) const { return common::as_string(v, path_of(key)); }
 
+  /// Every integer of a record (shapes, kernel, stride, dilation, counts) is at most 2^16, the NPU's
+  /// largest tensor dimension, so the SHRAM and block arithmetic stays far from overflow.
   int int_of(const json& v, const std::string& key, int min_value) const {
-    return static_cast<int>(common::as_int(v, path_of(key), min_value, 1 << 30));
+    return static_cast<int>(common::as_int(v, path_of(key), min_value, 1 << 16));
   }
 
   bool bool_of(const json& v, const std::string& key) const { return common::as_bool(v, path_of(key)); }

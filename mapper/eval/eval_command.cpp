@@ -27,6 +27,7 @@
 #include "model/evaluate.hpp"
 #include "common/files.hpp"
 #include "common/json_file.hpp"
+#include "common/json_reader.hpp"
 #include "model/pass_json.hpp"
 
 namespace npumap::eval {
@@ -132,20 +133,36 @@ std::vector<Mismatch> compare_result(const json& expected, const json& actual) {
 }  // namespace
 
 /// The passes of every front point of a saved result.json, as records `{"id": "point<i>:<layer>",
-/// "input": pass}`, so a mapping the tool reported can be re-evaluated layer by layer.
-json records_of_result(const json& result) {
+/// "input": pass}`, so a mapping the tool reported can be re-evaluated layer by layer. A point's
+/// layers must be indices into `layer_mappings` (or, in older results, the layer objects): a
+/// tampered entry is an error, never silently skipped.
+json records_of_result(const json& result, const std::string& file) {
   json records = json::array();
+  const common::JsonPath root{file, ""};
   const json& front = result["front"];
+  if (!front.is_array()) root.at("front").fail("expected a list of front points");
+  const json* mappings = common::find(result, "layer_mappings");
+  if (mappings != nullptr && !mappings->is_array()) root.at("layer_mappings").fail("expected a list");
+  const std::size_t num_mappings = mappings != nullptr ? mappings->size() : 0;
   for (std::size_t p = 0; p < front.size(); ++p) {
-    // A point lists indices into `layer_mappings` (older results inline the layers).
-    for (const json& ref : front[p].value("layers", json::array())) {
-      const json& layer = ref.is_number_unsigned() && result.contains("layer_mappings") &&
-                                  ref.get<std::size_t>() < result["layer_mappings"].size()
-                              ? result["layer_mappings"][ref.get<std::size_t>()]
-                              : ref;
-      if (!layer.is_object()) continue;
-      if (!layer.contains("pass")) continue;
-      records.push_back({{"id", fmt::format("point{}:{}", p, layer.value("layer", std::string()))}, {"input", layer["pass"]}});
+    const common::JsonPath at = root.at("front").index(p);
+    if (!front[p].is_object()) at.fail("expected an object");
+    const json* layers = common::find(front[p], "layers");
+    if (layers == nullptr) continue;
+    if (!layers->is_array()) at.at("layers").fail("expected a list");
+    for (std::size_t i = 0; i < layers->size(); ++i) {
+      const json& ref = (*layers)[i];
+      const common::JsonPath li = at.at("layers").index(i);
+      if (!ref.is_object() && (!ref.is_number_unsigned() || ref.get<std::uint64_t>() >= num_mappings)) {
+        li.fail(fmt::format("expected an index into layer_mappings (it has {} entries) or a layer object", num_mappings));
+      }
+      const json& layer = ref.is_object() ? ref : (*mappings)[ref.get<std::size_t>()];
+      if (!layer.is_object()) li.fail("the layer mapping is not an object");
+      const json* pass = common::find(layer, "pass");
+      if (pass == nullptr) continue;  // a layer on the CPU has no pass
+      const json* name = common::find(layer, "layer");
+      const std::string layer_name = name != nullptr ? common::as_string(*name, li.at("layer")) : std::string();
+      records.push_back({{"id", fmt::format("point{}:{}", p, layer_name)}, {"input", *pass}});
     }
   }
   return records;
@@ -158,7 +175,7 @@ int run_eval(const EvalOptions& options, std::ostream& out, std::ostream& err) {
                                ? (std::filesystem::path(options.input_path) / "result.json").string()
                                : options.input_path;
   json loaded = common::read_json_file<json>(file, "give a JSON list of passes, a result.json or its run folder");
-  const json records = loaded.is_object() && loaded.contains("front") ? records_of_result(loaded) : std::move(loaded);
+  const json records = loaded.is_object() && loaded.contains("front") ? records_of_result(loaded, file) : std::move(loaded);
   if (!records.is_array())
     throw common::UserError({options.input_path, 0, 0}, "records", "expected a JSON list of passes",
                     "write [ {\"id\": ..., \"input\": {...}}, ... ] or [ {input}, ... ], or give a result.json");

@@ -325,7 +325,13 @@ std::vector<double> nice_ticks(double lo, double hi, int target, double& step) {
   const double r = raw / mag;
   step = (r < 1.5 ? 1.0 : r < 3.5 ? 2.0 : r < 7.5 ? 5.0 : 10.0) * mag;
   std::vector<double> ticks;
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+  // Counted, not stepped: a step below the values' precision (an edited result.json) cannot loop forever.
+  const double first = std::ceil(lo / step) * step;
+  for (int k = 0; k <= 4 * target + 4; ++k) {
+    const double v = first + k * step;
+    if (!(v <= hi + step * 1e-9)) break;
+    ticks.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+  }
   return ticks;
 }
 
@@ -388,7 +394,10 @@ std::string render_svg(const Json& r) {
     x0 = std::min(x0, (*unfused)[0]), x1 = std::max(x1, (*unfused)[0]);
     y0 = std::min(y0, (*unfused)[1]), y1 = std::max(y1, (*unfused)[1]);
   }
-  const auto [yunit, yscale] = byte_unit(y1);
+  // Named, not a structured binding: clang 14 (the fuzz build) cannot capture bindings in lambdas.
+  const auto y_unit_scale = byte_unit(y1);
+  const auto& yunit = y_unit_scale.first;
+  const double yscale = y_unit_scale.second;
   // Honest axes: the relative spread of each axis, stated when the plot zooms into a tiny one.
   const double x_spread = x1 > 0 ? (x1 - x0) / x1 : 0.0;
   const double y_spread = y1 > 0 ? (y1 - y0) / y1 : 0.0;
@@ -484,7 +493,10 @@ std::string render_svg(const Json& r) {
 }
 
 void check_output_folder(const std::filesystem::path& folder) {
-  if (std::filesystem::exists(folder / "result.json")) {
+  // A name too long, a symlink loop, a read-only folder: found before the mapping runs, not after.
+  common::check_output_folder_path(folder, "--out");
+  std::error_code ec;
+  if (std::filesystem::exists(folder / "result.json", ec)) {
     throw common::UserError({folder.string(), 0, 0}, "--out", "the folder already holds a result",
                     "runs never overwrite each other: choose another --out or leave it out for a new timestamped folder");
   }
@@ -533,14 +545,18 @@ std::string render_point_text(const Json& r, std::size_t point) {
   return fmt::format("Front point {} of {}:\n", point, r.value("front_size", 0)) + point_table(r, r["front"][point]);
 }
 
+std::string document_text(const Json& result) {
+  return result.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
 void write_outputs(const std::filesystem::path& folder, const Json& result) {
-  std::error_code ec;
-  std::filesystem::create_directories(folder, ec);
-  if (ec) throw common::UserError({folder.string(), 0, 0}, "--out", "cannot create the output folder: " + ec.message(), "check the path");
-  common::write_file_atomic(folder / "front.csv", render_csv(result));
-  common::write_file_atomic(folder / "front.svg", render_svg(result));
-  common::write_file_atomic(folder / "layers.csv", render_layers_csv(result, 0));
-  common::write_file_atomic(folder / "result.json", result.dump(1) + "\n");
+  // One folder, renamed into place once; result.json first in case the folder already holds files.
+  common::write_folder_atomic(folder,
+                              {{"result.json", document_text(result)},
+                               {"front.csv", render_csv(result)},
+                               {"front.svg", render_svg(result)},
+                               {"layers.csv", render_layers_csv(result, 0)}},
+                              "--out");
 }
 
 }  // namespace npumap::report

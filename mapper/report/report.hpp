@@ -29,9 +29,13 @@ std::string render_point_text(const nlohmann::ordered_json& result, std::size_t 
 /// front.svg: cycles vs off-chip bytes, SRAM as colour, chosen and no-fusion points marked.
 std::string render_svg(const nlohmann::ordered_json& result);
 
-/// Throws common::UserError if `folder` already holds a result (runs never overwrite each other).
+/// Throws common::UserError if `folder` already holds a result (runs never overwrite each other) or
+/// could not be created or written (common::check_output_folder_path); called before the mapping runs.
 void check_output_folder(const std::filesystem::path& folder);
-/// Creates `folder` and writes result.json, front.csv, front.svg and layers.csv into it.
+/// The document as result.json text (indent 1); any invalid UTF-8 in a name (e.g. a path given on
+/// the command line) is written as U+FFFD rather than failing the run.
+std::string document_text(const nlohmann::ordered_json& result);
+/// Writes result.json, front.csv, front.svg and layers.csv as one folder (common::write_folder_atomic).
 void write_outputs(const std::filesystem::path& folder, const nlohmann::ordered_json& result);
 
 }  // namespace npumap::report

@@ -9,7 +9,10 @@
 #include <map>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "common/hash.hpp"
+#include "common/user_error.hpp"
 #include "model/evaluate.hpp"
 #include "model/pass_json.hpp"
 #include "npumap_version.hpp"
@@ -309,6 +312,207 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
   result["partial"] = r.partial;
   result["status"] = status == 0 ? "ok" : status == 1 ? "no_valid_mapping" : "interrupted";
   return result;
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+/// A position in the document being checked: the file and the key path.
+struct At {
+  const std::string& file;
+  std::string path;
+
+  At key(std::string_view k) const { return {file, path.empty() ? std::string(k) : path + "." + std::string(k)}; }
+  At index(std::size_t i) const { return {file, path + "[" + std::to_string(i) + "]"}; }
+  [[noreturn]] void fail(const std::string& message) const {
+    throw common::UserError({file, 0, 0}, path, message, "not a result.json written by this version, or edited by hand?");
+  }
+};
+
+const Json& member(const Json& obj, std::string_view k, const At& at) {
+  const auto it = obj.find(k);
+  if (it == obj.end()) at.key(k).fail("missing");
+  return *it;
+}
+
+const Json& object(const Json& v, const At& at) {
+  if (!v.is_object()) at.fail("expected an object");
+  return v;
+}
+const Json& array(const Json& v, const At& at) {
+  if (!v.is_array()) at.fail("expected a list");
+  return v;
+}
+void string(const Json& v, const At& at) {
+  if (!v.is_string()) at.fail("expected a string");
+}
+void boolean(const Json& v, const At& at) {
+  if (!v.is_boolean()) at.fail("expected true or false");
+}
+void number(const Json& v, const At& at) {
+  if (!v.is_number()) at.fail("expected a number");
+}
+/// An integer in [0, max] (counts read as int or uint64 by the renderers).
+void count(const Json& v, const At& at, std::uint64_t max) {
+  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0) || v.get<std::uint64_t>() > max) {
+    at.fail(fmt::format("expected a whole number from 0 to {}", max));
+  }
+}
+constexpr std::uint64_t kInt = 2147483647;
+constexpr std::uint64_t kInt64 = 9223372036854775807ull;
+
+void string_if(const Json& obj, std::string_view k, const At& at) {
+  if (obj.contains(k)) string(obj[std::string(k)], at.key(k));
+}
+void count_if(const Json& obj, std::string_view k, const At& at, std::uint64_t max) {
+  if (obj.contains(k)) count(obj[std::string(k)], at.key(k), max);
+}
+void shape(const Json& v, const At& at) {
+  if (v.is_string()) return;
+  array(v, at);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_number_integer()) at.index(i).fail("expected an integer");
+  }
+}
+void keep_rates(const Json& v, const At& at) {
+  object(v, at);
+  if (v.contains("keep_rate_by_cause")) {
+    const At c = at.key("keep_rate_by_cause");
+    for (const auto& [cause, rate] : object(v["keep_rate_by_cause"], c).items()) number(rate, c.key(cause));
+  }
+}
+void cpu(const Json& l, const At& at) {
+  if (!l.contains("cpu")) return;
+  const At c = at.key("cpu");
+  object(l["cpu"], c);
+  string_if(l["cpu"], "reason", c);
+  string_if(l["cpu"], "operator", c);
+}
+
+/// One layer of a front point (in layer_mappings, or inline in older results).
+void layer_entry(const Json& l, const At& at) {
+  object(l, at);
+  string(member(l, "layer", at), at.key("layer"));
+  string(member(l, "op", at), at.key("op"));
+  shape(member(l, "ofm_shape", at), at.key("ofm_shape"));
+  const Json& bc = member(l, "block_config", at);
+  if (bc.is_array()) {
+    if (bc.size() != 4) at.key("block_config").fail("expected 4 values (height, width, ifm depth, depth)");
+    for (std::size_t i = 0; i < 4; ++i) count(bc[i], at.key("block_config").index(i), kInt);
+  }
+  const At t = at.key("tensors");
+  for (const auto& [name, where] : object(member(l, "tensors", at), t).items()) string(where, t.key(name));
+  string(member(l, "traversal", at), at.key("traversal"));
+  boolean(member(l, "fused_with_next", at), at.key("fused_with_next"));
+  if (l.contains("fused_with_previous")) boolean(l["fused_with_previous"], at.key("fused_with_previous"));
+  for (const char* k : {"weights", "bias", "bound_by"}) string_if(l, k, at);
+  count_if(l, "macs", at, kInt64);
+  for (const char* k : {"cycles_by_component", "bytes_by_area"}) {
+    if (l.contains(k)) object(l[k], at.key(k));
+  }
+  if (l.contains("pass")) object(l["pass"], at.key("pass"));
+  cpu(l, at);
+}
+
+}  // namespace
+
+void check_result_document(const Json& r, const std::string& file) {
+  const At root{file, ""};
+  object(r, root);
+  string(member(object(member(r, "tool", root), root.key("tool")), "version", root.key("tool")), root.key("tool.version"));
+  const At w = root.key("workload");
+  const Json& workload = object(member(r, "workload", root), w);
+  string(member(workload, "name", w), w.key("name"));
+  count(member(workload, "layers", w), w.key("layers"), kInt);
+  const At a = root.key("arch");
+  const Json& arch = object(member(r, "arch", root), a);
+  for (const char* k : {"name", "accelerator", "system_config", "memory_mode"}) string(member(arch, k, a), a.key(k));
+  count_if(arch, "peak_macs_per_cycle", a, kInt);
+  string_if(arch, "weights_in", a);
+  string_if(arch, "feature_maps_in", a);
+  if (arch.contains("memories")) {
+    const At m = a.key("memories");
+    for (const auto& [area, mem] : object(arch["memories"], m).items()) {
+      object(mem, m.key(area));
+      count_if(mem, "read_latency", m.key(area), kInt);
+      count_if(mem, "write_latency", m.key(area), kInt);
+    }
+  }
+  const At o = root.key("provenance.options");
+  const Json& options = object(member(object(member(r, "provenance", root), root.key("provenance")), "options", root.key("provenance")), o);
+  boolean(member(options, "no_fusion", o), o.key("no_fusion"));
+  boolean(member(options, "keep_pareto", o), o.key("keep_pareto"));
+  const Json& objectives = array(member(r, "objectives", root), root.key("objectives"));
+  for (std::size_t i = 0; i < objectives.size(); ++i) string(objectives[i], root.key("objectives").index(i));
+  boolean(member(r, "partial", root), root.key("partial"));
+  string_if(r, "status", root);
+  keep_rates(member(r, "keep_rates", root), root.key("keep_rates"));
+
+  const At pl = root.key("per_layer");
+  const Json& per_layer = array(member(r, "per_layer", root), pl);
+  for (std::size_t i = 0; i < per_layer.size(); ++i) {
+    const At at = pl.index(i);
+    const Json& l = object(per_layer[i], at);
+    string(member(l, "layer", at), at.key("layer"));
+    string(member(l, "op", at), at.key("op"));
+    shape(member(l, "ofm_shape", at), at.key("ofm_shape"));
+    count(member(l, "groups", at), at.key("groups"), kInt);
+    count(member(l, "pmappings", at), at.key("pmappings"), kInt);
+    const Json& best = member(l, "best_cycles", at);
+    if (!best.is_null()) number(best, at.key("best_cycles"));
+    keep_rates(member(l, "keep_rates", at), at.key("keep_rates"));
+    string_if(l, "unsupported", at);
+    cpu(l, at);
+  }
+
+  std::size_t mappings = 0;
+  if (r.contains("layer_mappings")) {
+    const At lm = root.key("layer_mappings");
+    const Json& list = array(r["layer_mappings"], lm);
+    for (std::size_t i = 0; i < list.size(); ++i) layer_entry(list[i], lm.index(i));
+    mappings = list.size();
+  }
+  if (r.contains("front")) {
+    const At f = root.key("front");
+    const Json& front = array(r["front"], f);
+    for (std::size_t p = 0; p < front.size(); ++p) {
+      const At at = f.index(p);
+      const Json& point = object(front[p], at);
+      if (!point.contains("layers")) continue;
+      const Json& layers = array(point["layers"], at.key("layers"));
+      for (std::size_t i = 0; i < layers.size(); ++i) {
+        const At li = at.key("layers").index(i);
+        if (layers[i].is_object()) {
+          layer_entry(layers[i], li);
+        } else if (!layers[i].is_number_unsigned() || layers[i].get<std::uint64_t>() >= mappings) {
+          li.fail(fmt::format("expected an index into layer_mappings (0 to {}) or a layer object", mappings == 0 ? 0 : mappings - 1));
+        }
+      }
+    }
+    count(member(r, "front_size", root), root.key("front_size"), kInt);
+    if (r["front_size"].get<std::uint64_t>() < front.size()) {
+      root.key("front_size").fail(fmt::format("is smaller than the {} points listed under `front`", front.size()));
+    }
+    if (!front.empty()) {
+      object(member(r, "front_summary", root), root.key("front_summary"));
+      if (objectives.empty()) root.key("objectives").fail("a front needs at least one objective");
+    }
+  } else {
+    count_if(r, "front_size", root, kInt);
+  }
+  if (r.contains("no_fusion")) object(r["no_fusion"], root.key("no_fusion"));
+  if (r.contains("join")) {
+    const At j = root.key("join");
+    const At st = j.key("steps");
+    const Json& steps = array(member(object(r["join"], j), "steps", j), st);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const Json& s = object(steps[i], st.index(i));
+      for (const char* k : {"rows_paired", "dropped_sram_capacity_after_join", "dropped_dominated_after_join", "rows_dropped_incompatible"}) {
+        count(member(s, k, st.index(i)), st.index(i).key(k), kInt64);
+      }
+    }
+  }
 }
 
 }  // namespace npumap::report

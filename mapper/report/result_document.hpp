@@ -36,6 +36,13 @@ nlohmann::ordered_json result_document(const RunProvenance& run, const arch::Arc
 /// keep_rate_by_cause).
 nlohmann::ordered_json keep_rates_json(const search::KeepRates& rates);
 
+/// Checks a result.json read back (`mapper show`, `mapper eval`) before anything renders it: every
+/// section and field the renderers read is present with the right JSON type, counts are integers in
+/// range, layer references point into `layer_mappings`. A tampered or truncated document throws
+/// common::UserError naming `file` and the key path (e.g. `front[0].layers[2]`), never crashes or
+/// prints nonsense.
+void check_result_document(const nlohmann::ordered_json& result, const std::string& file);
+
 /// The exit status of a search: 0 ok, 1 no valid mapping, 130 interrupted.
 int exit_status(search::SearchStatus status);
 

@@ -11,11 +11,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "arch/arch_loader.hpp"
+#include "common/files.hpp"
 #include "common/hash.hpp"
 #include "common/user_error.hpp"
 #include "common/yaml_reader.hpp"
@@ -36,12 +38,7 @@ const std::vector<std::string> kAreas = {"Sram", "Dram", "OnChipFlash", "OffChip
 const std::vector<std::string> kMemoryFields = {"clock_scale", "burst_length", "read_latency", "write_latency", "bandwidth"};
 constexpr std::size_t kMaxPoints = 100000;
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+std::string read_bytes(const std::string& path) { return common::read_input_file(path); }
 
 std::vector<std::string> split_dots(const std::string& key) {
   std::vector<std::string> parts;
@@ -263,11 +260,11 @@ SweepSpec load_sweep_spec(const std::string& path) {
       check_param_key(key, values);
       std::vector<common::YamlNode> list = values.is_sequence() ? values.items() : std::vector<common::YamlNode>{values};
       if (list.empty()) throw values.error(fmt::format("no values for `{}`", key), "give a list such as [256KiB, 1MiB]");
+      std::set<std::string> values_seen;  // a set: a grid of many values stays O(n log n)
       for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string text = param_text(list[i]);
-        for (std::size_t j = 0; j < i; ++j) {
-          if (list[j].as_string() == text) throw list[i].error(fmt::format("value `{}` is listed twice", text), "list each value once");
-        }
+        if (!values_seen.insert(list[i].as_string()).second)
+          throw list[i].error(fmt::format("value `{}` is listed twice", text), "list each value once");
       }
       count *= list.size();
       if (count > kMaxPoints)

@@ -3,8 +3,11 @@
 // The loader tests (test/arch, test/workloads) check the exception each file raises; this test
 // checks what the user sees of it: exit status 2, exactly one line on stderr that starts with the
 // file's path and contains the text of the file's `# expect:` first line, nothing on stdout, and no
-// result written. arch_*.yaml go to --arch, workload_*.yaml to --workload, sweep_*.yaml to `mapper sweep`. The files are listed when the test binary starts, sorted, one test case per file,
-// so adding a file to test/errors adds a case without touching this file.
+// result written. arch_*.yaml go to --arch, workload_*.yaml to --workload, sweep_*.yaml to `mapper sweep`,
+// pass_*.json to `mapper eval`, blockcfg_*.json to `mapper eval --block-configs`, result_eval_*.json
+// (a result.json whose front `mapper eval` reads) to `mapper eval`, other result_*.json to `mapper show`. A JSON file cannot hold a comment, so its expected text is the
+// first line of `<file>.expect`. The files are listed when the test binary starts, sorted, one test
+// case per file (and command), so adding a file to test/errors adds a case without touching this file.
 
 #include <algorithm>
 #include <cctype>
@@ -24,13 +27,18 @@ std::vector<std::string> error_files() {
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(fs::path(NPUMAP_SOURCE_DIR) / "test" / "errors", ec)) {
-    if (entry.path().extension() == ".yaml") files.push_back("test/errors/" + entry.path().filename().string());
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".yaml" || ext == ".json") files.push_back("test/errors/" + entry.path().filename().string());
   }
   std::sort(files.begin(), files.end());
   return files;
 }
 
 std::string expect_line(const std::string& file) {
+  if (fs::path(file).extension() == ".json") {
+    const std::vector<std::string> lines = lines_of(read_text(file + ".expect"));
+    return lines.empty() ? std::string() : lines.front();
+  }
   const std::string first = lines_of(read_text(file)).empty() ? "" : lines_of(read_text(file)).front();
   const std::string prefix = "# expect: ";
   return first.rfind(prefix, 0) == 0 ? first.substr(prefix.size()) : std::string();
@@ -42,7 +50,7 @@ TEST_P(ErrorFile, ExitsTwoWithOneLineNamingTheFile) {
   const std::string file = GetParam();
   const std::string name = fs::path(file).filename().string();
   const std::string expect = expect_line(file);
-  ASSERT_FALSE(expect.empty()) << file << ": the first line must be `# expect: <text>`";
+  ASSERT_FALSE(expect.empty()) << file << ": the first line must be `# expect: <text>` (JSON: the first line of FILE.expect)";
 
   TempDir tmp;
   const std::string out_dir = (tmp / "out").string();
@@ -53,8 +61,16 @@ TEST_P(ErrorFile, ExitsTwoWithOneLineNamingTheFile) {
     args = {"--workload", file, "--out", out_dir};
   } else if (name.rfind("sweep_", 0) == 0) {
     args = {"sweep", file, "--out", out_dir};
+  } else if (name.rfind("pass_", 0) == 0) {
+    args = {"eval", file, "--out", (tmp / "eval.json").string()};
+  } else if (name.rfind("blockcfg_", 0) == 0) {
+    args = {"eval", "--block-configs", file, "--out", (tmp / "eval.json").string()};
+  } else if (name.rfind("result_eval_", 0) == 0) {
+    args = {"eval", file, "--out", (tmp / "eval.json").string()};
+  } else if (name.rfind("result_", 0) == 0) {
+    args = {"show", file};
   } else {
-    FAIL() << file << ": name must start with arch_, workload_ or sweep_ to say how it is given to the mapper";
+    FAIL() << file << ": name must start with arch_, workload_, sweep_, pass_, blockcfg_ or result_ to say how it is given to the mapper";
   }
   const RunResult r = run_mapper(args);
   EXPECT_EQ(r.status, 2) << command_text(args) << "\nstderr: " << r.err;
@@ -67,6 +83,7 @@ TEST_P(ErrorFile, ExitsTwoWithOneLineNamingTheFile) {
   EXPECT_TRUE(r.out.empty()) << "nothing on stdout for bad input, got:\n" << r.out;
   EXPECT_FALSE(fs::exists(fs::path(out_dir) / "result.json")) << "a rejected input must not leave a result";
   EXPECT_FALSE(fs::exists(fs::path(out_dir))) << "a rejected sweep spec must not start any work";
+  EXPECT_FALSE(fs::exists(tmp / "eval.json")) << "a rejected eval input must not write results";
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::string>& info) {
@@ -90,6 +107,9 @@ TEST(TestErrorsFolder, HoldsEveryKindOfFile) {
   EXPECT_GE(count("arch_"), 10);
   EXPECT_GE(count("workload_"), 10);
   EXPECT_GE(count("sweep_"), 10);
+  EXPECT_GE(count("pass_"), 5);
+  EXPECT_GE(count("blockcfg_"), 2);
+  EXPECT_GE(count("result_"), 5);
 }
 
 }  // namespace

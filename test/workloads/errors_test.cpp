@@ -78,10 +78,11 @@ TEST(WorkloadErrors, EmptyDocumentAndOddKeysAreUserErrors) {
   };
   EXPECT_EQ(message(""), "odd.yaml:1:1: the file holds no workload (write a mapping with name, inputs and layers "
                          "(docs/workload-format.md))");
-  // A rank name that is itself a list: reported, not thrown as a yaml-cpp conversion error.
+  // A rank name that is itself a list: reported by the YAML reader (every key must be a single
+  // value), not thrown as a yaml-cpp conversion error.
   EXPECT_EQ(message("name: x\ninputs: [{name: a, shape: [4,8], dtype: int8}, {name: b, shape: [8,4], dtype: int8}]\n"
                     "layers:\n  - {name: mm, einsum: \"z[m,n] = a[m,k] * b[k,n]\", ranks: {[m]: 4, n: 4, k: 8}}\n"),
-            "odd.yaml:4:60: layers[0].ranks: a rank name must be a plain word (write ranks: {m: 128, k: 768})");
+            "odd.yaml:4:60: a key must be a single value, not a list or mapping (write `name: value`)");
   EXPECT_EQ(message("name: x\ninputs: [{name: a, shape: [1,2,2,2], dtype: int8}]\nlayers: [foo]\n"),
             "odd.yaml:3:10: layers[0]: expected a mapping of keys to values (write `key: value` lines)");
 }

@@ -574,13 +574,13 @@ bool is_tflite_path(const std::string& path) {
   return std::string_view(head + 4, 4) == "TFL3";
 }
 
-workloads::Workload load_network(const std::string& path, const ImportOptions& options) {
+workloads::Workload load_network(const std::string& path, const ImportOptions& options, const common::StopToken& stop) {
   if (is_tflite_path(path)) {
     workloads::Workload w = import_tflite(path, options).workload;
     w.source_file = path;
     return w;
   }
-  return workloads::load_workload(path);
+  return workloads::load_workload(path, stop);
 }
 
 }  // namespace npumap::tflite

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "common/stop_token.hpp"
 #include "workloads/tflite/model.hpp"
 #include "workloads/tflite/npu_lowering.hpp"
 #include "workloads/workload.hpp"
@@ -40,7 +41,9 @@ ImportedModel import_model(const Model& model, const ImportOptions& options);
 /// are the flatbuffers identifier "TFL3".
 bool is_tflite_path(const std::string& path);
 
-/// A workload from either kind of file: a .tflite model (imported with `options`) or workload YAML.
-workloads::Workload load_network(const std::string& path, const ImportOptions& options);
+/// A workload from either kind of file: a .tflite model (imported with `options`) or workload YAML
+/// (read polling `stop`, as workloads::load_workload does).
+workloads::Workload load_network(const std::string& path, const ImportOptions& options,
+                                 const common::StopToken& stop = {});
 
 }  // namespace npumap::tflite
