@@ -1,0 +1,215 @@
+// The importer on the shared real models (skipped when ../shared is absent): every model imports and
+// maps, the NPU operations per type and the CPU fallbacks equal Vela's on every reference record, the
+// estimated weight sizes against Vela's encoded sizes, and the best mapping against Vela's cycles.
+// Labelled slow (whole-network mappings): left out of the sanitizer stage of CI.
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "arch/arch_loader.hpp"
+#include "common/user_error.hpp"
+#include "mapper/search/map_network.hpp"
+#include "tflite_net.hpp"
+#include "workloads/loader.hpp"
+#include "workloads/tflite/import.hpp"
+#include "workloads/tflite/weight_encoding.hpp"
+#include "workloads/writer.hpp"
+
+namespace npumap::tflite {
+namespace {
+
+namespace fs = std::filesystem;
+using workloads::OpKind;
+
+// ---------------------------------------------------------------- the shared real models
+
+const fs::path kShared = fs::path("..") / "shared";
+
+std::vector<fs::path> shared_models() {
+  std::vector<fs::path> out;
+  for (const fs::path& dir : {kShared / "models", kShared / "models" / "other_precision"}) {
+    if (!fs::is_directory(dir)) continue;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.path().extension() == ".tflite") out.push_back(e.path());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(TfliteImportReal, EveryModelImportsAndMaps) {
+  const auto models = shared_models();
+  if (models.empty()) GTEST_SKIP() << "../shared/models is absent";
+  const arch::Arch arch = arch::load_arch("ethos-u55-256");
+  for (const fs::path& m : models) {
+    SCOPED_TRACE(m.string());
+    ImportOptions o;
+    o.accelerator_config = "ethos-u55-256";
+    const ImportedModel im = import_tflite(m.string(), o);
+    EXPECT_FALSE(im.workload.layers.empty());
+    // The YAML loads back to the same workload.
+    EXPECT_EQ(workloads::to_yaml(workloads::load_workload_from_string(im.yaml, "x.yaml")), workloads::to_yaml(im.workload));
+    search::SearchOptions so;
+    so.threads = 2;
+    so.compare_without_fusion = false;
+    const auto r = search::map_network(arch, im.workload, so, {});
+    ASSERT_TRUE(r.joined.has_value());
+    EXPECT_FALSE(r.joined->front.empty());
+  }
+}
+
+nlohmann::json reference() {
+  std::ifstream in(kShared / "data" / "vela_tflite_reference.json");
+  return nlohmann::json::parse(in);
+}
+
+std::string workload_op(const std::string& vela) {
+  static const std::map<std::string, std::string> k = {
+      {"Conv2DBias", "conv2d"}, {"DepthwiseConv2DBias", "depthwise_conv2d"}, {"FullyConnected", "fully_connected"},
+      {"Conv2DBackpropInputSwitchedBias", "transpose_conv2d"}, {"AvgPool", "avg_pool"}, {"MaxPool", "max_pool"},
+      {"ReduceSum", "reduce_sum"}, {"ResizeBilinear", "resize_bilinear"}, {"Add", "add"}, {"Sub", "sub"},
+      {"Mul", "mul"}, {"Maximum", "maximum"}, {"Minimum", "minimum"}, {"SHL", "shl"}, {"SHR", "shr"},
+      {"RescaleAdd", "rescale_add"}, {"Abs", "abs"}, {"CLZ", "clz"}, {"LeakyRelu", "leaky_relu"}};
+  return k.at(vela);
+}
+
+fs::path model_path(const std::string& name) {
+  const fs::path top = kShared / "models" / (name + ".tflite");
+  return fs::exists(top) ? top : kShared / "models" / "other_precision" / (name + ".tflite");
+}
+
+TEST(TfliteImportReal, NpuOperationsAndCpuOperatorsEqualVelasOnEveryRecord) {
+  if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
+  int records = 0;
+  const nlohmann::json ref = reference();
+  for (const auto& r : ref["records"]) {
+    if (r["status"] != "ok") continue;
+    SCOPED_TRACE(r["model"].get<std::string>() + " " + r["config"].get<std::string>());
+    ImportOptions o;
+    o.accelerator_config = r["config"];
+    const ImportedModel im = import_tflite(model_path(r["model"]).string(), o);
+    std::map<std::string, int> ours;
+    std::map<std::string, int> cpu_ops;
+    for (const auto& l : im.workload.layers) {
+      if (l.kind == OpKind::Cpu) continue;
+      ++ours[workloads::op_name(l)];
+    }
+    std::map<std::string, int> vela;
+    for (const auto& [type, count] : r["npu_op_types"].items()) vela[workload_op(type)] += count.get<int>();
+    EXPECT_EQ(ours, vela);
+    EXPECT_EQ(im.graph.cpu_ops.size(), r["cpu_fallback_ops"].size());
+    ++records;
+  }
+  EXPECT_EQ(records, 39);
+}
+
+TEST(TfliteImportReal, EstimatedWeightBytesAreWithinTheIssuesTargetsOfVelasEncoding) {
+  if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
+  // Targets: whole model within 5% of Vela's encoded bytes; per layer within 10% for 90% of layers.
+  int layers = 0;
+  int layers_within = 0;
+  int records = 0;
+  double worst_total = 0.0;
+  const nlohmann::json ref = reference();
+  for (const auto& r : ref["records"]) {
+    if (r["status"] != "ok") continue;
+    SCOPED_TRACE(r["model"].get<std::string>() + " " + r["config"].get<std::string>());
+    ImportOptions o;
+    o.accelerator_config = r["config"];
+    const ImportedModel im = import_tflite(model_path(r["model"]).string(), o);
+    double ours_total = 0.0;
+    double vela_total = 0.0;
+    for (const auto& sg : r["subgraphs"]) {
+      for (const auto& cp : sg["cascaded_passes"]) {
+        for (const auto& p : cp["pass_records"]) {
+          if (p["weights"].is_null()) continue;
+          const auto& wt = p["weights"];
+          const double vela = wt.contains("dma_source") ? wt["dma_source"]["storage_size_bytes"].get<double>()
+                                                        : wt["storage_size_bytes"].get<double>();
+          const int li = im.workload.layer_index(p["name"].get<std::string>());
+          ASSERT_GE(li, 0) << p["name"];
+          const double ours =
+              static_cast<double>(workloads::compressed_weight_bytes(im.workload, im.workload.layers[static_cast<std::size_t>(li)]));
+          ours_total += ours;
+          vela_total += vela;
+          ++layers;
+          if (std::abs(ours - vela) <= 0.10 * vela) ++layers_within;
+        }
+      }
+    }
+    EXPECT_NEAR(ours_total, vela_total, 0.05 * vela_total);
+    std::cout << "weight bytes " << r["model"].get<std::string>() << " " << r["config"].get<std::string>() << ": ours "
+              << ours_total << ", Vela " << vela_total << " (" << 100.0 * (ours_total - vela_total) / vela_total << "%)\n";
+    worst_total = std::max(worst_total, std::abs(ours_total - vela_total) / vela_total);
+    ++records;
+  }
+  EXPECT_EQ(records, 39);
+  std::cout << "weight bytes: worst whole-model error " << 100.0 * worst_total << "%, " << layers_within << " of "
+            << layers << " layers within 10%\n";
+  EXPECT_GE(layers_within, static_cast<int>(std::ceil(0.9 * layers))) << layers_within << " of " << layers;
+}
+
+/// Vela's cycles for the NPU passes of a record: its per-pass totals (the printed network total also
+/// counts the CPU passes' memory traffic, which the mapper does not cost).
+double vela_npu_cycles(const nlohmann::json& r) {
+  double total = 0.0;
+  for (const auto& sg : r["subgraphs"]) {
+    for (const auto& cp : sg["cascaded_passes"]) {
+      if (cp["placement"] == "Npu") total += cp["cycles"]["total"].get<double>();
+    }
+  }
+  return total;
+}
+
+TEST(TfliteImportReal, WithVelasWeightSizesTheBestMappingIsNoSlowerThanVela) {
+  if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
+  // The smaller reference models (each maps in well under a second), on all three configs.
+  const std::vector<std::string> models = {"tflm__person_detect", "tflm__hello_world_int8", "tflm__micro_speech_quantized",
+                                           "mlperftiny__ad01_int8", "mlperftiny__kws_ref_model",
+                                           "mlperftiny__pretrainedResnet_quant", "mlzoo__kws_micronet_m"};
+  const nlohmann::json ref = reference();
+  int checked = 0;
+  for (const auto& r : ref["records"]) {
+    if (std::find(models.begin(), models.end(), r["model"].get<std::string>()) == models.end()) continue;
+    SCOPED_TRACE(r["model"].get<std::string>() + " " + r["config"].get<std::string>());
+    ImportOptions o;
+    o.accelerator_config = r["config"];
+    workloads::Workload w = import_tflite(model_path(r["model"]).string(), o).workload;
+    // Vela's own encoded sizes, as `--weight-compression` would give them.
+    for (const auto& sg : r["subgraphs"]) {
+      for (const auto& cp : sg["cascaded_passes"]) {
+        for (const auto& p : cp["pass_records"]) {
+          if (p["weights"].is_null()) continue;
+          const int li = w.layer_index(p["name"].get<std::string>());
+          ASSERT_GE(li, 0);
+          w.layers[static_cast<std::size_t>(li)].weight_compression = p["weights"]["storage_compression_scale"].get<double>();
+        }
+      }
+    }
+    const arch::Arch arch = arch::load_arch(r["config"].get<std::string>());
+    search::SearchOptions so;
+    so.threads = 2;
+    so.compare_without_fusion = false;
+    const auto res = search::map_network(arch, w, so, {});
+    ASSERT_TRUE(res.joined && !res.joined->front.empty());
+    double best = res.joined->front.front().cycles;
+    for (const auto& p : res.joined->front) best = std::min(best, p.cycles);
+    EXPECT_LE(best, vela_npu_cycles(r));
+    std::cout << "best cycles " << r["model"].get<std::string>() << " " << r["config"].get<std::string>() << ": ours "
+              << best << ", Vela's NPU passes " << vela_npu_cycles(r) << "\n";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 21);
+}
+
+}  // namespace
+}  // namespace npumap::tflite
