@@ -4,7 +4,7 @@
 //
 // Why: the encoded weight bytes drive the flash/DRAM weight traffic, which often dominates the
 // cycles of a U55 with off-chip flash, and the worst brick sizes the weight double buffers. The
-// 5/8 placeholder Vela uses while scheduling is off by up to 20x, so the mapper needs the real size.
+// fixed 5/8 ratio Vela assumes while scheduling is off by up to 20x, so the mapper needs the real size.
 //
 // What it does, in Vela's order:
 //   1. split the OHWI weights (after zero-point subtraction) into bricks of `depth_step` output
