@@ -61,6 +61,10 @@ struct JoinProblem {
   /// Compare peak SRAM while pruning as max(peak, a lower bound of every completion's later usage),
   /// which is exact and merges rows whose peak no completion can reveal (off: for metamorphic tests).
   bool future_sram_bound = true;
+  /// Bound the exact join by the front of a quick approximate pass (at most a few rows per key): a
+  /// partial mapping is dropped when a complete mapping of that front strictly dominates a lower
+  /// bound of all its completions. Exact (off: for metamorphic tests). Not used with a tolerance.
+  bool incumbent_bound = true;
   /// New groups of a step are merged in parallel in an arena of this many workers, or in the caller's
   /// oneTBB arena when 0 (map_network, sweeps). The result does not depend on it.
   int threads = 1;

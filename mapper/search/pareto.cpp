@@ -204,22 +204,32 @@ void skyline(const double* rows, std::size_t k, ParetoWorkspace& ws, std::vector
 // the largest q1 <= x has the smallest q2 among all q1 <= x. A point weakly dominated within a
 // staircase is never needed there, so insertion drops what the new point dominates.
 
-using Stair = std::vector<std::pair<double, double>>;
+using Stair = ParetoWorkspace::Stair;
 
 /// Some (a, b) of the staircase has a <= x and b <= y.
 inline bool stair_covers(const Stair& st, double x, double y) {
-  auto it = std::upper_bound(st.begin(), st.end(), x, [](double v, const std::pair<double, double>& e) { return v < e.first; });
+  // The entry with the largest a <= x.
+  auto it = st.upper_bound({x, std::numeric_limits<double>::infinity()});
   return it != st.begin() && std::prev(it)->second <= y;
 }
 
-/// Adds (x, y) unless the staircase already covers it; drops the entries (x, y) covers.
+/// Adds (x, y), which the staircase does not cover; drops the entries (x, y) covers (they follow it:
+/// a >= x, and b >= y from there on until the first b < y).
+inline void stair_add(Stair& st, double x, double y) {
+  auto it = st.lower_bound({x, -std::numeric_limits<double>::infinity()});
+  while (it != st.end() && it->second >= y) it = st.erase(it);
+  st.emplace_hint(it, x, y);
+}
+
+/// Adds (x, y) unless the staircase already covers it.
 inline void stair_insert(Stair& st, double x, double y) {
-  if (stair_covers(st, x, y)) return;
-  auto first = std::lower_bound(st.begin(), st.end(), x, [](const std::pair<double, double>& e, double v) { return e.first < v; });
-  auto last = first;
-  while (last != st.end() && last->second >= y) ++last;
-  first = st.erase(first, last);
-  st.insert(first, {x, y});
+  if (!stair_covers(st, x, y)) stair_add(st, x, y);
+}
+
+/// `count` empty staircases whose nodes come from the workspace's pool.
+void reset_stairs(ParetoWorkspace& ws, std::size_t count) {
+  for (Stair& st : ws.stairs) st.clear();
+  while (ws.stairs.size() < count) ws.stairs.emplace_back(ws.pool.get());
 }
 
 template <std::size_t K>
@@ -242,13 +252,12 @@ void sort_lexicographic(const double* rows, std::vector<Entry>& entries) {
 
 void sweep_3d(const double* rows, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
   sort_lexicographic<3>(rows, ws.entries);
-  if (ws.stairs.empty()) ws.stairs.emplace_back();
+  reset_stairs(ws, 1);
   Stair& st = ws.stairs[0];
-  st.clear();
   for (const Entry& e : ws.entries) {
     const double* r = rows + static_cast<std::size_t>(e.index) * 3;
     if (stair_covers(st, r[1], r[2])) continue;
-    stair_insert(st, r[1], r[2]);
+    stair_add(st, r[1], r[2]);
     front.push_back(e.index);
   }
 }
@@ -263,8 +272,7 @@ void sweep_4d(const double* rows, ParetoWorkspace& ws, std::vector<std::uint32_t
   ws.ranks.erase(std::unique(ws.ranks.begin(), ws.ranks.end(), [](double a, double b) { return !(a < b) && !(b < a); }),
                  ws.ranks.end());
   const std::size_t m = ws.ranks.size();
-  if (ws.stairs.size() < m + 1) ws.stairs.resize(m + 1);
-  for (std::size_t i = 0; i <= m; ++i) ws.stairs[i].clear();
+  reset_stairs(ws, m + 1);
   for (const Entry& e : ws.entries) {
     const double* r = rows + static_cast<std::size_t>(e.index) * 4;
     // 1-based rank of obj1; equal values (also -0.0 and +0.0) share a rank.

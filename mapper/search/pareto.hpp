@@ -23,6 +23,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <memory_resource>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -41,8 +44,13 @@ struct ParetoWorkspace {
   std::vector<double> window;             ///< SFS survivors' objectives, in blocks of 8 rows.
   std::vector<std::uint32_t> window_rows; ///< Index of each SFS survivor, in window order.
   /// 3 and 4 objectives: 2-D staircases of survivors ((a, b) with a ascending, b strictly
-  /// descending); one for 3 objectives, one per Fenwick-tree node over objective 1 for 4.
-  std::vector<std::vector<std::pair<double, double>>> stairs;
+  /// descending); one for 3 objectives, one per Fenwick-tree node over objective 1 for 4. Ordered
+  /// trees, so an insertion costs O(log n) however long the staircase; their nodes come from `pool`,
+  /// which keeps freed nodes for reuse.
+  using Stair = std::pmr::set<std::pair<double, double>>;
+  std::unique_ptr<std::pmr::unsynchronized_pool_resource> pool =
+      std::make_unique<std::pmr::unsynchronized_pool_resource>();
+  std::vector<Stair> stairs;
   std::vector<double> ranks;              ///< 4 objectives: the distinct values of objective 1, sorted.
 };
 
