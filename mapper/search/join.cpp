@@ -37,6 +37,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
 
 #include <spdlog/spdlog.h>
@@ -90,6 +91,29 @@ struct PendingRow {
   std::uint32_t member = 0;
   bool bound_checked = false;  ///< passed the incumbent bound of its step
 };
+
+/// Rows a merge has produced so far, with its counters and pruning scratch.
+struct MergeAcc {
+  std::vector<PendingRow> rows;
+  std::uint64_t paired = 0;
+  std::uint64_t over_capacity = 0;
+  std::uint64_t dropped = 0;  ///< dominated: by pruning or by the incumbent bound
+  std::size_t threshold = 8192;
+  ParetoWorkspace ws;
+  std::vector<std::uint32_t> keep;
+  std::vector<double> tab;
+  std::vector<double> tie;
+};
+
+/// Left rows [begin, end) of one (left group, layer group) pair of a key.
+struct MergeUnit {
+  std::uint32_t pair;
+  std::uint32_t begin;
+  std::uint32_t end;
+};
+
+/// Merged rows per unit of parallel work.
+constexpr std::size_t kUnitRows = std::size_t{1} << 16;
 
 struct TraceNode {
   std::uint32_t parent;
@@ -546,8 +570,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       std::vector<PendingRow> rows;
       std::uint64_t paired = 0;
       std::uint64_t over_capacity = 0;
-      std::uint64_t dominated = 0;
-      std::uint64_t bounded = 0;  ///< dropped by the incumbent bound
+      std::uint64_t dominated = 0;  ///< by pruning or by the incumbent bound
       bool acceptable = true;
     };
     std::vector<KeyWork> work;
@@ -619,24 +642,21 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         if (c != Column::Sram) return row.value(c);
         return std::max({row.peak, future, open_cascade ? row.cascade + next : 0.0});
       };
-      ParetoWorkspace ws;
-      std::vector<std::uint32_t> keep;
-      std::vector<double> tab;
-      std::vector<double> tie;
-      const auto prune = [&] {
-        tab.resize(kw.rows.size() * cols.size());
-        for (std::size_t r = 0; r < kw.rows.size(); ++r)
-          for (std::size_t c = 0; c < cols.size(); ++c) tab[r * cols.size() + c] = grid(column_value(kw.rows[r].row, cols[c]));
+      const auto prune = [&](MergeAcc& acc) {
+        const std::size_t n = acc.rows.size();
+        acc.tab.resize(n * cols.size());
+        for (std::size_t r = 0; r < n; ++r)
+          for (std::size_t c = 0; c < cols.size(); ++c) acc.tab[r * cols.size() + c] = grid(column_value(acc.rows[r].row, cols[c]));
         if (sram_tiebreak) {
-          tie.resize(kw.rows.size());
-          for (std::size_t r = 0; r < kw.rows.size(); ++r) tie[r] = column_value(kw.rows[r].row, Column::Sram);
-          pareto_front_tiebreak(tab.data(), kw.rows.size(), cols.size(), tie.data(), ws, keep);
+          acc.tie.resize(n);
+          for (std::size_t r = 0; r < n; ++r) acc.tie[r] = column_value(acc.rows[r].row, Column::Sram);
+          pareto_front_tiebreak(acc.tab.data(), n, cols.size(), acc.tie.data(), acc.ws, acc.keep);
         } else {
-          pareto_front(tab.data(), kw.rows.size(), cols.size(), ws, keep);
+          pareto_front(acc.tab.data(), n, cols.size(), acc.ws, acc.keep);
         }
-        kw.dominated += kw.rows.size() - keep.size();
-        for (std::size_t i = 0; i < keep.size(); ++i) kw.rows[i] = kw.rows[keep[i]];
-        kw.rows.resize(keep.size());
+        acc.dropped += n - acc.keep.size();
+        for (std::size_t i = 0; i < acc.keep.size(); ++i) acc.rows[i] = acc.rows[acc.keep[i]];
+        acc.rows.resize(acc.keep.size());
       };
       // The incumbent bound (docs/design/search.md "Join", "Incumbent bound"): a completion of a row
       // whose final peak SRAM lies in interval i reaches at least the row's sums plus rest_min of
@@ -666,58 +686,107 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         }
         return true;
       };
-      const auto bound_filter = [&] {
+      const auto bound_filter = [&](MergeAcc& acc) {
         if (incumbents == nullptr || incumbents->size() == 0) return;
         std::size_t out = 0;
-        for (std::size_t r = 0; r < kw.rows.size(); ++r) {
-          PendingRow& p = kw.rows[r];
+        for (std::size_t r = 0; r < acc.rows.size(); ++r) {
+          PendingRow& p = acc.rows[r];
           if (!p.bound_checked) {
             if (completions_dominated(p.row)) {
-              ++kw.bounded;
+              ++acc.dropped;
               continue;
             }
             p.bound_checked = true;
           }
-          kw.rows[out++] = p;
+          acc.rows[out++] = p;
         }
-        kw.rows.resize(out);
+        acc.rows.resize(out);
       };
-      std::size_t threshold = 8192;
-      for (const PairTask& task : *kw.pairs) {
-        const LeftGroup& g = left[task.left];
-        const PmappingGroup& pg = right[task.right];
-        for (std::uint32_t r = 0; r < g.rows.size(); ++r) {
-          const JoinRow& lr = g.rows[r];
-          const double cascade_in = task.input_rolling ? lr.cascade + task.rolling_bytes : 0.0;
-          for (std::uint32_t m = 0; m < pg.rows.size(); ++m) {
-            const PmappingRow& pr = pg.rows[m];
-            ++kw.paired;
-            const double usage = task.full_bytes + cascade_in + pr.sram_bytes;
-            if (usage > capacity) {
-              ++kw.over_capacity;
-              continue;
-            }
-            PendingRow p;
-            p.row.cycles = lr.cycles + pr.cycles;
-            p.row.offchip = lr.offchip + pr.offchip_bytes;
-            p.row.energy = lr.energy + pr.energy_pj;
-            p.row.peak = std::max(lr.peak, usage);
-            p.row.cascade = task.output_rolling ? cascade_in + pr.sram_bytes + task.held_bytes : 0.0;
-            p.parent = lr.trace;
-            p.group = task.right;
-            p.member = m;
-            kw.rows.push_back(p);
-          }
-          if (kw.rows.size() >= threshold) {
-            if (should_stop()) return;
-            prune();
-            bound_filter();
-            threshold = std::max<std::size_t>(8192, 2 * kw.rows.size());
-          }
+      // Prune whenever the table has doubled since the last pruning, so memory stays near the size
+      // of the front.
+      const auto maybe_prune = [&](MergeAcc& acc) {
+        if (acc.rows.size() < acc.threshold) return;
+        prune(acc);
+        bound_filter(acc);
+        acc.threshold = std::max<std::size_t>(8192, 2 * acc.rows.size());
+      };
+      // The pairs' rows are cut into units of about kUnitRows merged rows (a pair with many left rows
+      // into several units), merged in parallel and combined in unit order by a deterministic
+      // reduction: pruning is "concatenate in canonical order, filter again" (pareto.hpp), so the
+      // result does not depend on how the units were grouped.
+      std::vector<MergeUnit> units;
+      for (std::uint32_t i = 0; i < kw.pairs->size(); ++i) {
+        const PairTask& task = (*kw.pairs)[i];
+        const std::size_t left_rows = left[task.left].rows.size();
+        const std::size_t per_left = std::max<std::size_t>(1, right[task.right].rows.size());
+        const std::size_t step_rows = std::max<std::size_t>(1, kUnitRows / per_left);
+        for (std::size_t r = 0; r < left_rows; r += step_rows) {
+          units.push_back(MergeUnit{i, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(std::min(left_rows, r + step_rows))});
         }
       }
-      prune();
-      bound_filter();
+      const auto merge_units = [&](MergeAcc& acc, std::size_t first, std::size_t last) {
+        for (std::size_t u = first; u < last; ++u) {
+          if (should_stop()) return;
+          const MergeUnit& unit = units[u];
+          const PairTask& task = (*kw.pairs)[unit.pair];
+          const LeftGroup& g = left[task.left];
+          const PmappingGroup& pg = right[task.right];
+          for (std::uint32_t r = unit.begin; r < unit.end; ++r) {
+            const JoinRow& lr = g.rows[r];
+            const double cascade_in = task.input_rolling ? lr.cascade + task.rolling_bytes : 0.0;
+            for (std::uint32_t m = 0; m < pg.rows.size(); ++m) {
+              const PmappingRow& pr = pg.rows[m];
+              ++acc.paired;
+              const double usage = task.full_bytes + cascade_in + pr.sram_bytes;
+              if (usage > capacity) {
+                ++acc.over_capacity;
+                continue;
+              }
+              PendingRow p;
+              p.row.cycles = lr.cycles + pr.cycles;
+              p.row.offchip = lr.offchip + pr.offchip_bytes;
+              p.row.energy = lr.energy + pr.energy_pj;
+              p.row.peak = std::max(lr.peak, usage);
+              p.row.cascade = task.output_rolling ? cascade_in + pr.sram_bytes + task.held_bytes : 0.0;
+              p.parent = lr.trace;
+              p.group = task.right;
+              p.member = m;
+              acc.rows.push_back(p);
+            }
+            maybe_prune(acc);
+          }
+        }
+      };
+      MergeAcc total;
+      if (units.size() <= 1) {
+        merge_units(total, 0, units.size());
+      } else {
+        struct Body {
+          const decltype(merge_units)* merge;
+          const decltype(maybe_prune)* maybe;
+          MergeAcc acc;
+          Body(const decltype(merge_units)* m, const decltype(maybe_prune)* p) : merge(m), maybe(p) {}
+          Body(Body& other, tbb::split) : merge(other.merge), maybe(other.maybe) {}
+          void operator()(const tbb::blocked_range<std::size_t>& r) { (*merge)(acc, r.begin(), r.end()); }
+          void join(Body& rhs) {
+            acc.rows.insert(acc.rows.end(), rhs.acc.rows.begin(), rhs.acc.rows.end());
+            acc.paired += rhs.acc.paired;
+            acc.over_capacity += rhs.acc.over_capacity;
+            acc.dropped += rhs.acc.dropped;
+            (*maybe)(acc);
+          }
+        };
+        Body body(&merge_units, &maybe_prune);
+        tbb::parallel_deterministic_reduce(tbb::blocked_range<std::size_t>(0, units.size(), 1), body, tbb::simple_partitioner());
+        total = std::move(body.acc);
+      }
+      if (should_stop()) return;
+      prune(total);
+      bound_filter(total);
+      kw.rows = std::move(total.rows);
+      kw.paired = total.paired;
+      kw.over_capacity = total.over_capacity;
+      kw.dominated = total.dropped;
       if (beam > 0 && s + 1 < num_steps && kw.rows.size() > beam) thin_to_beam(kw.rows, cols, column_value, beam);
       if (problem.lookahead) {
         for (const LiveEntry& e : *kw.key) {
@@ -746,7 +815,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     for (KeyWork& kw : work) {
       stats.rows_paired += kw.paired;
       stats.dropped_sram_capacity += kw.over_capacity;
-      stats.dropped_dominated += kw.dominated + kw.bounded;
+      stats.dropped_dominated += kw.dominated;
       if (kw.rows.empty()) continue;
       if (!kw.acceptable) {
         ++stats.groups_dropped_incompatible;
