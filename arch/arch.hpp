@@ -102,6 +102,9 @@ struct Arch {
   /// Physical on-chip SRAM the mapper may reserve: Vela's cache size when spilling is enabled,
   /// otherwise 4 MiB (the whole arena lives in SRAM) unless an arch file overrides it.
   std::int64_t sram_capacity_bytes = 0;
+  /// Network inputs and outputs may be placed in SRAM. Off (the default): they stay in the tensor
+  /// arena, where the application hands them over, as Vela keeps them.
+  bool network_io_in_sram = false;
   Block ofm_block_max{64, 32, 128};
   int ofm_split_depth = 16;
   Block default_sub_kernel_max{8, 8, 65536};

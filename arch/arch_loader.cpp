@@ -36,7 +36,7 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopKeys = {"preset", "name", "accelerator", "system_config", "memory_mode",
                                            "core_clock", "axi_port_width", "sram_capacity", "cache_size",
-                                           "memory", "npu", "shram", "scheduler", "energy"};
+                                           "network_io_in_sram", "memory", "npu", "shram", "scheduler", "energy"};
 const std::vector<std::string> kMemoryKeys = {"clock_scale", "burst_length", "read_latency", "write_latency"};
 const std::vector<std::string> kNpuKeys = {"macs",          "cores",
                                            "ofm_ublock",    "ifm_ublock",
@@ -266,6 +266,7 @@ void apply_layer(const common::YamlNode& root, Arch& arch, Derived& derived) {
     arch.sram_capacity_bytes = read_byte_size(*v);
     derived.sram_capacity = *v;
   }
+  if (auto v = root.find("network_io_in_sram")) arch.network_io_in_sram = v->as_bool();
   if (auto v = root.find("cache_size")) {
     arch.vela_sram_size = read_byte_size(*v);
     derived.cache_size = *v;

@@ -93,6 +93,13 @@ bool reads_whole(const workloads::Layer& layer, std::size_t input, const workloa
   return seen == t.shape;
 }
 
+/// A fully-connected layer that reads this tensor as one row of its whole channels, [1,1,1,C]: its
+/// IFM op shape is then the tensor's 4-D shape and NHCWB16 is allowed (docs/design/npu-model.md §4.5).
+bool fc_reads_nhcwb16(const workloads::Layer& layer, const workloads::TensorInfo& t) {
+  const workloads::MatmulDims d = layer.matmul.value_or(workloads::MatmulDims{});
+  return d.batch == 1 && d.m == 1 && t.shape.n == 1 && t.shape.h == 1 && t.shape.w == 1 && t.shape.c == d.k;
+}
+
 bool is_conv_dw_pool(OpKind k) {
   return k == OpKind::Conv2D || k == OpKind::DepthwiseConv2D || k == OpKind::MaxPool || k == OpKind::AvgPool ||
          k == OpKind::Activation;
@@ -122,8 +129,11 @@ bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
   }
   for (int c : t.consumers) {
     const auto& layer = w.layers[static_cast<std::size_t>(c)];
-    // The CPU reads plain NHWC; fc and matmul read their operands as linear blocks.
-    if (layer.kind == OpKind::MatMul || layer.kind == OpKind::FullyConnected || layer.kind == OpKind::Cpu) return false;
+    // The CPU reads plain NHWC; matmul reads its operands as linear blocks; a fully-connected layer
+    // reads NHCWB16 only when its input op shape is the tensor's whole 4-D shape (Vela's rule 6 of
+    // its layout eligibility: a pooled [1,1,1,C] feature map feeding a classifier).
+    if (layer.kind == OpKind::MatMul || layer.kind == OpKind::Cpu) return false;
+    if (layer.kind == OpKind::FullyConnected && !fc_reads_nhcwb16(layer, t)) return false;
     if (layer.kind == OpKind::ReduceSum && t.dtype == workloads::DataType::Int32) return false;
     for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
       if (layer.inputs[i] == tensor && !reads_whole(layer, i, t)) return false;
@@ -155,6 +165,14 @@ bool long_lived(const workloads::Workload& w, int tensor) {
   int last = t.consumers.empty() ? n : 0;
   for (int c : t.consumers) last = std::max(last, position_in_order(w, c));
   return last - first > kLongLivedSteps;
+}
+
+/// A network input or output, which stays in the arena unless the arch lets the application hand it
+/// over in SRAM (`network_io_in_sram`).
+bool network_io_in_arena(const arch::Arch& arch, const workloads::Workload& w, int tensor) {
+  const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
+  const bool network_input = t.writers.empty() && !t.is_constant;
+  return !arch.network_io_in_sram && (network_input || t.is_network_output());
 }
 
 model::FeatureMap make_fm(const workloads::TensorInfo& t, model::Shape shape) {
@@ -285,13 +303,15 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
   // Feature-map layouts (§4.5) and layer fusion (§9).
   for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
     const bool as_weights = layer.kind == OpKind::MatMul && i == 1;
-    out.input_linear_only[i] = as_weights || matmul_like;
+    const bool fc_nhcwb16 = layer.kind == OpKind::FullyConnected && i == 0 &&
+                            fc_reads_nhcwb16(layer, w.tensors[static_cast<std::size_t>(layer.inputs[i])]);
+    out.input_linear_only[i] = as_weights || (matmul_like && !fc_nhcwb16);
     out.input_nhcwb16[i] = !out.input_constant[i] && nhcwb16_eligible(w, layer.inputs[i]);
-    out.input_arena_only[i] = long_lived(w, layer.inputs[i]);
+    out.input_arena_only[i] = long_lived(w, layer.inputs[i]) || network_io_in_arena(arch, w, layer.inputs[i]);
   }
   out.output_linear_only = matmul_like;
   out.output_nhcwb16 = nhcwb16_eligible(w, layer.output);
-  out.output_arena_only = long_lived(w, layer.output);
+  out.output_arena_only = long_lived(w, layer.output) || network_io_in_arena(arch, w, layer.output);
   out.input_may_roll = may_roll(w, layer.inputs[0]);
   out.output_may_roll = may_roll(w, layer.output);
   return out;

@@ -184,6 +184,10 @@ model::Pass make_pass(const arch::Arch& arch, const LayerSpace& space, const Tem
                       const model::BlockConfig& bc) {
   model::Pass p = space.base;
   if (!space.input_constant[0]) place_fm(arch, p.ifm, tpl.inputs[0]);
+  if (p.op.type == model::OpType::FullyConnected && tpl.inputs[0].layout == Layout::Nhcwb16) {
+    // A fully-connected layer reads an NHCWB16 input with the tensor's 4-D shape [1,1,1,C], as Vela does.
+    p.ifm.shape = model::Shape::of({1, 1, 1, p.ifm.shape.last()});
+  }
   if (p.ifm2 && !space.input_constant[1]) place_fm(arch, *p.ifm2, tpl.inputs[1]);
   place_fm(arch, p.ofm, tpl.output);
   if (p.weights) {

@@ -285,3 +285,89 @@ TEST(StagePasses, EveryGroupRowRebuildsToAPassWithTheSameMetrics) {
 
 }  // namespace
 }  // namespace npumap::search
+
+namespace npumap::search {
+namespace {
+
+// Vela 2.1 keeps a pooled [1,1,1,C] feature map feeding a fully-connected layer in NHCWB16 (its layout
+// rule 6: the FC's IFM op shape is the tensor's whole 4-D shape; e.g. mcunet-10fps's classifier in
+// the reference compile reads "AvgPool2D/AvgPool" [1,1,1,160] as NHCWB16). An FC that flattens an
+// [1,H,W,C] map reads it with another shape and keeps it linear.
+TEST(Mapspace, APooledFeatureMapFeedingAClassifierMayBeNhcwb16) {
+  const workloads::Workload w = workloads::load_workload_from_string(R"(
+name: pool_fc
+inputs:
+  - {name: x, shape: [1, 8, 8, 16], dtype: int8}
+layers:
+  - {name: conv, op: conv2d, inputs: [x], output: c, output_shape: [1, 8, 8, 32], kernel: 1, padding: VALID}
+  - {name: pool, op: avg_pool, inputs: [c], output: p, output_shape: [1, 1, 1, 32], kernel: [8, 8], padding: VALID}
+  - {name: fc, op: fully_connected, inputs: [p], output: y, output_shape: [1, 10]}
+  - {name: flat, op: fully_connected, inputs: [c], output: z, output_shape: [1, 4]}
+)",
+                                                                     "pool_fc.yaml");
+  const arch::Arch a = arch::load_arch("ethos-u55-256");
+  const auto layouts = [](const LayerSpace& s, bool input) {
+    std::set<Layout> out;
+    for (const Template& t : s.templates) out.insert(input ? t.inputs[0].layout : t.output.layout);
+    return out;
+  };
+  const LayerSpace pool = make_layer_space(a, w, 1, SpaceOptions{});
+  EXPECT_EQ(layouts(pool, false), (std::set<Layout>{Layout::Linear, Layout::Nhcwb16}));
+  const LayerSpace fc = make_layer_space(a, w, 2, SpaceOptions{});
+  EXPECT_EQ(layouts(fc, true), (std::set<Layout>{Layout::Linear, Layout::Nhcwb16}));
+  bool checked = false;
+  for (const Template& t : fc.templates) {
+    if (t.inputs[0].layout != Layout::Nhcwb16 || fc.block_configs.empty()) continue;
+    const model::Pass pass = make_pass(a, fc, t, fc.block_configs.front());
+    EXPECT_EQ(pass.ifm.format, model::TensorFormat::NHCWB16);
+    EXPECT_FALSE(pass.ifm.needs_linear_format);
+    EXPECT_EQ(pass.ifm.shape, model::Shape::of({1, 1, 1, 32}));
+    checked = true;
+  }
+  EXPECT_TRUE(checked);
+  // The classifier's output is a network output; `flat` reads c as [1, 8*8*32]: both linear.
+  EXPECT_EQ(layouts(fc, false), (std::set<Layout>{Layout::Linear}));
+  EXPECT_EQ(layouts(make_layer_space(a, w, 3, SpaceOptions{}), true), (std::set<Layout>{Layout::Linear}));
+}
+
+}  // namespace
+}  // namespace npumap::search
+
+namespace npumap::search {
+namespace {
+
+// On an ethos-u65 Dedicated_Sram system the arena is DRAM and SRAM is a separate choice for each
+// feature map. Network inputs and outputs stay in the arena, where the application hands them over
+// (as Vela keeps them), unless the arch sets `network_io_in_sram`; intermediate maps keep both.
+TEST(Mapspace, NetworkInputsAndOutputsStayInTheArenaUnlessTheArchSaysOtherwise) {
+  const workloads::Workload w = workloads::load_workload_from_string(R"(
+name: io
+inputs:
+  - {name: x, shape: [1, 8, 8, 16], dtype: int8}
+layers:
+  - {name: a, op: conv2d, inputs: [x], output: m, output_shape: [1, 8, 8, 16], kernel: 1, padding: VALID}
+  - {name: b, op: conv2d, inputs: [m], output: y, output_shape: [1, 8, 8, 16], kernel: 1, padding: VALID}
+)",
+                                                                     "io.yaml");
+  arch::Arch a = arch::load_arch("ethos-u65-256");
+  ASSERT_NE(a.feature_map_storage, a.fast_storage);
+  const auto residences = [&](int layer, bool input) {
+    std::set<Residence> out;
+    for (const Template& t : make_layer_space(a, w, layer, SpaceOptions{}).templates) {
+      out.insert(input ? t.inputs[0].residence : t.output.residence);
+    }
+    return out;
+  };
+  const std::set<Residence> arena{Residence::Arena};
+  const std::set<Residence> both{Residence::Arena, Residence::Sram};
+  EXPECT_EQ(residences(0, true), arena);   // x: network input
+  EXPECT_EQ(residences(0, false), both);   // m: intermediate
+  EXPECT_EQ(residences(1, true), both);
+  EXPECT_EQ(residences(1, false), arena);  // y: network output
+  a.network_io_in_sram = true;
+  EXPECT_EQ(residences(0, true), both);
+  EXPECT_EQ(residences(1, false), both);
+}
+
+}  // namespace
+}  // namespace npumap::search
