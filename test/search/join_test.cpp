@@ -250,34 +250,6 @@ TEST(JoinMetamorphic, LookAheadCollapsingAndTheSramAndIncumbentBoundsDoNotChange
   }
 }
 
-/// A front as values and, per point, the chosen (group, row) of every layer.
-std::vector<std::tuple<double, double, double, double, std::vector<std::uint32_t>, std::vector<std::uint32_t>>> front_of(
-    const JoinResult& r) {
-  std::vector<std::tuple<double, double, double, double, std::vector<std::uint32_t>, std::vector<std::uint32_t>>> out;
-  for (const FrontPoint& f : r.front) out.emplace_back(f.cycles, f.offchip_bytes, f.peak_sram_bytes, f.energy_pj, f.group, f.row);
-  return out;
-}
-
-TEST(JoinMetamorphic, TheIncumbentBoundKeepsTheExactFrontOfRealNetworks) {
-  // Networks large enough that the bound drops rows (checked below), with 2, 3 and 4 objectives.
-  for (const char* wl : {"resnet18", "mobilenet_v2"}) {
-    for (const auto& objectives : {kTwo, kThree, kAll}) {
-      if (std::string(wl) == "mobilenet_v2" && objectives.size() > 2) continue;  // minutes without the bound
-      const arch::Arch a = preset("ethos-u55-256");
-      const workloads::Workload w = named(wl);
-      StageResult stage;
-      JoinProblem p = problem_for(a, w, stage);
-      p.objectives = objectives;
-      p.threads = 2;
-      const JoinResult bounded = join(p);
-      p.incumbent_bound = false;
-      const JoinResult plain = join(p);
-      EXPECT_EQ(front_of(bounded), front_of(plain)) << wl << " " << objectives.size() << " objectives";
-      EXPECT_LT(bounded.totals().rows_paired, plain.totals().rows_paired) << wl << ": the bound dropped nothing";
-    }
-  }
-}
-
 double best_cycles(const JoinProblem& p) {
   const JoinResult r = join(p);
   double best = std::numeric_limits<double>::infinity();
