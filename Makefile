@@ -1,7 +1,7 @@
 # The two commands of the README's quick start, plus a few conveniences.
 #   make run    install missing packages, build Release, map the default workload
 #   make test   install missing packages, build Release, run the whole test suite
-#   make fuzz   build the libFuzzer harnesses (clang, build/fuzz) and run each FUZZ_SECONDS seconds
+#   make fuzz   build the libFuzzer harnesses (preset asan: clang, build/asan) and run each FUZZ_SECONDS seconds
 PRESET   ?= release
 BUILD    := build/$(PRESET)
 WERROR   ?= OFF

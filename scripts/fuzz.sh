@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of fuzz/ (CMake preset `fuzz`: clang++, ASan + UBSan, build/fuzz,
-# separate from the GCC builds) and runs each for FUZZ_SECONDS seconds.
+# Builds the libFuzzer harnesses of fuzz/ (CMake preset `asan`: clang++, ASan + UBSan, build/asan,
+# the build CI also runs the unit tests from; separate from the GCC builds) and runs each for
+# FUZZ_SECONDS seconds.
 #   scripts/fuzz.sh [harness...]          (default: all); `make fuzz FUZZ_SECONDS=N`
 #   FUZZ_SECONDS (default 60), FUZZ_JOBS (harnesses run at once, default 1), FUZZ_BUILD_JOBS (default nproc)
 # Seed corpora are the repository's own inputs, by path (symlinks under build/fuzz/seeds/<harness>):
@@ -15,14 +16,15 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 seconds=${FUZZ_SECONDS:-60}
 parallel=${FUZZ_JOBS:-1}
-build=build/fuzz
+bin=build/asan/fuzz  # the harness executables
+build=build/fuzz     # seeds, corpus, artifacts, logs, summary
 all=(fuzz_workload fuzz_arch fuzz_sweep_spec fuzz_pass_json fuzz_block_configs fuzz_result_json fuzz_tflite)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (install the Debian packages clang and libclang-rt-dev)" >&2; exit 2; }
-cmake --preset fuzz >/dev/null
-cmake --build "$build" -j "${FUZZ_BUILD_JOBS:-$(nproc)}" --target "${harnesses[@]}"
+cmake --preset asan >/dev/null
+cmake --build build/asan -j "${FUZZ_BUILD_JOBS:-$(nproc)}" --target "${harnesses[@]}"
 
 seeds="$build/seeds"
 rm -rf "$seeds"
@@ -66,7 +68,7 @@ run_one() {
   mkdir -p "$build/corpus/$h"
   # Time and memory per input are bounded: 60 s (ASan, coverage and a shared machine slow an input
   # down 100x against Release) and 2 GiB.
-  "$build/fuzz/$h" "$build/corpus/$h" "$seeds/$h" -max_total_time="$seconds" -max_len="$max_len" \
+  "$bin/$h" "$build/corpus/$h" "$seeds/$h" -max_total_time="$seconds" -max_len="$max_len" \
     -timeout=60 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$build/artifacts/$h-" "${extra[@]}" \
     > "$build/logs/$h.log" 2>&1
 }

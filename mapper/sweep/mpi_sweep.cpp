@@ -119,7 +119,7 @@ int coordinate(const MpiSession& mpi, const SweepOptions& options, const std::at
   try {
     run = open_sweep_run(options);
   } catch (...) {
-    for (int r = 1; r <= workers; ++r) send_text("", r, kTagStart);  // every worker returns 2, silently
+    for (int r = 1; r <= workers; ++r) send_text("", r, kTagStart);  // every worker returns 0, silently
     throw;
   }
   for (int r = 1; r <= workers; ++r) send_text(run.spec.fingerprint, r, kTagStart);
@@ -227,7 +227,10 @@ int work(const MpiSession& mpi, const SweepOptions& options, const std::atomic<b
   MPI_Status status;
   wait_message(0, nullptr, status);
   const std::string fingerprint = receive_text(status);
-  if (fingerprint.empty()) return 2;  // rank 0 refused the spec and says why
+  // Rank 0 refused the spec: it says why and its status 2 becomes mpirun's. A worker's own 2 here
+  // would let mpirun kill the job, rank 0 included, before rank 0 has printed the message (seen
+  // under load: the error was missing from the output).
+  if (fingerprint.empty()) return 0;
   if (!load_error.empty()) abort_all(fmt::format("rank {}: {}", mpi.rank(), load_error), 2);
   if (spec.fingerprint != fingerprint) {
     abort_all(fmt::format("{}: rank {} reads other files than rank 0 (the spec, a workload or the base arch differs "

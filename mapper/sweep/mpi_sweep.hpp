@@ -23,8 +23,9 @@ bool launched_by_mpi();
 
 /// Initialises MPI, runs this rank's part of the sweep (or, on one rank, run_sweep; `--merge` and
 /// `--dry-run` run on rank 0 alone), finalises MPI and returns this rank's exit status. Rank 0 reports
-/// bad input by throwing UserError (the other ranks then return 2 without a word); an error once the
-/// points are handed out is printed and aborts every rank with MPI_Abort.
+/// bad input by throwing UserError (the other ranks then return 0 without a word: rank 0's status is
+/// mpirun's, and mpirun does not end rank 0 before it has printed); an error once the points are
+/// handed out is printed and aborts every rank with MPI_Abort.
 int run_sweep_mpi(const SweepOptions& options, const std::atomic<bool>* interrupt, std::ostream& out);
 
 }  // namespace npumap::sweep

@@ -104,7 +104,8 @@ std::string resolve_workload(const common::YamlNode& item, const fs::path& spec_
   }
   fs::path p(text);
   if (p.is_relative()) p = spec_dir / p;
-  if (!fs::is_regular_file(p)) throw item.error(fmt::format("cannot open workload file `{}`", p.string()), "paths are relative to the spec's folder");
+  std::error_code ec;  // a path the OS refuses (a name over 255 bytes) cannot be opened either
+  if (!fs::is_regular_file(p, ec)) throw item.error(fmt::format("cannot open workload file `{}`", p.string()), "paths are relative to the spec's folder");
   return p.lexically_normal().string();
 }
 
@@ -122,7 +123,8 @@ std::string resolve_base(const common::YamlNode& node, const fs::path& spec_dir)
   }
   fs::path p(text);
   if (p.is_relative()) p = spec_dir / p;
-  if (!fs::is_regular_file(p)) throw node.error(fmt::format("cannot open arch file `{}`", p.string()), "paths are relative to the spec's folder");
+  std::error_code ec;  // a path the OS refuses (a name over 255 bytes) cannot be opened either
+  if (!fs::is_regular_file(p, ec)) throw node.error(fmt::format("cannot open arch file `{}`", p.string()), "paths are relative to the spec's folder");
   return p.lexically_normal().string();
 }
 
@@ -200,7 +202,8 @@ std::vector<std::string> sweep_parameter_keys() {
 SweepSpec load_sweep_spec(const std::string& path) {
   SweepSpec spec;
   spec.file = path;
-  if (fs::is_directory(path)) throw common::UserError({path, 0, 0}, "", "is a folder, not a sweep spec", "give a .yaml file, e.g. sweeps/example.yaml");
+  std::error_code ec;  // the error_code form: a path the OS refuses is left to the reader's one-line error
+  if (fs::is_directory(path, ec)) throw common::UserError({path, 0, 0}, "", "is a folder, not a sweep spec", "give a .yaml file, e.g. sweeps/example.yaml");
   const common::YamlNode root = common::YamlNode::load_file(path);
   if (root.is_null()) throw common::UserError({path, 1, 1}, "", "empty sweep spec", "write at least `workloads:` (see docs/sweep-format.md)");
   root.expect_map();

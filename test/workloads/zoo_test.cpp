@@ -7,12 +7,27 @@
 
 #include <gtest/gtest.h>
 
+#include "common/user_error.hpp"
 #include "workloads/loader.hpp"
+#include "workloads/zoo.hpp"
 
 namespace npumap::workloads {
 namespace {
 
 double relative_error(double got, double want) { return std::abs(got - want) / want; }
+
+TEST(Zoo, NameTheOsRefusesIsAnUnknownName) {
+  // 300 bytes: the file name is over the OS's 255, so asking whether it exists fails (ENAMETOOLONG);
+  // that used to escape as std::filesystem::filesystem_error (found by fuzz_sweep_spec).
+  const std::string name(300, 'x');
+  try {
+    zoo_file(name, "workloads[0]");
+    FAIL() << "no error for a 300-byte zoo name";
+  } catch (const common::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown zoo workload `" + name + "`"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(zoo_file("tiny_chain", "workloads[0]"), (zoo_folder() / "tiny_chain.yaml").string());
+}
 
 TEST(Zoo, TinyChain) {
   const Workload w = load_workload("workloads/tiny_chain.yaml");
