@@ -3,7 +3,9 @@
 # the build CI also runs the unit tests from; separate from the GCC builds) and runs each for
 # FUZZ_SECONDS seconds.
 #   scripts/fuzz.sh [harness...]          (default: all); `make fuzz FUZZ_SECONDS=N`
-#   FUZZ_SECONDS (default 60), FUZZ_JOBS (harnesses run at once, default 1), FUZZ_BUILD_JOBS (default nproc)
+#   FUZZ_SECONDS (default 60), FUZZ_JOBS (harnesses run at once, default 1), FUZZ_BUILD_JOBS (default nproc),
+#   FUZZ_SEED (libFuzzer's -seed; default: a new random seed per run. CI fixes it, so a run repeats the
+#   same inputs in the same order, as far as the time allows)
 # Seed corpora are the repository's own inputs, by path (symlinks under build/fuzz/seeds/<harness>):
 # test/errors/, the zoo (workloads/*.yaml), arch presets, sweeps/, test/golden, single records of
 # test/data/*.json, and .tflite models under ../shared/models when that folder exists. New inputs
@@ -65,6 +67,7 @@ run_one() {
   local h=$1 max_len=65536 extra=()
   [ "$h" = fuzz_tflite ] && max_len=262144
   [ "$h" = fuzz_result_json ] && extra=(-close_fd_mask=3)
+  [ -n "${FUZZ_SEED:-}" ] && extra+=(-seed="$FUZZ_SEED")
   mkdir -p "$build/corpus/$h"
   # Time and memory per input are bounded: 60 s (ASan, coverage and a shared machine slow an input
   # down 100x against Release) and 2 GiB.
