@@ -65,6 +65,10 @@ struct JoinProblem {
   /// partial mapping is dropped when a complete mapping of that front strictly dominates a lower
   /// bound of all its completions. Exact (off: for metamorphic tests). Not used with a tolerance.
   bool incumbent_bound = true;
+  /// Skip merged rows strictly dominated by rows already merged into the same key (a snapshot taken
+  /// at each pruning, plus a pilot of sampled merges). Exact, and the counters are unchanged: a
+  /// skipped row counts as dominated (off: for metamorphic tests).
+  bool dominance_filter = true;
   /// New groups of a step are merged in parallel in an arena of this many workers, or in the caller's
   /// oneTBB arena when 0 (map_network, sweeps). The result does not depend on it.
   int threads = 1;

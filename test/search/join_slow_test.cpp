@@ -55,5 +55,39 @@ TEST(JoinMetamorphic, TheIncumbentBoundKeepsTheExactFrontOfRealNetworks) {
   }
 }
 
+bool same_counters(const JoinStepStats& a, const JoinStepStats& b) {
+  return a.left_groups == b.left_groups && a.right_groups == b.right_groups && a.group_pairs_matched == b.group_pairs_matched &&
+         a.rows_paired == b.rows_paired && a.dropped_sram_capacity == b.dropped_sram_capacity &&
+         a.dropped_dominated == b.dropped_dominated && a.groups_dropped_incompatible == b.groups_dropped_incompatible &&
+         a.rows_dropped_incompatible == b.rows_dropped_incompatible && a.rows_out == b.rows_out && a.groups_out == b.groups_out;
+}
+
+TEST(JoinMetamorphic, TheDominanceFilterChangesNeitherTheFrontNorTheCounters) {
+  // A skipped row counts as dominated (or over capacity, as merging it would have found), so every
+  // step's counters are those of the join without the filter, on networks where it skips most rows.
+  for (const char* wl : {"resnet18", "mobilenet_v2"}) {
+    for (const char* an : {"ethos-u55-256", "ethos-u65-256"}) {
+      for (const auto& objectives : {kTwo, kThree}) {
+        if (std::string(wl) == "mobilenet_v2" && objectives.size() > 2) continue;  // seconds each
+        if (std::string(an) == "ethos-u65-256" && objectives.size() > 2) continue;  // a 14k-point front
+        const arch::Arch a = preset(an);
+        const workloads::Workload w = tiny(wl);
+        StageResult stage;
+        JoinProblem p = problem_for(a, w, stage);
+        p.objectives = objectives;
+        p.threads = 2;
+        const JoinResult filtered = join(p);
+        p.dominance_filter = false;
+        const JoinResult plain = join(p);
+        EXPECT_EQ(front_of(filtered), front_of(plain)) << wl << " " << an << " " << objectives.size() << " objectives";
+        ASSERT_EQ(filtered.steps.size(), plain.steps.size());
+        for (std::size_t s = 0; s < plain.steps.size(); ++s) {
+          EXPECT_TRUE(same_counters(filtered.steps[s], plain.steps[s])) << wl << " " << an << " step " << s;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace npumap::search

@@ -227,7 +227,7 @@ JoinProblem problem_for(const arch::Arch& a, const workloads::Workload& w, Stage
   return make_join_problem(a, w, stage, all_objectives(), fusion);
 }
 
-TEST(JoinMetamorphic, LookAheadCollapsingAndTheSramAndIncumbentBoundsDoNotChangeTheFront) {
+TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsAndTheDominanceFilterDoNotChangeTheFront) {
   // Exact speed-ups: the same front, point for point, with the same choice of mapping per point.
   for (const char* wl : {"tiny_residual", "branch_rejoin", "chain5"}) {
     for (const char* an : {"ethos-u55-256", "ethos-u65-256"}) {
@@ -238,11 +238,12 @@ TEST(JoinMetamorphic, LookAheadCollapsingAndTheSramAndIncumbentBoundsDoNotChange
         JoinProblem p = problem_for(a, w, stage);
         p.objectives = objectives;
         const auto base = join_front(p);
-        for (int mask = 0; mask < 16; ++mask) {
+        for (int mask = 0; mask < 32; ++mask) {
           p.lookahead = mask & 1;
           p.collapse = mask & 2;
           p.future_sram_bound = mask & 4;
           p.incumbent_bound = mask & 8;
+          p.dominance_filter = mask & 16;
           EXPECT_EQ(join_front(p), base) << wl << " " << an << " " << objectives.size() << " objectives, mask " << mask;
         }
       }
