@@ -31,6 +31,7 @@
 #include "mapper/search/join.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -210,9 +211,15 @@ double FrontPoint::objective(Objective o) const {
 
 namespace {
 
-/// Rows per key of the quick passes whose fronts bound the exact pass (measured on MobileNet-V2 with
-/// three objectives: 32 then 256 beat one pass of 256 and three passes up to 1024).
-constexpr std::size_t kBeams[] = {32, 256};
+/// Rows per key of the quick passes whose fronts bound the exact pass. With two objectives one pass
+/// of 64 comes close enough to the front; with three or four, 32 then 256 (measured, 2 threads:
+/// yolo-fastest_1.1_320 on ethos-u55-256 1.70 s with {64}, 2.07 s with {32, 256}; MobileNet-V2 with
+/// cycles, off-chip bytes and SRAM 4.25 s with {64}, 3.16 s with {32, 256}).
+const std::vector<std::size_t>& quick_beams(std::size_t num_objectives) {
+  static const std::vector<std::size_t> two{64};
+  static const std::vector<std::size_t> more{32, 256};
+  return num_objectives <= 2 ? two : more;
+}
 
 /// Objective values of complete mappings (row-major, one row per mapping, the problem's objectives in
 /// order) that bound the exact join.
@@ -819,7 +826,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         prune(acc);
         bound_filter(acc);
         refresh_filter(acc);
-        acc.threshold = std::max<std::size_t>(use_filter ? kFirstPrune : std::size_t{8192}, 2 * acc.rows.size());
+        acc.threshold = std::max<std::size_t>(std::size_t{8192}, 2 * acc.rows.size());
       };
       // The pairs' rows are cut into units of about kUnitRows merged rows (a pair with many left rows
       // into several units), merged in parallel and combined in unit order by a deterministic
@@ -1020,17 +1027,30 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
   return result;
 }
 
+/// join_pass with its wall time in the debug log (-vv).
+JoinResult timed_pass(const JoinProblem& problem, std::size_t beam, const Incumbents* incumbents) {
+  const auto start = std::chrono::steady_clock::now();
+  JoinResult r = join_pass(problem, beam, incumbents);
+  const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+  if (beam > 0) {
+    spdlog::debug("join quick pass ({} rows per key): {:.1f} ms, {} points", beam, took.count(), r.front.size());
+  } else {
+    spdlog::debug("join exact pass: {:.1f} ms, {} points", took.count(), r.front.size());
+  }
+  return r;
+}
+
 }  // namespace
 
 JoinResult join(const JoinProblem& problem) {
-  if (!problem.incumbent_bound || problem.tolerance > 0.0) return join_pass(problem, 0, nullptr);
+  if (!problem.incumbent_bound || problem.tolerance > 0.0) return timed_pass(problem, 0, nullptr);
   // Quick passes of growing width, each bounded by the incumbents of the ones before; the union of
   // their fronts (its Pareto front, sorted by the first objective) bounds the exact pass.
   const std::size_t k = problem.objectives.size();
   Incumbents inc;
   inc.k = k;
-  for (std::size_t beam : kBeams) {
-    const JoinResult quick = join_pass(problem, beam, inc.size() > 0 ? &inc : nullptr);
+  for (std::size_t beam : quick_beams(k)) {
+    const JoinResult quick = timed_pass(problem, beam, inc.size() > 0 ? &inc : nullptr);
     if (quick.partial) return quick;
     std::vector<double> all = inc.values;
     for (const FrontPoint& p : quick.front) {
@@ -1047,7 +1067,7 @@ JoinResult join(const JoinProblem& problem) {
     inc.values.clear();
     for (std::uint32_t i : order) inc.values.insert(inc.values.end(), all.begin() + i * k, all.begin() + (i + 1) * k);
   }
-  return join_pass(problem, 0, &inc);
+  return timed_pass(problem, 0, &inc);
 }
 
 }  // namespace npumap::search
