@@ -103,6 +103,8 @@ constexpr std::size_t kFirstPrune = 1024;
 constexpr std::size_t kFilterColumns = 3;
 /// Left rows per group sampled (evenly in cycles order) for the dominance filter's pilot.
 constexpr std::size_t kPilotRows = 16;
+/// Left groups with fewer rows than this are not sampled for the pilot.
+constexpr std::size_t kPilotMinRows = 4 * kPilotRows;
 
 struct MergeAcc {
   std::vector<PendingRow> rows;
@@ -333,7 +335,7 @@ void thin_to_beam(std::vector<PendingRow>& rows, const std::vector<Column>& cols
   rows.resize(out);
 }
 
-JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbents* incumbents) {
+JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbents* incumbents, bool* thinned) {
   JoinResult result;
   // Only the exact pass counts towards a progress display.
   JoinProgress* const progress = beam == 0 ? problem.progress : nullptr;
@@ -355,6 +357,8 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     }
   }
   std::vector<char> introduced(tensors.size(), 0);  // network inputs already live before a step
+  // Per step, the future SRAM bound's fresh part by the set of its inputs live (see below).
+  std::vector<std::vector<std::pair<std::uint64_t, double>>> fresh_cache(static_cast<std::size_t>(num_steps));
   // The smallest own SRAM of each group's rows, for the future-SRAM bound.
   std::vector<std::vector<double>> least_own_sram(static_cast<std::size_t>(num_steps));
   for (int s = 0; s < num_steps; ++s) {
@@ -489,6 +493,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     std::vector<std::vector<std::uint32_t>> samples(left.size());
     for (std::size_t gi = 0; gi < left.size(); ++gi) {
       const std::vector<JoinRow>& rows = left[gi].rows;
+      if (rows.size() < kPilotMinRows) continue;
       std::vector<std::uint32_t> order(rows.size());
       for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
       std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -634,6 +639,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       std::uint64_t over_capacity = 0;
       std::uint64_t dominated = 0;  ///< by pruning or by the incumbent bound
       bool acceptable = true;
+      bool thinned = false;  ///< a quick pass kept only some of the key's rows
     };
     std::vector<KeyWork> work;
     work.reserve(tasks.size());
@@ -649,20 +655,36 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     // tensors t touches that are not yet live now (its output, and inputs produced after this step
     // or network inputs it introduces) + that group's smallest own SRAM. `fresh_min[t]` is the
     // second part, the same for every key of this step.
+    // It depends on the step only through which of t's inputs are live, so it is cached per t by
+    // that set (`fresh_cache`); `fresh_max` answers the maximum of fresh_min over a range of steps.
     std::vector<double> fresh_min(static_cast<std::size_t>(num_steps), 0.0);
     for (int t = s + 1; t < num_steps; ++t) {
       const JoinStep& later = problem.steps[t];
+      const std::size_t num_inputs = later.inputs.size();
+      std::vector<char> live_now(num_inputs, 0);
+      std::uint64_t mask = 0;
+      for (std::size_t i = 0; i < num_inputs; ++i) {
+        const int tensor = later.inputs[i];
+        const JoinTensor& jt = tensors[tensor];
+        live_now[i] = (jt.producer_step >= 0 && jt.producer_step <= s) ||
+                      (jt.producer_step < 0 && (introduced[tensor] || first_consumer[tensor] <= s));
+        if (live_now[i] && i < 64) mask |= std::uint64_t{1} << i;
+      }
+      auto& cache = fresh_cache[static_cast<std::size_t>(t)];
+      const bool cacheable = num_inputs <= 64;
+      const auto hit = std::find_if(cache.begin(), cache.end(), [&](const auto& c) { return c.first == mask; });
+      if (cacheable && hit != cache.end()) {
+        fresh_min[static_cast<std::size_t>(t)] = hit->second;
+        continue;
+      }
       double best = std::numeric_limits<double>::infinity();
       for (const PmappingGroup& g : later.groups) {
         double bytes = 0.0;
-        for (std::size_t i = 0; i < later.inputs.size(); ++i) {
+        for (std::size_t i = 0; i < num_inputs; ++i) {
           const int tensor = later.inputs[i];
-          const JoinTensor& jt = tensors[tensor];
-          const bool live_now = (jt.producer_step >= 0 && jt.producer_step <= s) ||
-                                (jt.producer_step < 0 && (introduced[tensor] || first_consumer[tensor] <= s));
           bool repeated = false;
           for (std::size_t j = 0; j < i; ++j) repeated = repeated || later.inputs[j] == tensor;
-          if (!live_now && !repeated) bytes += static_cast<double>(reserved_bytes(jt, g.compat[i], problem.arena_is_sram));
+          if (!live_now[i] && !repeated) bytes += static_cast<double>(reserved_bytes(tensors[tensor], g.compat[i], problem.arena_is_sram));
         }
         // An output written in place over an input shares that input's storage.
         if (g.compat.back().over_input < 0) {
@@ -672,7 +694,22 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         best = std::min(best, bytes + least_own_sram[static_cast<std::size_t>(t)][&g - later.groups.data()]);
       }
       fresh_min[static_cast<std::size_t>(t)] = std::isfinite(best) ? best : 0.0;
+      if (cacheable) cache.emplace_back(mask, fresh_min[static_cast<std::size_t>(t)]);
     }
+    // Sparse table over fresh_min: level j holds the maximum of 2^j consecutive steps.
+    std::vector<std::vector<double>> fresh_levels{fresh_min};
+    for (std::size_t w = 1; 2 * w <= static_cast<std::size_t>(num_steps); w *= 2) {
+      const std::vector<double>& prev = fresh_levels.back();
+      std::vector<double> next_level(prev.size() - w);
+      for (std::size_t i = 0; i < next_level.size(); ++i) next_level[i] = std::max(prev[i], prev[i + w]);
+      fresh_levels.push_back(std::move(next_level));
+    }
+    const auto fresh_max = [&](int a, int b) {  // max of fresh_min[a..b], a <= b
+      std::size_t j = 0;
+      while ((std::size_t{2} << j) <= static_cast<std::size_t>(b - a + 1)) ++j;
+      const std::vector<double>& lv = fresh_levels[j];
+      return std::max(lv[static_cast<std::size_t>(a)], lv[static_cast<std::size_t>(b + 1) - (std::size_t{1} << j)]);
+    };
     const double capacity = static_cast<double>(problem.sram_capacity);
     const auto should_stop = [&] { return problem.stop.stop_requested(); };
     const auto merge_key = [&](KeyWork& kw) {
@@ -687,17 +724,32 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       // bounds (and differ between the rows only by their cascade). Exact; the rows keep their values.
       double future = 0.0;
       double next = 0.0;
-      if (problem.future_sram_bound) {
-        for (int t = s + 1; t < num_steps; ++t) {
-          double bytes = fresh_min[static_cast<std::size_t>(t)];
-          for (const LiveEntry& e : *kw.key) {
-            const JoinTensor& jt = tensors[e.tensor];
-            if (!e.dead && (jt.network_output || jt.last_consumer_step >= t)) {
-              bytes += static_cast<double>(reserved_bytes(jt, e.compat, problem.arena_is_sram));
-            }
+      if (problem.future_sram_bound && s + 1 < num_steps) {
+        // The key's entries stay live up to their last consumer (network outputs to the end), so
+        // their bytes are a step function of t: constant between consecutive last consumers. Each
+        // such range adds its live bytes to the range's largest fresh_min. Bytes are whole numbers,
+        // so the sums are exact in any order.
+        std::vector<std::pair<int, double>> ends;  // (last step live, bytes)
+        double live = 0.0;
+        for (const LiveEntry& e : *kw.key) {
+          const JoinTensor& jt = tensors[e.tensor];
+          if (e.dead) continue;
+          const int last = jt.network_output ? num_steps - 1 : std::min(jt.last_consumer_step, num_steps - 1);
+          if (last <= s) continue;
+          const double bytes = static_cast<double>(reserved_bytes(jt, e.compat, problem.arena_is_sram));
+          ends.emplace_back(last, bytes);
+          live += bytes;
+        }
+        std::sort(ends.begin(), ends.end());
+        next = fresh_min[static_cast<std::size_t>(s + 1)] + live;
+        int from = s + 1;
+        for (std::size_t i = 0; i <= ends.size() && from < num_steps; ++i) {
+          const int to = i < ends.size() ? ends[i].first : num_steps - 1;
+          if (to >= from) {
+            future = std::max(future, fresh_max(from, to) + live);
+            from = to + 1;
           }
-          if (t == s + 1) next = bytes;
-          future = std::max(future, bytes);
+          if (i < ends.size()) live -= ends[i].second;
         }
       }
       const auto column_value = [&](const JoinRow& row, Column c) {
@@ -792,6 +844,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         for (const PairTask& task : *kw.pairs) {
           const LeftGroup& g = left[task.left];
           const PmappingGroup& pg = right[task.right];
+          if (g.rows.size() < kPilotMinRows) continue;  // small: merging it all costs what sampling would
           for (std::uint32_t r : samples[task.left]) {
             const JoinRow& lr = g.rows[r];
             const double cascade_in = task.input_rolling ? lr.cascade + task.rolling_bytes : 0.0;
@@ -928,7 +981,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       kw.paired = total.paired;
       kw.over_capacity = total.over_capacity;
       kw.dominated = total.dropped;
-      if (beam > 0 && s + 1 < num_steps && kw.rows.size() > beam) thin_to_beam(kw.rows, cols, column_value, beam);
+      if (beam > 0 && s + 1 < num_steps && kw.rows.size() > beam) {
+        thin_to_beam(kw.rows, cols, column_value, beam);
+        kw.thinned = true;
+      }
       if (problem.lookahead) {
         for (const LiveEntry& e : *kw.key) {
           if (e.dead) continue;
@@ -954,6 +1010,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     // Phase 3, in key order: trace nodes for the survivors and the new left groups.
     std::vector<LeftGroup> merged;
     for (KeyWork& kw : work) {
+      if (kw.thinned && thinned != nullptr) *thinned = true;
       stats.rows_paired += kw.paired;
       stats.dropped_sram_capacity += kw.over_capacity;
       stats.dropped_dominated += kw.dominated;
@@ -1028,9 +1085,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
 }
 
 /// join_pass with its wall time in the debug log (-vv).
-JoinResult timed_pass(const JoinProblem& problem, std::size_t beam, const Incumbents* incumbents) {
+JoinResult timed_pass(const JoinProblem& problem, std::size_t beam, const Incumbents* incumbents,
+                      bool* thinned = nullptr) {
   const auto start = std::chrono::steady_clock::now();
-  JoinResult r = join_pass(problem, beam, incumbents);
+  JoinResult r = join_pass(problem, beam, incumbents, thinned);
   const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
   if (beam > 0) {
     spdlog::debug("join quick pass ({} rows per key): {:.1f} ms, {} points", beam, took.count(), r.front.size());
@@ -1050,8 +1108,20 @@ JoinResult join(const JoinProblem& problem) {
   Incumbents inc;
   inc.k = k;
   for (std::size_t beam : quick_beams(k)) {
-    const JoinResult quick = timed_pass(problem, beam, inc.size() > 0 ? &inc : nullptr);
+    bool thinned = false;
+    JoinResult quick = timed_pass(problem, beam, inc.size() > 0 ? &inc : nullptr, &thinned);
     if (quick.partial) return quick;
+    if (!thinned) {
+      // No key ever held more rows than the pass keeps: it was the exact join (bounded by the fronts
+      // before it, which is exact), so it is the answer. It did not count towards a progress display.
+      if (problem.progress != nullptr) {
+        const auto n = static_cast<std::uint64_t>(quick.steps.size());
+        problem.progress->steps_total.fetch_add(n);
+        problem.progress->steps_done.fetch_add(n);
+        problem.progress->rows_paired.fetch_add(quick.totals().rows_paired);
+      }
+      return quick;
+    }
     std::vector<double> all = inc.values;
     for (const FrontPoint& p : quick.front) {
       for (Objective o : problem.objectives) all.push_back(p.objective(o));

@@ -41,7 +41,17 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     r.problem = std::move(problem);
     add_join_causes(r.keep_rates, r.joined->totals());
     r.partial = r.partial || r.joined->partial;
-    if (options.fusion && options.compare_without_fusion && !r.joined->front.empty()) {
+    // Without any rolling group (nothing in this network can fuse) the join without fusion is the
+    // same problem: its best point is the fused front's.
+    bool can_fuse = false;
+    for (const JoinStep& step : r.problem->steps) {
+      for (const PmappingGroup& g : step.groups) {
+        for (const TensorCompat& c : g.compat) can_fuse = can_fuse || c.residence == Residence::Rolling;
+      }
+    }
+    if (options.fusion && options.compare_without_fusion && !r.joined->front.empty() && !can_fuse) {
+      r.unfused = UnfusedSummary{r.joined->front[0], r.joined->front.size()};
+    } else if (options.fusion && options.compare_without_fusion && !r.joined->front.empty()) {
       JoinProblem plain = make_join_problem(arch, w, r.stage, options.objectives, false);
       plain.threads = 0;
       plain.tolerance = options.tolerance;

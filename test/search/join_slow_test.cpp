@@ -37,6 +37,7 @@ std::vector<std::tuple<double, double, double, double, std::vector<std::uint32_t
 
 TEST(JoinMetamorphic, TheIncumbentBoundKeepsTheExactFrontOfRealNetworks) {
   // Networks large enough that the bound drops rows (checked below), with 2, 3 and 4 objectives.
+  bool some_dropped = false;
   for (const char* wl : {"resnet18", "mobilenet_v2"}) {
     for (const auto& objectives : {kTwo, kThree, kAll}) {
       if (std::string(wl) == "mobilenet_v2" && objectives.size() > 2) continue;  // minutes without the bound
@@ -50,9 +51,13 @@ TEST(JoinMetamorphic, TheIncumbentBoundKeepsTheExactFrontOfRealNetworks) {
       p.incumbent_bound = false;
       const JoinResult plain = join(p);
       EXPECT_EQ(front_of(bounded), front_of(plain)) << wl << " " << objectives.size() << " objectives";
-      EXPECT_LT(bounded.totals().rows_paired, plain.totals().rows_paired) << wl << ": the bound dropped nothing";
+      // A quick pass that never had to thin a key is itself the exact join and is returned as it is
+      // (resnet18 with two objectives): then the bound did not run.
+      EXPECT_LE(bounded.totals().rows_paired, plain.totals().rows_paired) << wl;
+      some_dropped = some_dropped || bounded.totals().rows_paired < plain.totals().rows_paired;
     }
   }
+  EXPECT_TRUE(some_dropped) << "the bound dropped nothing on any network";
 }
 
 bool same_counters(const JoinStepStats& a, const JoinStepStats& b) {
