@@ -84,6 +84,16 @@ inline bool block_weakly_dominates(const double* block, const double* r, std::si
   return any;
 }
 
+// Last key of every sort: among rows equal in every objective, the smaller tie-break value (when
+// there is a tie-break column), then the lower index.
+inline bool tie_then_index(const double* tie, std::uint32_t a, std::uint32_t b) {
+  if (tie != nullptr) {
+    if (tie[a] < tie[b]) return true;
+    if (tie[b] < tie[a]) return false;
+  }
+  return a < b;
+}
+
 // Number of pivots in the elimination filter: enough to cover the corner of the table where the
 // front lives, few enough that a row surviving them all costs little.
 constexpr std::size_t kPivots = 8;
@@ -93,10 +103,11 @@ constexpr std::size_t kPivots = 8;
 // kPivots surviving rows with the smallest sums seen so far, tested smallest sum first, since a
 // small sum dominates the most on typical data.
 template <std::size_t K>
-void eliminate(const double* rows, std::size_t n, std::size_t k, std::vector<Entry>& entries) {
+void eliminate(const double* rows, std::size_t n, std::size_t k, const double* tie, std::vector<Entry>& entries) {
   entries.clear();
   const std::size_t d = dims<K>(k);
   const double* pivot[kPivots];
+  std::uint32_t pivot_index[kPivots];
   double pivot_sum[kPivots];
   std::size_t pivots = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -104,9 +115,12 @@ void eliminate(const double* rows, std::size_t n, std::size_t k, std::vector<Ent
     const double s = row_sum<K>(r, k);
     // NaN anywhere in the row, or +inf and -inf together, makes the sum NaN.
     NPUMAP_ASSERT(!std::isnan(s));
+    NPUMAP_ASSERT(tie == nullptr || !std::isnan(tie[i]));
     bool dropped = false;
     for (std::size_t p = 0; p < pivots; ++p) {
       if (weakly_dominates<K>(pivot[p], r, k)) {
+        // An exact duplicate of the pivot with a smaller tie-break value is the one to keep.
+        if (tie != nullptr && tie[i] < tie[pivot_index[p]] && weakly_dominates<K>(r, pivot[p], k)) continue;
         dropped = true;
         break;
       }
@@ -122,21 +136,23 @@ void eliminate(const double* rows, std::size_t n, std::size_t k, std::vector<Ent
       std::size_t p = pivots < kPivots ? pivots++ : kPivots - 1;
       for (; p > 0 && s < pivot_sum[p - 1]; --p) {
         pivot[p] = pivot[p - 1];
+        pivot_index[p] = pivot_index[p - 1];
         pivot_sum[p] = pivot_sum[p - 1];
       }
       pivot[p] = r;
+      pivot_index[p] = static_cast<std::uint32_t>(i);
       pivot_sum[p] = s;
     }
   }
 }
 
-void sweep_2d(std::vector<Entry>& entries, std::vector<std::uint32_t>& front) {
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+void sweep_2d(std::vector<Entry>& entries, const double* tie, std::vector<std::uint32_t>& front) {
+  std::sort(entries.begin(), entries.end(), [tie](const Entry& a, const Entry& b) {
     if (a.key0 < b.key0) return true;
     if (b.key0 < a.key0) return false;
     if (a.key1 < b.key1) return true;
     if (b.key1 < a.key1) return false;
-    return a.index < b.index;
+    return tie_then_index(tie, a.index, b.index);
   });
   // Every earlier row has obj0 <= this row's, so this row survives iff its obj1 is strictly below
   // all earlier obj1 values; an equal obj1 means an earlier row weakly dominates it.
@@ -152,9 +168,10 @@ void sweep_2d(std::vector<Entry>& entries, std::vector<std::uint32_t>& front) {
 }
 
 template <std::size_t K>
-void skyline(const double* rows, std::size_t k, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
+void skyline(const double* rows, std::size_t k, const double* tie, ParetoWorkspace& ws,
+             std::vector<std::uint32_t>& front) {
   const std::size_t d = dims<K>(k);
-  std::sort(ws.entries.begin(), ws.entries.end(), [rows, d](const Entry& a, const Entry& b) {
+  std::sort(ws.entries.begin(), ws.entries.end(), [rows, d, tie](const Entry& a, const Entry& b) {
     if (a.key0 < b.key0) return true;
     if (b.key0 < a.key0) return false;
     if (a.key1 < b.key1) return true;
@@ -166,7 +183,7 @@ void skyline(const double* rows, std::size_t k, ParetoWorkspace& ws, std::vector
       if (ra[j] < rb[j]) return true;
       if (rb[j] < ra[j]) return false;
     }
-    return a.index < b.index;
+    return tie_then_index(tie, a.index, b.index);
   });
 
   ws.window.clear();
@@ -233,9 +250,9 @@ void reset_stairs(ParetoWorkspace& ws, std::size_t count) {
 }
 
 template <std::size_t K>
-void sort_lexicographic(const double* rows, std::vector<Entry>& entries) {
+void sort_lexicographic(const double* rows, const double* tie, std::vector<Entry>& entries) {
   // key0, key1 are objectives 0 and 1.
-  std::sort(entries.begin(), entries.end(), [rows](const Entry& a, const Entry& b) {
+  std::sort(entries.begin(), entries.end(), [rows, tie](const Entry& a, const Entry& b) {
     if (a.key0 < b.key0) return true;
     if (b.key0 < a.key0) return false;
     if (a.key1 < b.key1) return true;
@@ -246,12 +263,12 @@ void sort_lexicographic(const double* rows, std::vector<Entry>& entries) {
       if (ra[j] < rb[j]) return true;
       if (rb[j] < ra[j]) return false;
     }
-    return a.index < b.index;
+    return tie_then_index(tie, a.index, b.index);
   });
 }
 
-void sweep_3d(const double* rows, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
-  sort_lexicographic<3>(rows, ws.entries);
+void sweep_3d(const double* rows, const double* tie, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
+  sort_lexicographic<3>(rows, tie, ws.entries);
   reset_stairs(ws, 1);
   Stair& st = ws.stairs[0];
   for (const Entry& e : ws.entries) {
@@ -262,8 +279,8 @@ void sweep_3d(const double* rows, ParetoWorkspace& ws, std::vector<std::uint32_t
   }
 }
 
-void sweep_4d(const double* rows, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
-  sort_lexicographic<4>(rows, ws.entries);
+void sweep_4d(const double* rows, const double* tie, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
+  sort_lexicographic<4>(rows, tie, ws.entries);
   // A Fenwick tree over the ranks of objective 1: node i holds the staircase of (obj2, obj3) of the
   // survivors whose obj1 rank lies in (i - lowbit(i), i], so a prefix of ranks is O(log n) nodes.
   ws.ranks.clear();
@@ -287,30 +304,38 @@ void sweep_4d(const double* rows, ParetoWorkspace& ws, std::vector<std::uint32_t
 }
 
 template <std::size_t K>
-void front_nd(const double* rows, std::size_t n, std::size_t k, ParetoWorkspace& ws,
+void front_nd(const double* rows, std::size_t n, std::size_t k, const double* tie, ParetoWorkspace& ws,
               std::vector<std::uint32_t>& front) {
-  eliminate<K>(rows, n, k, ws.entries);
+  eliminate<K>(rows, n, k, tie, ws.entries);
   if (dims<K>(k) == 2) {
-    sweep_2d(ws.entries, front);
+    sweep_2d(ws.entries, tie, front);
   } else if (dims<K>(k) == 3) {
-    sweep_3d(rows, ws, front);
+    sweep_3d(rows, tie, ws, front);
   } else if (dims<K>(k) == 4) {
-    sweep_4d(rows, ws, front);
+    sweep_4d(rows, tie, ws, front);
   } else {
-    skyline<K>(rows, k, ws, front);
+    skyline<K>(rows, k, tie, ws, front);
   }
   std::sort(front.begin(), front.end());
 }
 
-}  // namespace
-
-void pareto_front(const double* rows, std::size_t num_rows, std::size_t num_objectives,
-                  ParetoWorkspace& workspace, std::vector<std::uint32_t>& front) {
+/// Both public forms: `tie` (num_rows values, or nullptr) orders rows equal in every objective
+/// before their index does.
+void front_with_tiebreak(const double* rows, std::size_t num_rows, std::size_t num_objectives, const double* tie,
+                         ParetoWorkspace& workspace, std::vector<std::uint32_t>& front) {
   front.clear();
   NPUMAP_ASSERT(num_rows <= std::numeric_limits<std::uint32_t>::max());
   if (num_rows == 0) return;
+  if (tie != nullptr) {
+    for (std::size_t i = 0; i < num_rows; ++i) NPUMAP_ASSERT(!std::isnan(tie[i]));
+  }
   if (num_objectives == 0) {
-    front.push_back(0);
+    // Every row equals every other: the first in (tie-break, index) order.
+    std::uint32_t best = 0;
+    for (std::uint32_t i = 1; i < num_rows; ++i) {
+      if (tie_then_index(tie, i, best)) best = i;
+    }
+    front.push_back(best);
     return;
   }
   NPUMAP_ASSERT(rows != nullptr);
@@ -318,57 +343,41 @@ void pareto_front(const double* rows, std::size_t num_rows, std::size_t num_obje
     std::size_t best = 0;
     for (std::size_t i = 0; i < num_rows; ++i) {
       NPUMAP_ASSERT(!std::isnan(rows[i]));
-      if (rows[i] < rows[best]) best = i;  // strict: the lowest index wins among equal minima
+      // strict: among equal minima the smallest tie-break value, then the lowest index
+      if (rows[i] < rows[best] || (rows[i] == rows[best] && tie_then_index(tie, static_cast<std::uint32_t>(i),
+                                                                             static_cast<std::uint32_t>(best)))) {
+        best = i;
+      }
     }
     front.push_back(static_cast<std::uint32_t>(best));
     return;
   }
   switch (num_objectives) {
     case 2:
-      front_nd<2>(rows, num_rows, 2, workspace, front);
+      front_nd<2>(rows, num_rows, 2, tie, workspace, front);
       break;
     case 3:
-      front_nd<3>(rows, num_rows, 3, workspace, front);
+      front_nd<3>(rows, num_rows, 3, tie, workspace, front);
       break;
     case 4:
-      front_nd<4>(rows, num_rows, 4, workspace, front);
+      front_nd<4>(rows, num_rows, 4, tie, workspace, front);
       break;
     default:
-      front_nd<0>(rows, num_rows, num_objectives, workspace, front);
+      front_nd<0>(rows, num_rows, num_objectives, tie, workspace, front);
       break;
   }
 }
 
+}  // namespace
+
+void pareto_front(const double* rows, std::size_t num_rows, std::size_t num_objectives,
+                  ParetoWorkspace& workspace, std::vector<std::uint32_t>& front) {
+  front_with_tiebreak(rows, num_rows, num_objectives, nullptr, workspace, front);
+}
+
 void pareto_front_tiebreak(const double* rows, std::size_t num_rows, std::size_t num_objectives, const double* tiebreak,
                            ParetoWorkspace& workspace, std::vector<std::uint32_t>& front) {
-  pareto_front(rows, num_rows, num_objectives, workspace, front);
-  if (front.empty()) return;
-  // The survivors' values are distinct and each stands for every row equal to it in all objectives
-  // (a row equal to a survivor is a later duplicate; a row dominated by one is gone for good). One
-  // scan in index order replaces each survivor by the equal row with the smallest tie-break value.
-  // The survivors are looked up by their first objective (sorted; -0.0 == +0.0 compare equal), so a
-  // row costs one binary search unless it shares that value with a survivor.
-  const std::size_t k = num_objectives;
-  std::vector<std::pair<double, std::uint32_t>> by_first;  // (objective 0, slot in front)
-  by_first.reserve(front.size());
-  for (std::uint32_t f = 0; f < front.size(); ++f) by_first.push_back({rows[static_cast<std::size_t>(front[f]) * k], f});
-  std::sort(by_first.begin(), by_first.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (std::size_t i = 0; i < num_rows; ++i) {
-    NPUMAP_ASSERT(!std::isnan(tiebreak[i]));
-    const double* r = rows + i * k;
-    auto it = std::lower_bound(by_first.begin(), by_first.end(), r[0],
-                               [](const auto& e, double v) { return e.first < v; });
-    for (; it != by_first.end() && !(r[0] < it->first); ++it) {
-      std::uint32_t& best = front[it->second];
-      const double* q = rows + static_cast<std::size_t>(best) * k;
-      bool equal = true;
-      for (std::size_t j = 1; j < k && equal; ++j) equal = !(r[j] < q[j]) && !(q[j] < r[j]);
-      if (!equal) continue;
-      if (tiebreak[i] < tiebreak[best]) best = static_cast<std::uint32_t>(i);  // strict: the lowest index among equals
-      break;
-    }
-  }
-  std::sort(front.begin(), front.end());
+  front_with_tiebreak(rows, num_rows, num_objectives, tiebreak, workspace, front);
 }
 
 std::vector<std::uint32_t> pareto_front(const double* rows, std::size_t num_rows,

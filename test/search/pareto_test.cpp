@@ -337,5 +337,52 @@ TEST(ParetoTiebreak, EqualRowsKeepTheSmallestTiebreakThenTheLowestIndex) {
   EXPECT_EQ(front, (std::vector<std::uint32_t>{1}));
 }
 
+// The definition with a tie-break: row i is dropped iff some row j dominates it, or row j equals it
+// and (tie[j], j) < (tie[i], i).
+std::vector<std::uint32_t> brute_force_tiebreak(const std::vector<double>& t, const std::vector<double>& tie,
+                                                std::size_t n, std::size_t k) {
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    bool keep = true;
+    for (std::size_t j = 0; j < n && keep; ++j) {
+      if (j == i) continue;
+      bool all_le = true;
+      bool any_lt = false;
+      for (std::size_t c = 0; c < k; ++c) {
+        all_le = all_le && t[j * k + c] <= t[i * k + c];
+        any_lt = any_lt || t[j * k + c] < t[i * k + c];
+      }
+      const bool before = tie[j] < tie[i] || (tie[j] == tie[i] && j < i);
+      if (all_le && (any_lt || before)) keep = false;
+    }
+    if (keep) out.push_back(static_cast<std::uint32_t>(i));
+  }
+  return out;
+}
+
+TEST(ParetoTiebreak, MatchesTheDefinitionOnRandomTablesWithTies) {
+  // Many exact duplicates (tiny value ranges) with random tie-break values, every column count the
+  // kernel has a separate path for (0, 1, 2, 3, 4 and the 5+ skyline).
+  ParetoWorkspace ws;  // reused on purpose
+  std::vector<std::uint32_t> front;
+  std::mt19937_64 rng(test_seed() ^ 0x7ee5);
+  for (std::size_t k : {0, 1, 2, 3, 4, 5, 6}) {
+    for (std::size_t n : {1, 2, 10, 400}) {
+      for (std::uint64_t range : {1, 2, 4, 1000}) {
+        for (std::uint64_t tie_range : {1, 3, 1000}) {
+          std::vector<double> t(n * k);
+          for (double& v : t) v = static_cast<double>(rng() % range);
+          std::vector<double> tie(n);
+          for (double& v : tie) v = static_cast<double>(rng() % tie_range);
+          SCOPED_TRACE("n=" + std::to_string(n) + " k=" + std::to_string(k) + " range=" + std::to_string(range) +
+                       " tie_range=" + std::to_string(tie_range));
+          pareto_front_tiebreak(t.data(), n, k, tie.data(), ws, front);
+          ASSERT_EQ(front, brute_force_tiebreak(t, tie, n, k));
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace npumap::search
