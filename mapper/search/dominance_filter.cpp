@@ -5,22 +5,15 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/user_error.hpp"
+
 namespace npumap::search {
-namespace {
 
-/// Levels per extra column: about 16 to 27 cells in all, so a build stays a small multiple of n.
-std::size_t levels_per_column(std::size_t extra) {
-  switch (extra) {
-    case 1: return 16;
-    case 2: return 5;
-    case 3: return 3;
-    default: return 2;
-  }
-}
-
-}  // namespace
+/// Levels of column 2: about a staircase per 1/16 of the values, so a build stays a small multiple of n.
+constexpr std::size_t kLevels = 16;
 
 void DominanceFilter::build(const double* rows, std::size_t n, std::size_t k) {
+  NPUMAP_ASSERT(k <= 3);
   k_ = k;
   empty_ = n == 0 || k == 0;
   levels_.clear();
@@ -32,46 +25,29 @@ void DominanceFilter::build(const double* rows, std::size_t n, std::size_t k) {
     for (std::size_t r = 0; r < n; ++r) min0_ = std::min(min0_, rows[r]);
     return;
   }
-  const std::size_t extra = k - 2;
-  const std::size_t per_column = levels_per_column(extra);
-  for (std::size_t j = 0; j < extra; ++j) {
+  items_.resize(n);
+  for (std::size_t r = 0; r < n; ++r) items_[r] = Item{rows[r * k], rows[r * k + 1], k == 3 ? rows[r * k + 2] : 0.0};
+  std::sort(items_.begin(), items_.end(), [](const Item& x, const Item& y) { return x.a < y.a || (x.a == y.a && x.b < y.b); });
+  if (k == 3) {
     scratch_.resize(n);
-    for (std::size_t r = 0; r < n; ++r) scratch_[r] = rows[r * k + 2 + j];
+    for (std::size_t r = 0; r < n; ++r) scratch_[r] = items_[r].c;
     std::sort(scratch_.begin(), scratch_.end());
     scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
-    // Quantiles of the distinct values; the last level is the maximum, so the top cell holds every row.
-    const std::size_t count = std::min(per_column, scratch_.size());
-    std::vector<double> lv;
-    for (std::size_t i = 0; i < count; ++i) lv.push_back(scratch_[(i + 1) * scratch_.size() / count - 1]);
-    levels_.push_back(std::move(lv));
+    // Quantiles of the distinct values; the last level is the maximum, so the top level holds every row.
+    const std::size_t count = std::min(kLevels, scratch_.size());
+    for (std::size_t i = 0; i < count; ++i) levels_.push_back(scratch_[(i + 1) * scratch_.size() / count - 1]);
+  } else {
+    levels_.push_back(0.0);
   }
-  order_.resize(n);
-  for (std::uint32_t r = 0; r < n; ++r) order_[r] = r;
-  std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const double* x = rows + a * k;
-    const double* y = rows + b * k;
-    return x[0] < y[0] || (x[0] == y[0] && (x[1] < y[1] || (x[1] == y[1] && a < b)));
-  });
-  std::size_t cells = 1;
-  for (const auto& lv : levels_) cells *= lv.size();
-  std::vector<std::size_t> at(extra, 0);  // the cell's level index per extra column (mixed radix)
-  for (std::size_t c = 0; c < cells; ++c) {
-    std::size_t rest = c;
-    for (std::size_t j = extra; j-- > 0;) {
-      at[j] = rest % levels_[j].size();
-      rest /= levels_[j].size();
-    }
+  for (double level : levels_) {
     cell_begin_.push_back(static_cast<std::uint32_t>(stairs_.size()));
     double least1 = std::numeric_limits<double>::infinity();
-    for (std::uint32_t r : order_) {
-      const double* x = rows + r * k;
-      bool inside = true;
-      for (std::size_t j = 0; j < extra; ++j) inside &= x[2 + j] <= levels_[j][at[j]];
-      if (!inside || !(x[1] < least1)) continue;
-      least1 = x[1];
+    for (const Item& x : items_) {
+      if (!(x.c <= level) || !(x.b < least1)) continue;
+      least1 = x.b;
       // Sorted by (column 0, column 1): an entry with the same column 0 as the last has a larger
       // column 1 and was skipped, so column 0 stays strictly ascending.
-      stairs_.emplace_back(x[0], x[1]);
+      stairs_.emplace_back(x.a, x.b);
     }
   }
   cell_begin_.push_back(static_cast<std::uint32_t>(stairs_.size()));

@@ -865,6 +865,8 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           pilot.resize(keep.size() * ncols);
         }
       }
+      DominanceFilter pilot_filter;  // used by a table that has not been pruned yet
+      if (use_filter) pilot_filter.build(pilot.data(), pilot.size() / ncols, ncols);
       const auto refresh_filter = [&](MergeAcc& acc) {
         if (!use_filter) return;
         acc.tab.assign(pilot.begin(), pilot.end());
@@ -903,12 +905,12 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           const LeftGroup& g = left[task.left];
           const PmappingGroup& pg = right[task.right];
           const RowSummary& summary = summaries[task.right];
-          if (use_filter && acc.filter.empty() && !pilot.empty()) refresh_filter(acc);
           double v[8];
           const auto filtered = [&](const MergeAcc& a, const JoinRow& row) {
-            if (!use_filter || a.filter.empty()) return false;
+            const DominanceFilter& f = a.filter.empty() ? pilot_filter : a.filter;
+            if (!use_filter || f.empty()) return false;
             for (std::size_t c = 0; c < ncols; ++c) v[c] = column_value(row, cols[c]);
-            return a.filter.dominated(v);
+            return f.dominated(v);
           };
           for (std::uint32_t r = unit.begin; r < unit.end; ++r) {
             const JoinRow& lr = g.rows[r];
