@@ -65,6 +65,9 @@ struct JoinProblem {
   /// partial mapping is dropped when a complete mapping of that front strictly dominates a lower
   /// bound of all its completions. Exact (off: for metamorphic tests). Not used with a tolerance.
   bool incumbent_bound = true;
+  /// Rows per key of each quick pass of the incumbent bound; empty: the defaults (64 with two
+  /// objectives, 32 then 256 with more). Tests set a tiny width so that small networks are thinned.
+  std::vector<std::size_t> quick_beams;
   /// Skip merged rows strictly dominated by rows already merged into the same key (a snapshot taken
   /// at each pruning, plus a pilot of sampled merges). Exact, and the counters are unchanged: a
   /// skipped row counts as dominated (off: for metamorphic tests).
