@@ -575,8 +575,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       for (std::size_t i = 0; i < n; ++i) pick.push_back(order[n == 1 ? 0 : i * (order.size() - 1) / (n - 1)]);
       for (Column c : {Column::OffchipBytes, Column::Energy, Column::Sram, Column::CascadeSram}) {
         std::uint32_t best = 0;
-        for (std::uint32_t i = 1; i < rows.size(); ++i) if (rows[i].value(c) < rows[best].value(c)) best = i;
-        if (!rows.empty()) pick.push_back(best);
+        for (std::uint32_t i = 1; i < rows.size(); ++i) {
+          if (rows[i].value(c) < rows[best].value(c)) best = i;
+        }
+        pick.push_back(best);
       }
       std::sort(pick.begin(), pick.end());
       pick.erase(std::unique(pick.begin(), pick.end()), pick.end());
@@ -899,8 +901,6 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         }
         acc.rows.resize(out);
       };
-      // Prune whenever the table has doubled since the last pruning, so memory stays near the size
-      // of the front.
       // The dominance filter (docs/design/search.md "Join", "Dominance filter"): after each pruning the
       // surviving rows become a snapshot against which new merged rows are checked before they are
       // stored. A row strictly dominated by a row already merged into this key is dropped by the next
@@ -959,12 +959,14 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           for (std::size_t c = 0; c < ncols; ++c) out[r * ncols + c] = column_value(acc.rows[r].row, cols[c]);
         acc.filter.build(acc.tab.data(), acc.tab.size() / ncols, ncols);
       };
+      // Prune whenever the table has doubled since the last pruning, so memory stays near the size
+      // of the front.
       const auto maybe_prune = [&](MergeAcc& acc) {
         if (acc.rows.size() < acc.threshold) return;
         prune(acc);
         bound_filter(acc);
         refresh_filter(acc);
-        acc.threshold = std::max<std::size_t>(std::size_t{8192}, 2 * acc.rows.size());
+        acc.threshold = std::max<std::size_t>(8192, 2 * acc.rows.size());
       };
       // The pairs' rows are cut into units of about kUnitRows merged rows (a pair with many left rows
       // into several units), merged in parallel and combined in unit order by a deterministic
