@@ -397,6 +397,19 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
   const std::size_t num_levels = levels.size();
   std::optional<IncumbentIndex> index;
   if (incumbents != nullptr) index.emplace(*incumbents, problem.objectives, levels);
+  // The bytes a group of step st reserves for its inputs and output while the layer runs (a tensor
+  // read twice, or an output written in place over its input, counted once).
+  const auto group_usage = [&](const JoinStep& st, const PmappingGroup& g) {
+    double usage = 0.0;
+    for (std::size_t i = 0; i <= st.inputs.size(); ++i) {
+      const int tensor = i < st.inputs.size() ? st.inputs[i] : st.output;
+      bool repeated = false;
+      for (std::size_t j = 0; j < i && j < st.inputs.size(); ++j) repeated = repeated || st.inputs[j] == tensor;
+      if (i == st.inputs.size() && g.compat[i].over_input >= 0) repeated = true;  // in place: shared storage
+      if (!repeated) usage += static_cast<double>(reserved_bytes(tensors[tensor], g.compat[i], problem.arena_is_sram));
+    }
+    return usage;
+  };
   // rest_min[((s * num_levels) + i) * num_objectives + j]: the sum over the layers after step s - 1.
   std::vector<double> rest_min(static_cast<std::size_t>(num_steps + 1) * num_levels * num_objectives, 0.0);
   if (incumbents != nullptr) {
@@ -405,14 +418,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       const JoinStep& st = problem.steps[s];
       std::fill(least.begin(), least.end(), std::numeric_limits<double>::infinity());
       for (const PmappingGroup& g : st.groups) {
-        double usage = 0.0;
-        for (std::size_t i = 0; i <= st.inputs.size(); ++i) {
-          const int tensor = i < st.inputs.size() ? st.inputs[i] : st.output;
-          bool repeated = false;
-          for (std::size_t j = 0; j < i && j < st.inputs.size(); ++j) repeated = repeated || st.inputs[j] == tensor;
-          if (i == st.inputs.size() && g.compat[i].over_input >= 0) repeated = true;  // in place: shared storage
-          if (!repeated) usage += static_cast<double>(reserved_bytes(tensors[tensor], g.compat[i], problem.arena_is_sram));
-        }
+        const double usage = group_usage(st, g);
         for (const PmappingRow& r : g.rows) {
           const double u = usage + r.sram_bytes;
           for (std::size_t l = 0; l < num_levels; ++l) {
@@ -462,14 +468,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       const JoinStep& st = problem.steps[s];
       std::vector<std::vector<Point>> step_points(num_levels);
       for (const PmappingGroup& g : st.groups) {
-        double usage = 0.0;
-        for (std::size_t i = 0; i <= st.inputs.size(); ++i) {
-          const int tensor = i < st.inputs.size() ? st.inputs[i] : st.output;
-          bool repeated = false;
-          for (std::size_t j = 0; j < i && j < st.inputs.size(); ++j) repeated = repeated || st.inputs[j] == tensor;
-          if (i == st.inputs.size() && g.compat[i].over_input >= 0) repeated = true;  // in place: shared storage
-          if (!repeated) usage += static_cast<double>(reserved_bytes(tensors[tensor], g.compat[i], problem.arena_is_sram));
-        }
+        const double usage = group_usage(st, g);
         for (const PmappingRow& r : g.rows) {
           const double u = usage + r.sram_bytes;
           for (std::size_t l = 0; l < num_levels; ++l) {

@@ -36,10 +36,11 @@ std::uint64_t test_seed() {
   return seed;
 }
 
-// The definition, literally: row i is dropped iff some row j dominates it, or row j equals it and
-// j < i (exact duplicates keep the lowest index).
-std::vector<Index> brute_force(const Table& t, std::size_t n, std::size_t k) {
-  std::vector<Index> out;
+// The definition with a tie-break: row i is dropped iff some row j dominates it, or row j equals it
+// and (tie[j], j) < (tie[i], i).
+std::vector<std::uint32_t> brute_force_tiebreak(const std::vector<double>& t, const std::vector<double>& tie,
+                                                std::size_t n, std::size_t k) {
+  std::vector<std::uint32_t> out;
   for (std::size_t i = 0; i < n; ++i) {
     bool keep = true;
     for (std::size_t j = 0; j < n && keep; ++j) {
@@ -50,11 +51,18 @@ std::vector<Index> brute_force(const Table& t, std::size_t n, std::size_t k) {
         all_le = all_le && t[j * k + c] <= t[i * k + c];
         any_lt = any_lt || t[j * k + c] < t[i * k + c];
       }
-      if (all_le && (any_lt || j < i)) keep = false;
+      const bool before = tie[j] < tie[i] || (tie[j] == tie[i] && j < i);
+      if (all_le && (any_lt || before)) keep = false;
     }
-    if (keep) out.push_back(static_cast<Index>(i));
+    if (keep) out.push_back(static_cast<std::uint32_t>(i));
   }
   return out;
+}
+
+// The definition, literally: row i is dropped iff some row j dominates it, or row j equals it and
+// j < i (exact duplicates keep the lowest index): the tie-break definition with every tie equal.
+std::vector<Index> brute_force(const Table& t, std::size_t n, std::size_t k) {
+  return brute_force_tiebreak(t, std::vector<double>(n, 0.0), n, k);
 }
 
 // Values from a tiny integer range force ties in single objectives and exact duplicate rows.
@@ -335,29 +343,6 @@ TEST(ParetoTiebreak, EqualRowsKeepTheSmallestTiebreakThenTheLowestIndex) {
   const std::vector<double> tie2 = {2, 1};
   pareto_front_tiebreak(signed_zero.data(), 2, 2, tie2.data(), ws, front);
   EXPECT_EQ(front, (std::vector<std::uint32_t>{1}));
-}
-
-// The definition with a tie-break: row i is dropped iff some row j dominates it, or row j equals it
-// and (tie[j], j) < (tie[i], i).
-std::vector<std::uint32_t> brute_force_tiebreak(const std::vector<double>& t, const std::vector<double>& tie,
-                                                std::size_t n, std::size_t k) {
-  std::vector<std::uint32_t> out;
-  for (std::size_t i = 0; i < n; ++i) {
-    bool keep = true;
-    for (std::size_t j = 0; j < n && keep; ++j) {
-      if (j == i) continue;
-      bool all_le = true;
-      bool any_lt = false;
-      for (std::size_t c = 0; c < k; ++c) {
-        all_le = all_le && t[j * k + c] <= t[i * k + c];
-        any_lt = any_lt || t[j * k + c] < t[i * k + c];
-      }
-      const bool before = tie[j] < tie[i] || (tie[j] == tie[i] && j < i);
-      if (all_le && (any_lt || before)) keep = false;
-    }
-    if (keep) out.push_back(static_cast<std::uint32_t>(i));
-  }
-  return out;
 }
 
 TEST(ParetoTiebreak, MatchesTheDefinitionOnRandomTablesWithTies) {
