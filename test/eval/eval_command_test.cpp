@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const char* kReference = "test/data/npu_reference_passes.json";
+const char* kPassReference = "test/data/npu_reference_passes.json";
 
 struct TempDir {
   fs::path path;
@@ -40,13 +40,13 @@ struct TempDir {
 };
 
 json load_reference() {
-  std::ifstream in(kReference);
+  std::ifstream in(kPassReference);
   return json::parse(in);
 }
 
 TEST(EvalCommand, FullReferenceMatches) {
   EvalOptions o;
-  o.input_path = kReference;
+  o.input_path = kPassReference;
   o.check = true;
   std::ostringstream out, err;
   EXPECT_EQ(run_eval(o, out, err), 0) << out.str();
@@ -142,7 +142,7 @@ TEST(EvalCommand, BareInputsAndOutputFile) {
 
 TEST(EvalCommand, WritesToStreamWithoutCheck) {
   EvalOptions o;
-  o.input_path = kReference;
+  o.input_path = kPassReference;
   std::ostringstream out, err;
   ASSERT_EQ(run_eval(o, out, err), 0);
   const json results = json::parse(out.str());

@@ -14,19 +14,15 @@
 
 #include "model/evaluate.hpp"
 #include "test_passes.hpp"
+#include "test/support/test_seed.hpp"
 
 namespace npumap::model {
 namespace {
 
 using arch::MemArea;
 
-std::uint64_t test_seed() {
-  static const std::uint64_t seed = [] {
-    const char* env = std::getenv("NPUMAP_TEST_SEED");
-    const std::uint64_t s = env != nullptr ? std::strtoull(env, nullptr, 10) : 20240517ULL;
-    std::cout << "[ seed     ] NPUMAP_TEST_SEED=" << s << "\n";
-    return s;
-  }();
+std::uint64_t property_seed() {
+  static const std::uint64_t seed = npumap::testing::test_seed("evaluate_property_test", 20240517ULL);
   return seed;
 }
 
@@ -138,7 +134,7 @@ class RandomPasses {
 constexpr int kPasses = 3000;
 
 TEST(EvaluateProperties, TotalIsMaxOfParts) {
-  RandomPasses gen(test_seed());
+  RandomPasses gen(property_seed());
   for (int i = 0; i < kPasses; ++i) {
     const arch::Arch a = gen.arch();
     const Pass p = gen.pass();
@@ -153,7 +149,7 @@ TEST(EvaluateProperties, TotalIsMaxOfParts) {
 }
 
 TEST(EvaluateProperties, LowerBandwidthNeverDecreasesCycles) {
-  RandomPasses gen(test_seed() + 1);
+  RandomPasses gen(property_seed() + 1);
   constexpr std::array<MemArea, 4> areas = {MemArea::Sram, MemArea::Dram, MemArea::OnChipFlash, MemArea::OffChipFlash};
   for (int i = 0; i < kPasses; ++i) {
     const arch::Arch a = gen.arch();
@@ -171,7 +167,7 @@ TEST(EvaluateProperties, LowerBandwidthNeverDecreasesCycles) {
 }
 
 TEST(EvaluateProperties, WeightBytesLinearInCompression) {
-  RandomPasses gen(test_seed() + 2);
+  RandomPasses gen(property_seed() + 2);
   constexpr int kWeights = static_cast<int>(TensorPurpose::Weights);
   int checked = 0;
   for (int i = 0; i < kPasses; ++i) {
@@ -197,7 +193,7 @@ TEST(EvaluateProperties, WeightBytesLinearInCompression) {
 }
 
 TEST(EvaluateProperties, Pure) {
-  RandomPasses gen(test_seed() + 3);
+  RandomPasses gen(property_seed() + 3);
   for (int i = 0; i < 500; ++i) {
     const arch::Arch a = gen.arch();
     const Pass p = gen.pass();

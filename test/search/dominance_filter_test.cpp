@@ -13,17 +13,13 @@
 #include <random>
 #include <string>
 #include <vector>
+#include "test/support/test_seed.hpp"
 
 namespace npumap::search {
 namespace {
 
-std::uint64_t test_seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = 0xd0e1'f17e'0001ULL;
-    if (const char* env = std::getenv("NPUMAP_TEST_SEED")) s = std::stoull(env, nullptr, 0);
-    std::cout << "dominance_filter_test seed: " << s << " (override with NPUMAP_TEST_SEED)\n";
-    return s;
-  }();
+std::uint64_t filter_seed() {
+  static const std::uint64_t seed = npumap::testing::test_seed("dominance_filter_test", 0xd0e1'f17e'0001ULL);
   return seed;
 }
 
@@ -55,7 +51,7 @@ bool strictly_dominated(const std::vector<double>& set, std::size_t k, const dou
 }
 
 TEST(DominanceFilter, NeverClaimsADominatorThatDoesNotExist) {
-  std::mt19937_64 rng(test_seed());
+  std::mt19937_64 rng(filter_seed());
   for (std::size_t k = 1; k <= 3; ++k) {
     for (int trial = 0; trial < 40; ++trial) {
       // Small value ranges give many ties and exact duplicates.

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "test/support/test_seed.hpp"
 
 namespace npumap::search {
 namespace {
@@ -26,13 +27,8 @@ namespace {
 using Index = std::uint32_t;
 using Table = std::vector<double>;
 
-std::uint64_t test_seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = 0x5eed'1234'abcdULL;
-    if (const char* env = std::getenv("NPUMAP_TEST_SEED")) s = std::stoull(env, nullptr, 0);
-    std::cout << "pareto_test seed: " << s << " (override with NPUMAP_TEST_SEED)\n";
-    return s;
-  }();
+std::uint64_t pareto_seed() {
+  static const std::uint64_t seed = npumap::testing::test_seed("pareto_test", 0x5eed'1234'abcdULL);
   return seed;
 }
 
@@ -84,7 +80,7 @@ std::string describe(std::size_t n, std::size_t k, std::uint64_t range, std::uin
 }
 
 TEST(Pareto, MatchesBruteForceOnRandomTablesWithTies) {
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = pareto_seed();
   ParetoWorkspace ws;  // reused across all calls on purpose: stale scratch must not leak
   std::vector<Index> front;
   int compared = 0;
@@ -108,7 +104,7 @@ TEST(Pareto, MatchesBruteForceOnRandomTablesWithTies) {
 }
 
 TEST(Pareto, MatchesBruteForceOnContinuousTables) {
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = pareto_seed();
   for (std::size_t k : {2, 3, 4, 6, 8}) {
     std::mt19937_64 rng(seed + k);
     const std::size_t n = 1500;
@@ -121,7 +117,7 @@ TEST(Pareto, MatchesBruteForceOnContinuousTables) {
 // Rows on the plane x + y + z = 1 are mutually non-dominated (a large front); with a few
 // dominated points mixed in, this exercises the skyline window rather than the elimination pass.
 TEST(Pareto, MatchesBruteForceOnAnticorrelatedTables) {
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = pareto_seed();
   std::mt19937_64 rng(seed ^ 0xa17);
   const std::size_t n = 1200;
   for (std::size_t k : {2, 3, 5}) {
@@ -208,7 +204,7 @@ TEST(Pareto, MatchesBruteForceWhenSumsAbsorbSmallValues) {
   // Values from {0, 1, 2, 3, 1e17, 1e20}: 1e20 absorbs the small values (and 1e17 + small), so
   // many rows with different objectives have equal sums, and dominance must come from the
   // lexicographic tie-break.
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = pareto_seed();
   const double values[] = {0, 1, 2, 3, 1e17, 1e20};
   for (std::size_t k : {3, 4, 6}) {
     std::mt19937_64 rng(seed ^ (0xab5 + k));
@@ -246,7 +242,7 @@ TEST(Pareto, NanIsRejected) {
 // shuffled order. Re-sorting the shuffled table by a canonical key (here the original index)
 // reproduces the original result exactly, which is what the callers' determinism rests on.
 TEST(Pareto, ShuffledInputGivesTheSameFrontUpToDuplicateChoice) {
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = pareto_seed();
   for (std::size_t k : {1, 2, 3, 4, 6}) {
     std::mt19937_64 rng(seed * 31 + k);
     const std::size_t n = 800;
@@ -296,7 +292,7 @@ TEST(Pareto, ShuffledInputGivesTheSameFrontUpToDuplicateChoice) {
 
 // The callers' merge: filter chunks, concatenate the chunk fronts in order, filter again.
 TEST(Pareto, ChunkFrontsConcatenatedAndRefilteredEqualTheWholeFront) {
-  const std::uint64_t seed = test_seed();
+  const std::uint64_t seed = pareto_seed();
   ParetoWorkspace ws;
   std::vector<Index> chunk_front;
   for (std::size_t k : {2, 3, 4, 6}) {
@@ -350,7 +346,7 @@ TEST(ParetoTiebreak, MatchesTheDefinitionOnRandomTablesWithTies) {
   // kernel has a separate path for (0, 1, 2, 3, 4 and the 5+ skyline).
   ParetoWorkspace ws;  // reused on purpose
   std::vector<std::uint32_t> front;
-  std::mt19937_64 rng(test_seed() ^ 0x7ee5);
+  std::mt19937_64 rng(pareto_seed() ^ 0x7ee5);
   for (std::size_t k : {0, 1, 2, 3, 4, 5, 6}) {
     for (std::size_t n : {1, 2, 10, 400}) {
       for (std::uint64_t range : {1, 2, 4, 1000}) {

@@ -23,6 +23,7 @@
 #include "workloads/tflite/import.hpp"
 #include "workloads/tflite/weight_encoding.hpp"
 #include "workloads/writer.hpp"
+#include "test/support/shared_dir.hpp"
 
 namespace npumap::tflite {
 namespace {
@@ -32,7 +33,7 @@ using workloads::OpKind;
 
 // ---------------------------------------------------------------- the shared real models
 
-const fs::path kShared = fs::path("..") / "shared";
+using npumap::testing::kShared;
 
 std::vector<fs::path> shared_models() {
   std::vector<fs::path> out;

@@ -28,6 +28,7 @@
 #include "tflite_net.hpp"
 #include "workloads/tflite/npu_lowering.hpp"
 #include "workloads/tflite/reader.hpp"
+#include "test/support/shared_dir.hpp"
 
 namespace npumap::tflite {
 namespace {
@@ -1093,7 +1094,7 @@ TEST(NpuLowering, BadInputGivesOneLineUserError) {
 
 // ---------------------------------------------------------------- (b) the reference records
 
-const fs::path kShared = fs::path("..") / "shared";
+using npumap::testing::kShared;
 
 nlohmann::json load_reference() {
   std::ifstream in(kShared / "data" / "vela_tflite_reference.json");

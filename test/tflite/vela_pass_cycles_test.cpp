@@ -48,6 +48,7 @@
 #include "model/pass_json.hpp"
 #include "workloads/tflite/npu_lowering.hpp"
 #include "workloads/tflite/reader.hpp"
+#include "test/support/shared_dir.hpp"
 
 namespace npumap::tflite {
 namespace {
@@ -55,7 +56,7 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-const fs::path kShared = fs::path("..") / "shared";
+using npumap::testing::kShared;
 
 /// The record's dtype spelling in the pass JSON's.
 std::string dtype_of(const json& t) { return t.at("dtype").get<std::string>(); }

@@ -307,7 +307,7 @@ struct RefRecord {
   std::vector<RefPass> passes;
 };
 
-std::vector<RefRecord> load_reference() {
+std::vector<RefRecord> load_weight_records() {
   std::ifstream f(kReference);
   const json d = json::parse(f);
   std::vector<RefRecord> out;
@@ -387,7 +387,7 @@ Located locate(const Model& m, const RefPass& p, const WeightAccelerator& acc) {
   return best;
 }
 
-std::string shape_str(const std::vector<int>& s) {
+std::string compact_shape(const std::vector<int>& s) {
   std::ostringstream r;
   r << '[';
   for (std::size_t i = 0; i < s.size(); ++i) r << (i ? "," : "") << s[i];
@@ -410,7 +410,7 @@ class WeightReference : public ::testing::Test {
 };
 
 TEST_F(WeightReference, PerPassScalesBytesAndBias) {
-  const std::vector<RefRecord> records = load_reference();
+  const std::vector<RefRecord> records = load_weight_records();
   int total = 0, scale_exact = 0, bytes_exact = 0, shape_ok = 0, traversal_ok = 0, bias_ok = 0;
   double worst_err = 0;
   for (const RefRecord& rec : records) {
@@ -426,8 +426,8 @@ TEST_F(WeightReference, PerPassScalesBytesAndBias) {
       if (record_shape_of(loc.input) == p.shape) {
         ++shape_ok;
       } else {
-        ADD_FAILURE() << p.model << " op " << loc.op << ": shape " << shape_str(record_shape_of(loc.input))
-                      << " vs record " << shape_str(p.shape);
+        ADD_FAILURE() << p.model << " op " << loc.op << ": shape " << compact_shape(record_shape_of(loc.input))
+                      << " vs record " << compact_shape(p.shape);
       }
       const std::string trav = p.block_type == "VectorProduct" ? "DepthFirst" : p.traversal;
       if (weight_traversal_name(loc.input.traversal) == trav) {
@@ -481,7 +481,7 @@ TEST_F(WeightReference, PerPassScalesBytesAndBias) {
 }
 
 TEST_F(WeightReference, WholeModelTotals) {
-  const std::vector<RefRecord> records = load_reference();
+  const std::vector<RefRecord> records = load_weight_records();
   int exact = 0, reordered_exact = 0;
   std::int64_t worst_diff = 0;
   for (const RefRecord& rec : records) {
