@@ -159,8 +159,6 @@ std::vector<std::string> keys_for(OpKind kind) {
   return keys;
 }
 
-bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
-
 int input_count(OpKind kind) { return (is_binary_elementwise(kind) || kind == OpKind::MatMul) ? 2 : 1; }
 
 // ---- sizes -------------------------------------------------------------------------------------
@@ -458,7 +456,7 @@ class Loader {
   void check_applicable(const common::YamlNode& item, OpKind kind, const std::string& op) {
     const auto allowed = keys_for(kind);
     for (const auto& [key, value] : item.entries()) {
-      if (!contains(allowed, key)) {
+      if (std::ranges::find(allowed, key) == allowed.end()) {
         throw value.error(fmt::format("does not apply to op `{}`", op),
                           fmt::format("remove it; keys of {}: {}", op, fmt::join(allowed, ", ")));
       }
@@ -540,7 +538,7 @@ class Loader {
 
   void read_einsum(const common::YamlNode& item, const common::YamlNode& e, Pending& p, Layer& l) {
     for (const auto& [key, value] : item.entries()) {
-      if (!contains(kEinsumKeys, key)) {
+      if (std::ranges::find(kEinsumKeys, key) == kEinsumKeys.end()) {
         throw value.error("does not apply to an einsum layer",
                           fmt::format("the einsum names the tensors and `ranks` gives their sizes; keys of an einsum "
                                       "layer: {}",
@@ -613,7 +611,7 @@ class Loader {
 
   static bool rank_used(const EinsumExpr& expr, const std::string& rank) {
     for (const EinsumOperand* op : {&expr.out, &expr.a, &expr.b}) {
-      if (contains(op->ranks, rank)) return true;
+      if (std::ranges::find(op->ranks, rank) != op->ranks.end()) return true;
     }
     return false;
   }
@@ -705,7 +703,7 @@ class Loader {
       }
       // B is stored transposed when its last rank is a contracted one, as in S = Q * K^T.
       const auto& b_ranks = p.expr->b.ranks;
-      l.transpose_b = !b_ranks.empty() && contains(p.roles.k, b_ranks.back());
+      l.transpose_b = !b_ranks.empty() && std::ranges::find(p.roles.k, b_ranks.back()) != p.roles.k.end();
     }
   }
 

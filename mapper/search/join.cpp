@@ -410,6 +410,20 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     }
     return usage;
   };
+  // Calls visit(l, row) for every row of step st's groups and every SRAM interval l in which the row
+  // can run: its usage (group_usage + its own SRAM) is below the next interval's start.
+  const auto for_each_row_interval = [&](const JoinStep& st, const auto& visit) {
+    for (const PmappingGroup& g : st.groups) {
+      const double usage = group_usage(st, g);
+      for (const PmappingRow& r : g.rows) {
+        const double u = usage + r.sram_bytes;
+        for (std::size_t l = 0; l < num_levels; ++l) {
+          if (l + 1 < num_levels && !(u < levels[l + 1])) continue;
+          visit(l, r);
+        }
+      }
+    }
+  };
   // rest_min[((s * num_levels) + i) * num_objectives + j]: the sum over the layers after step s - 1.
   std::vector<double> rest_min(static_cast<std::size_t>(num_steps + 1) * num_levels * num_objectives, 0.0);
   if (incumbents != nullptr) {
@@ -417,20 +431,13 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     for (int s = num_steps - 1; s >= 0; --s) {
       const JoinStep& st = problem.steps[s];
       std::fill(least.begin(), least.end(), std::numeric_limits<double>::infinity());
-      for (const PmappingGroup& g : st.groups) {
-        const double usage = group_usage(st, g);
-        for (const PmappingRow& r : g.rows) {
-          const double u = usage + r.sram_bytes;
-          for (std::size_t l = 0; l < num_levels; ++l) {
-            if (l + 1 < num_levels && !(u < levels[l + 1])) continue;
-            for (std::size_t j = 0; j < num_objectives; ++j) {
-              const Objective o = problem.objectives[j];
-              double& m = least[l * num_objectives + j];
-              m = std::min(m, o == Objective::Sram ? 0.0 : r.value(column_of(o)));
-            }
-          }
+      for_each_row_interval(st, [&](std::size_t l, const PmappingRow& r) {
+        for (std::size_t j = 0; j < num_objectives; ++j) {
+          const Objective o = problem.objectives[j];
+          double& m = least[l * num_objectives + j];
+          m = std::min(m, o == Objective::Sram ? 0.0 : r.value(column_of(o)));
         }
-      }
+      });
       for (std::size_t x = 0; x < least.size(); ++x) {
         rest_min[static_cast<std::size_t>(s) * least.size() + x] =
             rest_min[static_cast<std::size_t>(s + 1) * least.size() + x] + least[x];
@@ -467,16 +474,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     for (int s = num_steps - 1; s >= 0; --s) {
       const JoinStep& st = problem.steps[s];
       std::vector<std::vector<Point>> step_points(num_levels);
-      for (const PmappingGroup& g : st.groups) {
-        const double usage = group_usage(st, g);
-        for (const PmappingRow& r : g.rows) {
-          const double u = usage + r.sram_bytes;
-          for (std::size_t l = 0; l < num_levels; ++l) {
-            if (l + 1 < num_levels && !(u < levels[l + 1])) continue;
-            step_points[l].emplace_back(r.value(column_of(o0)), r.value(column_of(o1)));
-          }
-        }
-      }
+      for_each_row_interval(st, [&](std::size_t l, const PmappingRow& r) {
+        step_points[l].emplace_back(r.value(column_of(o0)), r.value(column_of(o1)));
+      });
       for (std::size_t l = 0; l < num_levels; ++l) {
         std::vector<Point>& here = step_points[l];
         front_2d(here);
