@@ -558,6 +558,19 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       }
       std::sort(sm.sorted_sram.begin(), sm.sorted_sram.end());
     }
+    // Each left group's least values, column by column (a row below all of its rows).
+    std::vector<JoinRow> least_left(left.size());
+    for (std::size_t gi = 0; gi < left.size(); ++gi) {
+      JoinRow& m = least_left[gi];
+      m.cycles = m.offchip = m.energy = m.peak = m.cascade = std::numeric_limits<double>::infinity();
+      for (const JoinRow& r : left[gi].rows) {
+        m.cycles = std::min(m.cycles, r.cycles);
+        m.offchip = std::min(m.offchip, r.offchip);
+        m.energy = std::min(m.energy, r.energy);
+        m.peak = std::min(m.peak, r.peak);
+        m.cascade = std::min(m.cascade, r.cascade);
+      }
+    }
     // For the dominance filter's pilot: a few rows of each left group, evenly spaced in cycles order
     // plus the least in each column.
     std::vector<std::vector<std::uint32_t>> samples(left.size());
@@ -907,6 +920,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       // so skipping it changes neither the front nor the counters (it counts as dominated). Off with a
       // tolerance, whose grid is applied only when pruning.
       const bool use_filter = problem.dominance_filter && log_step == 0.0 && cols.size() <= kFilterColumns;
+      const bool use_bound = incumbents != nullptr && incumbents->size() > 0;
       const std::size_t ncols = cols.size();
       // The merged row of a left row and a layer row's values, as merge_units forms it.
       const auto merged = [&](const PairTask& task, const JoinRow& lr, double cascade_in, double usage, double cycles,
@@ -996,22 +1010,40 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
             for (std::size_t c = 0; c < ncols; ++c) v[c] = column_value(row, cols[c]);
             return f.dominated(v);
           };
+          // Every merged row of a left row is at least its merge with the layer group's least values (all
+          // columns grow with each of them): when the filter drops that bound, it drops them all; when
+          // every completion of it is dominated (the incumbent bound), so is every completion of each
+          // merged row, which the bound would drop after the pruning.
+          const auto least_dropped = [&](const JoinRow& lr, double cascade_in) {
+            const JoinRow least = merged(task, lr, cascade_in, task.full_bytes + cascade_in + summary.sram_bytes,
+                                         summary.cycles, summary.offchip, summary.energy, summary.sram_bytes);
+            return filtered(acc, least) || (use_bound && completions_dominated(least));
+          };
+          // A left row's merges all dropped count as merging them one by one would: those over the SRAM
+          // capacity, then the rest dominated.
+          const auto drop_all = [&](double cascade_in) {
+            const std::size_t fit = static_cast<std::size_t>(
+                std::partition_point(summary.sorted_sram.begin(), summary.sorted_sram.end(),
+                                     [&](double own) { return !(task.full_bytes + cascade_in + own > capacity); }) -
+                summary.sorted_sram.begin());
+            acc.paired += pg.rows.size();
+            acc.over_capacity += pg.rows.size() - fit;
+            acc.dropped += fit;
+          };
+          const auto cascade_in_of = [&](const JoinRow& lr) {
+            return task.input_rolling ? lr.cascade + task.rolling_bytes : 0.0;
+          };
+          // The same for the whole unit, from the left group's least values (a row below every left row).
+          const JoinRow& least = least_left[task.left];
+          if (pg.rows.size() > 1 && unit.end - unit.begin > 1 && least_dropped(least, cascade_in_of(least))) {
+            for (std::uint32_t r = unit.begin; r < unit.end; ++r) drop_all(cascade_in_of(g.rows[r]));
+            continue;
+          }
           for (std::uint32_t r = unit.begin; r < unit.end; ++r) {
             const JoinRow& lr = g.rows[r];
-            const double cascade_in = task.input_rolling ? lr.cascade + task.rolling_bytes : 0.0;
-            // Every merged row of this left row is at least its merge with the group's least values
-            // (all columns grow with each of them): when the filter drops that bound, it drops them all.
-            if (pg.rows.size() > 1 &&
-                filtered(acc, merged(task, lr, cascade_in, task.full_bytes + cascade_in + summary.sram_bytes, summary.cycles,
-                                     summary.offchip, summary.energy, summary.sram_bytes))) {
-              // The same counts as merging them one by one: those over the SRAM capacity, then the rest dominated.
-              const std::size_t fit = static_cast<std::size_t>(
-                  std::partition_point(summary.sorted_sram.begin(), summary.sorted_sram.end(),
-                                       [&](double own) { return !(task.full_bytes + cascade_in + own > capacity); }) -
-                  summary.sorted_sram.begin());
-              acc.paired += pg.rows.size();
-              acc.over_capacity += pg.rows.size() - fit;
-              acc.dropped += fit;
+            const double cascade_in = cascade_in_of(lr);
+            if (pg.rows.size() > 1 && least_dropped(lr, cascade_in)) {
+              drop_all(cascade_in);
               continue;
             }
             for (std::uint32_t m = 0; m < pg.rows.size(); ++m) {
