@@ -243,6 +243,11 @@ struct Incumbents {
 struct IncumbentIndex {
   std::size_t m = 0;                     ///< objectives other than SRAM
   std::vector<std::vector<double>> sets; ///< per interval, row-major, m values per incumbent
+  /// With three other objectives: per interval, a Fenwick tree over the incumbents in first-objective
+  /// order whose node i (positions i - lowbit(i) .. i - 1) holds the staircase of their (second,
+  /// third) values: second ascending, third strictly descending. Empty vectors otherwise.
+  using Staircase = std::vector<std::pair<double, double>>;
+  std::vector<std::vector<Staircase>> trees;
 
   IncumbentIndex(const Incumbents& inc, const std::vector<Objective>& objectives, const std::vector<double>& levels) {
     std::vector<std::size_t> other;
@@ -272,7 +277,21 @@ struct IncumbentIndex {
       if (m == 2) {
         for (std::size_t x = 3; x < set.size(); x += 2) set[x] = std::min(set[x], set[x - 2]);
       }
+      std::vector<Staircase> tree;
+      if (m == 3) {
+        const std::size_t n = set.size() / 3;
+        tree.resize(n + 1);
+        for (std::size_t i = 1; i <= n; ++i) {
+          Staircase points;
+          for (std::size_t p = i - (i & (~i + 1)); p < i; ++p) points.emplace_back(set[p * 3 + 1], set[p * 3 + 2]);
+          std::sort(points.begin(), points.end());
+          for (const auto& pt : points) {
+            if (tree[i].empty() || pt.second < tree[i].back().second) tree[i].push_back(pt);
+          }
+        }
+      }
       sets.push_back(std::move(set));
+      trees.push_back(std::move(tree));
     }
   }
 
@@ -297,6 +316,18 @@ struct IncumbentIndex {
     if (lo == 0) return false;
     if (m == 1) return true;
     if (m == 2) return set[(lo - 1) * 2 + 1] <= b[1];
+    if (m == 3) {
+      // The prefix [0, lo) is the union of O(log n) tree nodes; in each, the last staircase entry
+      // with second value <= b[1] has the least third value among them.
+      const std::vector<Staircase>& tree = trees[l];
+      for (std::size_t i = lo; i > 0; i -= i & (~i + 1)) {
+        const Staircase& st = tree[i];
+        const auto it = std::upper_bound(st.begin(), st.end(), b[1],
+                                         [](double v, const std::pair<double, double>& e) { return v < e.first; });
+        if (it != st.begin() && std::prev(it)->second <= b[2]) return true;
+      }
+      return false;
+    }
     for (std::size_t i = 0; i < lo; ++i) {
       bool all = true;
       for (std::size_t j = 1; j < m; ++j) all &= set[i * m + j] <= b[j];

@@ -167,6 +167,14 @@ void sweep_2d(std::vector<Entry>& entries, const double* tie, std::vector<std::u
   }
 }
 
+// The skyline window is split by a pivot vector p (each objective's median among the rows to
+// filter): a row's mask has bit j set when its objective j is >= p[j] (for the first kMaskBits
+// objectives). If q <= x everywhere and x[j] < p[j], then q[j] < p[j]: the mask of a weak dominator
+// of x is a subset of x's mask. So x is compared only with the survivors in the windows of the
+// submasks of its own mask, which on fronts that trade objectives off is a small part of them. Any
+// pivot is correct; the medians split the rows evenly.
+constexpr std::size_t kMaskBits = 6;
+
 template <std::size_t K>
 void skyline(const double* rows, std::size_t k, const double* tie, ParetoWorkspace& ws,
              std::vector<std::uint32_t>& front) {
@@ -186,25 +194,44 @@ void skyline(const double* rows, std::size_t k, const double* tie, ParetoWorkspa
     return tie_then_index(tie, a.index, b.index);
   });
 
-  ws.window.clear();
+  const std::size_t bits = std::min(d, kMaskBits);
+  double pivot[kMaskBits];
+  for (std::size_t j = 0; j < bits; ++j) {
+    ws.medians.clear();
+    for (const Entry& e : ws.entries) ws.medians.push_back(rows[static_cast<std::size_t>(e.index) * d + j]);
+    auto mid = ws.medians.begin() + static_cast<std::ptrdiff_t>(ws.medians.size() / 2);
+    std::nth_element(ws.medians.begin(), mid, ws.medians.end());
+    pivot[j] = ws.medians.empty() ? 0.0 : *mid;
+  }
+  const std::size_t num_windows = std::size_t{1} << bits;
+  if (ws.windows.size() < num_windows) ws.windows.resize(num_windows);
+  for (std::size_t w = 0; w < num_windows; ++w) ws.windows[w].clear();
+  ws.window_sizes.assign(num_windows, 0);
   ws.window_rows.clear();
   for (const Entry& e : ws.entries) {
     const double* r = rows + static_cast<std::size_t>(e.index) * d;
-    const double* block = ws.window.data();
-    const double* end = block + ws.window.size();
+    std::size_t mask = 0;
+    for (std::size_t j = 0; j < bits; ++j) mask |= static_cast<std::size_t>(r[j] >= pivot[j]) << j;
     bool dropped = false;
-    // Oldest survivors first: they have the smallest sums and dominate the most. A whole block is
-    // tested without early exit so the compiler can vectorise the comparisons.
-    for (; block != end && !dropped; block += d * kBlock) {
-      dropped = block_weakly_dominates<K>(block, r, k);
+    // Every submask of the mask, the mask itself first, 0 last.
+    for (std::size_t sub = mask;; sub = (sub - 1) & mask) {
+      const std::vector<double>& window = ws.windows[sub];
+      const double* block = window.data();
+      const double* end = block + window.size();
+      // Oldest survivors first: they have the smallest sums and dominate the most. A whole block is
+      // tested without early exit so the compiler can vectorise the comparisons.
+      for (; block != end && !dropped; block += d * kBlock) {
+        dropped = block_weakly_dominates<K>(block, r, k);
+      }
+      if (dropped || sub == 0) break;
     }
     if (!dropped) {
-      const std::size_t slot = ws.window_rows.size() % kBlock;
-      if (slot == 0) {
-        ws.window.resize(ws.window.size() + d * kBlock, std::numeric_limits<double>::quiet_NaN());
-      }
-      double* last = ws.window.data() + ws.window.size() - d * kBlock;
+      std::vector<double>& window = ws.windows[mask];
+      const std::size_t slot = ws.window_sizes[mask] % kBlock;
+      if (slot == 0) window.resize(window.size() + d * kBlock, std::numeric_limits<double>::quiet_NaN());
+      double* last = window.data() + window.size() - d * kBlock;
       for (std::size_t j = 0; j < d; ++j) last[j * kBlock + slot] = r[j];
+      ++ws.window_sizes[mask];
       ws.window_rows.push_back(e.index);
     }
   }
@@ -361,6 +388,9 @@ void front_with_tiebreak(const double* rows, std::size_t num_rows, std::size_t n
       break;
     case 4:
       front_nd<4>(rows, num_rows, 4, tie, workspace, front);
+      break;
+    case 5:  // four objectives and an open cascade's SRAM in the join
+      front_nd<5>(rows, num_rows, 5, tie, workspace, front);
       break;
     default:
       front_nd<0>(rows, num_rows, num_objectives, tie, workspace, front);

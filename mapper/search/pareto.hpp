@@ -16,7 +16,9 @@
 // Algorithms: 1 objective keeps the minimum; 2 objectives sort by (obj0, obj1, index) and sweep a
 // running minimum of obj1; 3 and 4 objectives sort lexicographically and sweep a staircase of the
 // survivors' (obj1, obj2) (for 4, one staircase of (obj2, obj3) per Fenwick-tree node over obj1),
-// O(n log n) and O(n log^2 n); 5 or more run a sort-filter skyline (SFS). Before sorting, every path
+// O(n log n) and O(n log^2 n); 5 or more run a sort-filter skyline (SFS) whose window is split by a
+// pivot (the objectives' medians) so a row is compared only with survivors that could dominate it.
+// Before sorting, every path
 // with 2+ objectives runs a one-pass elimination filter against a few running pivots (the rows with
 // the smallest sums seen so far), which on typical data removes most rows in O(n), so the sort only
 // sees the rest. Worst case (a large front) the SFS skyline (5+ objectives) is O(n * front).
@@ -41,8 +43,12 @@ struct ParetoWorkspace {
     std::uint32_t index;
   };
   std::vector<Entry> entries;             ///< Rows that survived the elimination filter.
-  std::vector<double> window;             ///< SFS survivors' objectives, in blocks of 8 rows.
-  std::vector<std::uint32_t> window_rows; ///< Index of each SFS survivor, in window order.
+  /// SFS survivors' objectives, one window per pivot mask (which of the first objectives are at
+  /// least the pivot's), each in blocks of 8 rows.
+  std::vector<std::vector<double>> windows;
+  std::vector<std::uint32_t> window_rows; ///< Index of each SFS survivor, in the order kept.
+  std::vector<std::uint32_t> window_sizes;///< Survivors per window.
+  std::vector<double> medians;            ///< Scratch: one objective's values, for the pivot.
   /// 3 and 4 objectives: 2-D staircases of survivors ((a, b) with a ascending, b strictly
   /// descending); one for 3 objectives, one per Fenwick-tree node over objective 1 for 4. Ordered
   /// trees, so an insertion costs O(log n) however long the staircase; their nodes come from `pool`,
