@@ -118,6 +118,8 @@ struct MergeAcc {
   std::vector<std::uint32_t> keep;
   std::vector<double> tab;
   std::vector<double> tie;
+  std::vector<double> scratch_a;  ///< the cascade clamp's tie-break ranks
+  std::vector<double> scratch_b;
   DominanceFilter filter;  ///< snapshot of the rows after the last pruning, to skip rows it dominates
 };
 
@@ -135,6 +137,17 @@ struct MergeUnit {
   std::uint32_t pair;
   std::uint32_t begin;
   std::uint32_t end;
+};
+
+/// A matching (left group, layer group) pair of a step and what the pair reserves.
+struct PairTask {
+  std::uint32_t left = 0;
+  std::uint32_t right = 0;
+  double full_bytes = 0.0;     // whole tensors resident in SRAM while the layer runs
+  double rolling_bytes = 0.0;  // the rolling buffer this layer closes, if any
+  double held_bytes = 0.0;     // finished tensors that stay reserved until the cascade closes
+  bool input_rolling = false;
+  bool output_rolling = false;
 };
 
 /// Merged rows per unit of parallel work.
@@ -394,11 +407,16 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
   std::vector<std::vector<std::pair<std::uint64_t, double>>> fresh_cache(static_cast<std::size_t>(num_steps));
   // The smallest own SRAM of each group's rows, for the future-SRAM bound.
   std::vector<std::vector<double>> least_own_sram(static_cast<std::size_t>(num_steps));
+  // The distinct own SRAM values of each group's rows, ascending, for the cascade clamp.
+  std::vector<std::vector<std::vector<double>>> distinct_own_sram(static_cast<std::size_t>(num_steps));
   for (int s = 0; s < num_steps; ++s) {
     for (const PmappingGroup& g : problem.steps[s].groups) {
-      double own = std::numeric_limits<double>::infinity();
-      for (const PmappingRow& r : g.rows) own = std::min(own, r.sram_bytes);
-      least_own_sram[static_cast<std::size_t>(s)].push_back(own);
+      std::vector<double> own;
+      for (const PmappingRow& r : g.rows) own.push_back(r.sram_bytes);
+      std::sort(own.begin(), own.end());
+      own.erase(std::unique(own.begin(), own.end()), own.end());
+      least_own_sram[static_cast<std::size_t>(s)].push_back(own.empty() ? std::numeric_limits<double>::infinity() : own.front());
+      distinct_own_sram[static_cast<std::size_t>(s)].push_back(std::move(own));
     }
   }
   // For the incumbent bound (docs/design/search.md "Join", "Incumbent bound"): per step s, SRAM
@@ -560,7 +578,118 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     if (log_step == 0.0 || v <= 0.0) return v;
     return std::exp(std::ceil(std::log(v) / log_step) * log_step);
   };
+  // Phase 1 of step st: the matching (left key, layer group) pairs, bucketed by the key they produce.
+  // key_of(i) is the i-th left key; a PairTask's `left` is that index. `intro` marks the network
+  // inputs already read before step st.
+  const auto match_pairs = [&](int st, std::size_t num_keys, const auto& key_of, const std::vector<char>& intro,
+                               std::uint64_t& matched) {
+    const JoinStep& step = problem.steps[st];
+    const auto& right = step.groups;
+    std::map<LiveKey, std::vector<PairTask>> tasks;
+    // Which inputs are already live (the same for every left group).
+    std::vector<char> live_input(step.inputs.size(), 0);
+    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+      const JoinTensor& t = tensors[step.inputs[i]];
+      live_input[i] = (t.producer_step >= 0 && t.producer_step < st) || intro[step.inputs[i]];
+    }
+    // A tensor several layers write (a concatenation) is live from its first writer on: a later
+    // writer must store its part where and how the first one placed the tensor.
+    const std::size_t out_slot = step.inputs.size();
+    const bool live_output = tensors[step.output].producer_step >= 0 && tensors[step.output].producer_step < st;
+    // Bucket the layer's groups by their compatibility on the live inputs (and a live output).
+    const auto bucket_key = [&](auto compat_of) {
+      std::vector<std::pair<Residence, Layout>> key;
+      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+        if (live_input[i]) key.push_back({compat_of(i).residence, compat_of(i).layout});
+      }
+      if (live_output) key.push_back({compat_of(out_slot).residence, compat_of(out_slot).layout});
+      return key;
+    };
+    std::map<std::vector<std::pair<Residence, Layout>>, std::vector<std::uint32_t>> buckets;
+    for (std::uint32_t h = 0; h < right.size(); ++h) {
+      // Inputs read twice by one layer (x + x) must agree with themselves.
+      bool self_consistent = true;
+      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+        for (std::size_t j = i + 1; j < step.inputs.size(); ++j) {
+          if (step.inputs[i] == step.inputs[j] && !(right[h].compat[i] == right[h].compat[j])) self_consistent = false;
+        }
+        if (!live_input[i] && right[h].compat[i].residence == Residence::Rolling) self_consistent = false;
+      }
+      if (self_consistent) buckets[bucket_key([&](std::size_t i) { return right[h].compat[i]; })].push_back(h);
+    }
+
+    for (std::uint32_t gi = 0; gi < num_keys; ++gi) {
+      const LiveKey& left_key = key_of(gi);
+      std::vector<const LiveEntry*> live_entries(step.inputs.size() + 1, nullptr);
+      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+        if (live_input[i]) {
+          live_entries[i] = find_live(left_key, step.inputs[i]);
+          NPUMAP_ASSERT(live_entries[i] != nullptr);
+        }
+      }
+      if (live_output) {
+        live_entries[out_slot] = find_live(left_key, step.output);
+        NPUMAP_ASSERT(live_entries[out_slot] != nullptr);
+      }
+      const auto bucket = buckets.find(bucket_key([&](std::size_t i) { return live_entries[i]->compat; }));
+      if (bucket == buckets.end()) continue;
+      for (std::uint32_t h : bucket->second) {
+        const PmappingGroup& pg = right[h];
+        ++matched;
+        PairTask task;
+        task.left = gi;
+        task.right = h;
+        LiveKey key = left_key;
+        for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+          const int t = step.inputs[i];
+          if (live_entries[i] != nullptr) {
+            if (pg.compat[i].residence == Residence::Rolling && !task.input_rolling) {
+              task.input_rolling = true;
+              task.rolling_bytes = static_cast<double>(
+                  rolling_buffer_bytes(tensors[t], live_entries[i]->compat.rows, pg.compat[i].rows));
+            }
+          } else if (find_live(key, t) == nullptr) {
+            insert_live(key, LiveEntry{t, pg.compat[i], false});
+          }
+        }
+        TensorCompat out_compat = pg.compat.back();
+        task.output_rolling = out_compat.residence == Residence::Rolling;
+        const int over = out_compat.over_input;
+        out_compat.over_input = -1;  // later layers see an ordinary tensor
+        if (over >= 0) {
+          // In place: the output overwrites input `over`, which must be produced by an earlier
+          // layer, die at this layer and not be a network output; the shared storage counts once.
+          // A tensor several layers write is never written in place.
+          const JoinTensor& in = tensors[step.inputs[static_cast<std::size_t>(over)]];
+          if (live_output || in.producer_step < 0 || in.network_output || in.last_consumer_step != st) continue;
+          task.full_bytes -= static_cast<double>(reserved_bytes(tensors[step.output], out_compat, problem.arena_is_sram));
+        }
+        if (!live_output) insert_live(key, LiveEntry{step.output, out_compat, false});
+        for (const LiveEntry& e : key) {
+          if (!e.dead) task.full_bytes += static_cast<double>(reserved_bytes(tensors[e.tensor], e.compat, problem.arena_is_sram));
+        }
+        // Release what no later layer needs. While a cascade stays open, a finished tensor's SRAM
+        // stays reserved: its bytes move into the cascade column, so the key forgets it.
+        for (LiveEntry& e : key) {
+          if (e.dead) continue;
+          const JoinTensor& t = tensors[e.tensor];
+          if (!t.network_output && t.last_consumer_step <= st) {
+            e.dead = true;
+            if (task.output_rolling) {
+              task.held_bytes += static_cast<double>(reserved_bytes(t, e.compat, problem.arena_is_sram));
+            }
+          }
+        }
+        if (problem.collapse) {
+          key.erase(std::remove_if(key.begin(), key.end(), [](const LiveEntry& e) { return e.dead; }), key.end());
+        }
+        tasks[key].push_back(task);
+      }
+    }
+    return tasks;
+  };
   if (progress != nullptr) progress->steps_total.fetch_add(static_cast<std::uint64_t>(num_steps));
+  const double capacity = static_cast<double>(problem.sram_capacity);
   std::vector<TraceNode> trace;
   std::vector<LeftGroup> left(1);  // one empty group with one empty row
   left[0].rows.push_back(JoinRow{});
@@ -630,117 +759,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     stats.left_groups = left.size();
     stats.right_groups = right.size();
 
-    // Which inputs are already live (the same for every left group).
-    std::vector<char> live_input(step.inputs.size(), 0);
-    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-      const JoinTensor& t = tensors[step.inputs[i]];
-      live_input[i] = (t.producer_step >= 0 && t.producer_step < s) || introduced[step.inputs[i]];
-    }
-    // A tensor several layers write (a concatenation) is live from its first writer on: a later
-    // writer must store its part where and how the first one placed the tensor.
-    const std::size_t out_slot = step.inputs.size();
-    const bool live_output = tensors[step.output].producer_step >= 0 && tensors[step.output].producer_step < s;
-    // Bucket the layer's groups by their compatibility on the live inputs (and a live output).
-    const auto bucket_key = [&](auto compat_of) {
-      std::vector<std::pair<Residence, Layout>> key;
-      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-        if (live_input[i]) key.push_back({compat_of(i).residence, compat_of(i).layout});
-      }
-      if (live_output) key.push_back({compat_of(out_slot).residence, compat_of(out_slot).layout});
-      return key;
-    };
-    std::map<std::vector<std::pair<Residence, Layout>>, std::vector<std::uint32_t>> buckets;
-    for (std::uint32_t h = 0; h < right.size(); ++h) {
-      // Inputs read twice by one layer (x + x) must agree with themselves.
-      bool self_consistent = true;
-      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-        for (std::size_t j = i + 1; j < step.inputs.size(); ++j) {
-          if (step.inputs[i] == step.inputs[j] && !(right[h].compat[i] == right[h].compat[j])) self_consistent = false;
-        }
-        if (!live_input[i] && right[h].compat[i].residence == Residence::Rolling) self_consistent = false;
-      }
-      if (self_consistent) buckets[bucket_key([&](std::size_t i) { return right[h].compat[i]; })].push_back(h);
-    }
-
-    // Phase 1: the matching (left group, layer group) pairs, bucketed by the key they produce.
-    struct PairTask {
-      std::uint32_t left = 0;
-      std::uint32_t right = 0;
-      double full_bytes = 0.0;     // whole tensors resident in SRAM while the layer runs
-      double rolling_bytes = 0.0;  // the rolling buffer this layer closes, if any
-      double held_bytes = 0.0;     // finished tensors that stay reserved until the cascade closes
-      bool input_rolling = false;
-      bool output_rolling = false;
-    };
-    std::map<LiveKey, std::vector<PairTask>> tasks;
-    for (std::uint32_t gi = 0; gi < left.size(); ++gi) {
-      const LeftGroup& g = left[gi];
-      std::vector<const LiveEntry*> live_entries(step.inputs.size() + 1, nullptr);
-      for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-        if (live_input[i]) {
-          live_entries[i] = find_live(g.key, step.inputs[i]);
-          NPUMAP_ASSERT(live_entries[i] != nullptr);
-        }
-      }
-      if (live_output) {
-        live_entries[out_slot] = find_live(g.key, step.output);
-        NPUMAP_ASSERT(live_entries[out_slot] != nullptr);
-      }
-      const auto bucket = buckets.find(bucket_key([&](std::size_t i) { return live_entries[i]->compat; }));
-      if (bucket == buckets.end()) continue;
-      for (std::uint32_t h : bucket->second) {
-        const PmappingGroup& pg = right[h];
-        ++stats.group_pairs_matched;
-        PairTask task;
-        task.left = gi;
-        task.right = h;
-        LiveKey key = g.key;
-        for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-          const int t = step.inputs[i];
-          if (live_entries[i] != nullptr) {
-            if (pg.compat[i].residence == Residence::Rolling && !task.input_rolling) {
-              task.input_rolling = true;
-              task.rolling_bytes = static_cast<double>(
-                  rolling_buffer_bytes(tensors[t], live_entries[i]->compat.rows, pg.compat[i].rows));
-            }
-          } else if (find_live(key, t) == nullptr) {
-            insert_live(key, LiveEntry{t, pg.compat[i], false});
-          }
-        }
-        TensorCompat out_compat = pg.compat.back();
-        task.output_rolling = out_compat.residence == Residence::Rolling;
-        const int over = out_compat.over_input;
-        out_compat.over_input = -1;  // later layers see an ordinary tensor
-        if (over >= 0) {
-          // In place: the output overwrites input `over`, which must be produced by an earlier
-          // layer, die at this layer and not be a network output; the shared storage counts once.
-          // A tensor several layers write is never written in place.
-          const JoinTensor& in = tensors[step.inputs[static_cast<std::size_t>(over)]];
-          if (live_output || in.producer_step < 0 || in.network_output || in.last_consumer_step != s) continue;
-          task.full_bytes -= static_cast<double>(reserved_bytes(tensors[step.output], out_compat, problem.arena_is_sram));
-        }
-        if (!live_output) insert_live(key, LiveEntry{step.output, out_compat, false});
-        for (const LiveEntry& e : key) {
-          if (!e.dead) task.full_bytes += static_cast<double>(reserved_bytes(tensors[e.tensor], e.compat, problem.arena_is_sram));
-        }
-        // Release what no later layer needs. While a cascade stays open, a finished tensor's SRAM
-        // stays reserved: its bytes move into the cascade column, so the key forgets it.
-        for (LiveEntry& e : key) {
-          if (e.dead) continue;
-          const JoinTensor& t = tensors[e.tensor];
-          if (!t.network_output && t.last_consumer_step <= s) {
-            e.dead = true;
-            if (task.output_rolling) {
-              task.held_bytes += static_cast<double>(reserved_bytes(t, e.compat, problem.arena_is_sram));
-            }
-          }
-        }
-        if (problem.collapse) {
-          key.erase(std::remove_if(key.begin(), key.end(), [](const LiveEntry& e) { return e.dead; }), key.end());
-        }
-        tasks[key].push_back(task);
-      }
-    }
+    std::map<LiveKey, std::vector<PairTask>> tasks =
+        match_pairs(s, left.size(), [&](std::size_t i) -> const LiveKey& { return left[i].key; }, introduced,
+                    stats.group_pairs_matched);
     for (std::size_t i = 0; i < step.inputs.size(); ++i) {
       if (tensors[step.inputs[i]].producer_step < 0) introduced[step.inputs[i]] = 1;
     }
@@ -756,6 +777,11 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       std::uint64_t dominated = 0;  ///< by pruning or by the incumbent bound
       bool acceptable = true;
       bool thinned = false;  ///< a quick pass kept only some of the key's rows
+      bool open_cascade = false;  ///< the key holds a live rolling entry
+      /// With an open cascade that the next step closes: the cascade values at which some completion
+      /// stops fitting (ascending). Empty with clamp_cascade false: the cascade column is not clamped.
+      std::vector<double> cascade_limits;
+      bool clamp_cascade = false;
     };
     std::vector<KeyWork> work;
     work.reserve(tasks.size());
@@ -763,7 +789,123 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       KeyWork kw;
       kw.key = &key;
       kw.pairs = &pairs;
+      for (const LiveEntry& e : key) kw.open_cascade = kw.open_cascade || (!e.dead && e.compat.residence == Residence::Rolling);
       work.push_back(std::move(kw));
+    }
+    // Cascade clamp (docs/design/search.md "Join", "Cascade clamp"). When SRAM is not an objective,
+    // an open cascade's SRAM x matters to a key's completions only through which of them fit, and
+    // each completion fits exactly when x <= some limit of its own. A step that reads the rolling
+    // buffer with layer row r of pair p needs x <= capacity - full(p) - buffer(p) - own(r); if it
+    // keeps the cascade open, its row's cascade is x + buffer(p) + own(r) + held(p), which must meet
+    // the limits of the key it goes to. So the limits of a key are found by looking ahead through
+    // the cascade to the step that closes it. Two values with the same least limit at or above them
+    // admit the same completions, so the pruning compares that limit (+inf above every limit) instead
+    // of the value. Exact for the objectives; the rows keep their values, the SRAM tie-break its own.
+    if (sram_tiebreak && problem.cascade_clamp && s + 1 < num_steps &&
+        std::any_of(work.begin(), work.end(), [](const KeyWork& kw) { return kw.open_cascade; })) {
+      struct AheadKey {
+        const LiveKey* key = nullptr;
+        std::vector<double> limits;
+        bool known = true;  ///< limits found (false: the cascade outlasts the look-ahead, or too many limits)
+      };
+      constexpr std::size_t kMaxLimits = std::size_t{1} << 11;
+      constexpr int kMaxAhead = 8;
+      // levels[d]: the open-cascade keys after step s + d; tasks[d]: their pairs at step s + d + 1.
+      std::vector<std::vector<AheadKey>> levels(1);
+      std::vector<std::map<LiveKey, std::vector<PairTask>>> level_tasks;
+      std::vector<std::uint32_t> work_of;  // level-0 index -> work index
+      for (std::uint32_t i = 0; i < work.size(); ++i) {
+        if (!work[i].open_cascade) continue;
+        levels[0].push_back(AheadKey{work[i].key, {}, true});
+        work_of.push_back(i);
+      }
+      std::vector<char> intro = introduced;
+      for (int d = 0; !levels[static_cast<std::size_t>(d)].empty(); ++d) {
+        const int st = s + 1 + d;
+        std::vector<AheadKey>& here = levels[static_cast<std::size_t>(d)];
+        if (st >= num_steps || d >= kMaxAhead) {
+          for (AheadKey& k : here) k.known = false;
+          break;
+        }
+        std::uint64_t unused = 0;
+        level_tasks.push_back(match_pairs(st, here.size(), [&](std::size_t i) -> const LiveKey& { return *here[i].key; }, intro, unused));
+        for (int t : problem.steps[st].inputs) {
+          if (tensors[t].producer_step < 0) intro[t] = 1;
+        }
+        std::vector<AheadKey> deeper;
+        for (const auto& [next_key, pairs] : level_tasks.back()) {
+          const bool continues = !pairs.empty() && pairs.front().output_rolling && pairs.front().input_rolling;
+          if (continues) deeper.push_back(AheadKey{&next_key, {}, true});
+        }
+        levels.push_back(std::move(deeper));
+      }
+      // Backwards: each key's limits from its pairs at the next step and the limits of where they go.
+      for (std::size_t d = level_tasks.size(); d-- > 0;) {
+        std::vector<AheadKey>& here = levels[d];
+        const std::vector<AheadKey>& deeper = levels[d + 1];
+        std::uint32_t deeper_index = 0;  // the deeper keys were made in map order
+        // Per key: the SRAM its next step adds to the cascade value in each fit check, and per deeper
+        // key the amounts by which its value grows on the way there (distinct values only).
+        std::vector<std::vector<double>> direct(here.size());
+        std::vector<std::map<std::uint32_t, std::vector<double>>> shifts(here.size());
+        for (const auto& [next_key, pairs] : level_tasks[d]) {
+          const bool continues = !pairs.empty() && pairs.front().output_rolling && pairs.front().input_rolling;
+          const std::uint32_t to = continues ? deeper_index++ : kNoTrace;
+          for (const PairTask& task : pairs) {
+            AheadKey& k = here[task.left];
+            if (!k.known || !task.input_rolling) continue;  // not read: the cascade's value sets no limit
+            if (to != kNoTrace && !deeper[to].known) {
+              k.known = false;
+              continue;
+            }
+            for (double own : distinct_own_sram[static_cast<std::size_t>(s + 1) + d][task.right]) {
+              direct[task.left].push_back(task.full_bytes + task.rolling_bytes + own);
+              if (to != kNoTrace) shifts[task.left][to].push_back(task.rolling_bytes + own + task.held_bytes);
+            }
+          }
+        }
+        const auto sort_unique = [](std::vector<double>& v) {
+          std::sort(v.begin(), v.end());
+          v.erase(std::unique(v.begin(), v.end()), v.end());
+        };
+        // A cascade value lies in [0, capacity] (it is part of a usage that fits), so only limits in
+        // that range and the first one above it can be the least limit at or above a value.
+        const auto useful = [&](std::vector<double>& v) {
+          sort_unique(v);
+          v.erase(v.begin(), std::lower_bound(v.begin(), v.end(), 0.0));
+          const auto above = std::lower_bound(v.begin(), v.end(), capacity);
+          if (above != v.end()) v.erase(above + 1, v.end());
+        };
+        for (std::size_t i = 0; i < here.size(); ++i) {
+          AheadKey& k = here[i];
+          if (k.known) {
+            sort_unique(direct[i]);
+            for (double add : direct[i]) k.limits.push_back(capacity - add);
+            for (auto& [to, add] : shifts[i]) {
+              sort_unique(add);
+              if (k.limits.size() + add.size() * deeper[to].limits.size() > kMaxLimits * 4) {
+                k.known = false;
+                break;
+              }
+              for (double a : add) {
+                for (double lim : deeper[to].limits) {
+                  if (lim >= a) k.limits.push_back(lim - a);
+                }
+              }
+            }
+          }
+          if (k.known) {
+            useful(k.limits);
+            k.known = k.limits.size() <= kMaxLimits;
+          }
+          if (!k.known) k.limits.clear();
+        }
+      }
+      for (std::size_t i = 0; i < levels[0].size(); ++i) {
+        KeyWork& kw = work[work_of[i]];
+        kw.clamp_cascade = levels[0][i].known;
+        if (kw.clamp_cascade) kw.cascade_limits = std::move(levels[0][i].limits);
+      }
     }
     // Lower bounds of the SRAM every later step must use (docs/design/search.md "Join", "Future SRAM
     // bound"). For a later step t the usage is at least: the reserved bytes of this step's live
@@ -826,7 +968,6 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       const std::vector<double>& lv = fresh_levels[j];
       return std::max(lv[static_cast<std::size_t>(a)], lv[static_cast<std::size_t>(b + 1) - (std::size_t{1} << j)]);
     };
-    const double capacity = static_cast<double>(problem.sram_capacity);
     const auto should_stop = [&] { return problem.stop.stop_requested(); };
     const auto merge_key = [&](KeyWork& kw) {
       bool open_cascade = false;
@@ -869,6 +1010,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         }
       }
       const auto column_value = [&](const JoinRow& row, Column c) {
+        if (c == Column::CascadeSram && kw.clamp_cascade) {
+          const auto it = std::lower_bound(kw.cascade_limits.begin(), kw.cascade_limits.end(), row.cascade);
+          return it == kw.cascade_limits.end() ? std::numeric_limits<double>::infinity() : *it;
+        }
         if (c != Column::Sram) return row.value(c);
         return std::max({row.peak, future, open_cascade ? row.cascade + next : 0.0});
       };
@@ -880,6 +1025,26 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         if (sram_tiebreak) {
           acc.tie.resize(n);
           for (std::size_t r = 0; r < n; ++r) acc.tie[r] = column_value(acc.rows[r].row, Column::Sram);
+          if (kw.clamp_cascade) {
+            // Rows equal under the clamp keep the least cascade SRAM first, then the least bounded
+            // peak, as comparing the cascade itself would (a lexicographic tie-break, as ranks).
+            std::vector<double>& by_peak = acc.scratch_a;
+            std::vector<double>& by_cascade = acc.scratch_b;
+            by_peak.assign(acc.tie.begin(), acc.tie.end());
+            by_cascade.resize(n);
+            for (std::size_t r = 0; r < n; ++r) by_cascade[r] = acc.rows[r].row.cascade;
+            for (std::vector<double>* v : {&by_peak, &by_cascade}) {
+              std::sort(v->begin(), v->end());
+              v->erase(std::unique(v->begin(), v->end()), v->end());
+            }
+            const auto rank = [](const std::vector<double>& sorted, double x) {
+              return static_cast<double>(std::lower_bound(sorted.begin(), sorted.end(), x) - sorted.begin());
+            };
+            const double peaks = static_cast<double>(by_peak.size());
+            for (std::size_t r = 0; r < n; ++r) {
+              acc.tie[r] = rank(by_cascade, acc.rows[r].row.cascade) * peaks + rank(by_peak, acc.tie[r]);
+            }
+          }
           pareto_front_tiebreak(acc.tab.data(), n, cols.size(), acc.tie.data(), acc.ws, acc.keep);
         } else {
           pareto_front(acc.tab.data(), n, cols.size(), acc.ws, acc.keep);

@@ -72,6 +72,11 @@ struct JoinProblem {
   /// at each pruning, plus a pilot of sampled merges). Exact, and the counters are unchanged: a
   /// skipped row counts as dominated (off: for metamorphic tests).
   bool dominance_filter = true;
+  /// When peak SRAM is not an objective and the next layer closes an open cascade, compare the
+  /// cascade's SRAM while pruning by the least SRAM limit of the next layer's rows at or above it
+  /// (the cascade matters to completions only through which of them fit). Exact (off: for
+  /// metamorphic tests).
+  bool cascade_clamp = true;
   /// New groups of a step are merged in parallel in an arena of this many workers, or in the caller's
   /// oneTBB arena when 0 (map_network, sweeps). The result does not depend on it.
   int threads = 1;

@@ -220,14 +220,17 @@ INSTANTIATE_TEST_SUITE_P(
                       // two objectives: each point carries the least SRAM reaching exactly its values
                       Case{"ethos-u55-256", "tiny_chain", 0, kTwo}, Case{"ethos-u55-256", "tiny_residual", 0, kTwo},
                       Case{"ethos-u65-256", "tiny_residual", 0, kTwo}, Case{"ethos-u55-256", "branch_rejoin", 0, kTwo},
-                      Case{"ethos-u55-256", "chain5", 0, kTwo}, Case{"ethos-u55-256", "chain5", 3000, kTwo}));
+                      Case{"ethos-u55-256", "chain5", 0, kTwo}, Case{"ethos-u55-256", "chain5", 3000, kTwo},
+                      // two objectives in tight SRAM: cascades whose SRAM decides which completions fit
+                      Case{"ethos-u55-256", "tiny_chain", 7000, kTwo}, Case{"ethos-u55-256", "chain5", 4000, kTwo},
+                      Case{"ethos-u55-256", "chain5", 6000, kTwo}, Case{"ethos-u65-256", "tiny_chain", 4096, kTwo}));
 
 JoinProblem problem_for(const arch::Arch& a, const workloads::Workload& w, StageResult& stage, bool fusion = true) {
   stage = run_per_layer(a, w, StageOptions{});
   return make_join_problem(a, w, stage, all_objectives(), fusion);
 }
 
-TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsAndTheDominanceFilterDoNotChangeTheFront) {
+TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterAndTheCascadeClampDoNotChangeTheFront) {
   // Exact speed-ups: the same front, point for point, with the same choice of mapping per point.
   bool some_bound_dropped = false;
   for (const char* wl : {"tiny_residual", "branch_rejoin", "chain5"}) {
@@ -242,16 +245,17 @@ TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsAndTheDominanceFilterDoNotChan
         // pass that never thins is returned as the exact join).
         p.quick_beams = {2};
         const auto base = join_front(p);
-        for (int mask = 0; mask < 32; ++mask) {
+        for (int mask = 0; mask < 64; ++mask) {
           p.lookahead = mask & 1;
           p.collapse = mask & 2;
           p.future_sram_bound = mask & 4;
           p.incumbent_bound = mask & 8;
           p.dominance_filter = mask & 16;
+          p.cascade_clamp = mask & 32;
           EXPECT_EQ(join_front(p), base) << wl << " " << an << " " << objectives.size() << " objectives, mask " << mask;
         }
         // The bound must have had something to do somewhere (checked after the loops).
-        p.lookahead = p.collapse = p.future_sram_bound = p.dominance_filter = true;
+        p.lookahead = p.collapse = p.future_sram_bound = p.dominance_filter = p.cascade_clamp = true;
         p.incumbent_bound = true;
         const std::uint64_t bounded = join(p).totals().rows_paired;
         p.incumbent_bound = false;
