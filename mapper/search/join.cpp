@@ -690,7 +690,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
   };
   if (progress != nullptr) progress->steps_total.fetch_add(static_cast<std::uint64_t>(num_steps));
   const double capacity = static_cast<double>(problem.sram_capacity);
-  std::vector<TraceNode> trace;
+  // trace[s]: one node per row out of step s; a node's parent indexes trace[s - 1]. After each step
+  // the previous level keeps only the nodes a row of this step descends from.
+  std::vector<std::vector<TraceNode>> trace(static_cast<std::size_t>(num_steps));
   std::vector<LeftGroup> left(1);  // one empty group with one empty row
   left[0].rows.push_back(JoinRow{});
   ParetoWorkspace workspace;
@@ -1323,6 +1325,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
 
     // Phase 3, in key order: trace nodes for the survivors and the new left groups.
     std::vector<LeftGroup> merged;
+    std::vector<TraceNode>& level = trace[static_cast<std::size_t>(s)];
+    std::size_t rows_kept = 0;
+    for (const KeyWork& kw : work) rows_kept += kw.acceptable ? kw.rows.size() : 0;
+    level.reserve(rows_kept);
     for (KeyWork& kw : work) {
       if (kw.thinned && thinned != nullptr) *thinned = true;
       stats.rows_paired += kw.paired;
@@ -1339,14 +1345,29 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       out.rows.reserve(kw.rows.size());
       for (const PendingRow& p : kw.rows) {
         JoinRow row = p.row;
-        row.trace = static_cast<std::uint32_t>(trace.size());
-        trace.push_back(TraceNode{p.parent, p.group, p.member});
+        row.trace = static_cast<std::uint32_t>(level.size());
+        level.push_back(TraceNode{p.parent, p.group, p.member});
         out.rows.push_back(row);
       }
       stats.rows_out += out.rows.size();
       merged.push_back(std::move(out));
     }
     stats.groups_out = merged.size();
+    if (s > 0) {
+      // Keep only the previous level's nodes that this step's rows descend from (in order).
+      std::vector<TraceNode>& before = trace[static_cast<std::size_t>(s - 1)];
+      std::vector<std::uint32_t> remap(before.size(), kNoTrace);
+      for (const TraceNode& n : level) remap[n.parent] = 0;
+      std::uint32_t kept = 0;
+      for (std::uint32_t i = 0; i < before.size(); ++i) {
+        if (remap[i] == kNoTrace) continue;
+        before[kept] = before[i];
+        remap[i] = kept++;
+      }
+      before.resize(kept);
+      before.shrink_to_fit();
+      for (TraceNode& n : level) n.parent = remap[n.parent];
+    }
     spdlog::debug("join step {}: {} left groups x {} layer groups, {} pairs, {} rows paired, {} groups / {} rows out", s,
                   stats.left_groups, stats.right_groups, stats.group_pairs_matched, stats.rows_paired, stats.groups_out,
                   stats.rows_out);
@@ -1383,9 +1404,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     std::uint32_t node = all[idx].trace;
     for (int s = num_steps - 1; s >= 0; --s) {
       NPUMAP_ASSERT(node != kNoTrace);
-      p.group[s] = trace[node].group;
-      p.row[s] = trace[node].row;
-      node = trace[node].parent;
+      const TraceNode& n = trace[static_cast<std::size_t>(s)][node];
+      p.group[s] = n.group;
+      p.row[s] = n.row;
+      node = n.parent;
     }
     result.front.push_back(std::move(p));
   }
