@@ -35,6 +35,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -175,6 +178,24 @@ void insert_live(LiveKey& key, const LiveEntry& entry) {
                              [](const LiveEntry& e, int t) { return e.tensor < t; });
   key.insert(it, entry);
 }
+
+/// A hash of a key, for grouping a step's pairs by the key they produce.
+struct LiveKeyHash {
+  std::size_t operator()(const LiveKey& key) const {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (const LiveEntry& e : key) {
+      const std::uint64_t v = static_cast<std::uint64_t>(static_cast<std::uint32_t>(e.tensor)) |
+                              static_cast<std::uint64_t>(e.compat.residence) << 32 |
+                              static_cast<std::uint64_t>(e.compat.layout) << 36 |
+                              static_cast<std::uint64_t>(e.compat.rows) << 40 |
+                              static_cast<std::uint64_t>(static_cast<std::uint8_t>(e.compat.over_input)) << 56 |
+                              static_cast<std::uint64_t>(e.dead) << 63;
+      h = (h ^ v) * 0x100000001b3ull;
+      h ^= h >> 29;
+    }
+    return static_cast<std::size_t>(h);
+  }
+};
 
 /// Bit (residence, layout) for look-ahead masks.
 unsigned compat_bit(const TensorCompat& c) {
@@ -585,7 +606,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
                                std::uint64_t& matched) {
     const JoinStep& step = problem.steps[st];
     const auto& right = step.groups;
-    std::map<LiveKey, std::vector<PairTask>> tasks;
+    // The pairs by the key they produce, in sorted key order (grouped through a hash table first:
+    // keys can hold many entries, and an ordered map compared them once per level of its tree).
+    std::vector<std::pair<LiveKey, std::vector<PairTask>>> tasks;
+    std::unordered_map<LiveKey, std::size_t, LiveKeyHash> slot_of;
     // Which inputs are already live (the same for every left group).
     std::vector<char> live_input(step.inputs.size(), 0);
     for (std::size_t i = 0; i < step.inputs.size(); ++i) {
@@ -683,9 +707,12 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         if (problem.collapse) {
           key.erase(std::remove_if(key.begin(), key.end(), [](const LiveEntry& e) { return e.dead; }), key.end());
         }
-        tasks[key].push_back(task);
+        const auto [it, fresh] = slot_of.try_emplace(key, tasks.size());
+        if (fresh) tasks.emplace_back(std::move(key), std::vector<PairTask>{});
+        tasks[it->second].second.push_back(task);
       }
     }
+    std::sort(tasks.begin(), tasks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return tasks;
   };
   if (progress != nullptr) progress->steps_total.fetch_add(static_cast<std::uint64_t>(num_steps));
@@ -761,7 +788,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     stats.left_groups = left.size();
     stats.right_groups = right.size();
 
-    std::map<LiveKey, std::vector<PairTask>> tasks =
+    const std::vector<std::pair<LiveKey, std::vector<PairTask>>> tasks =
         match_pairs(s, left.size(), [&](std::size_t i) -> const LiveKey& { return left[i].key; }, introduced,
                     stats.group_pairs_matched);
     for (std::size_t i = 0; i < step.inputs.size(); ++i) {
@@ -814,7 +841,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       constexpr int kMaxAhead = 8;
       // levels[d]: the open-cascade keys after step s + d; tasks[d]: their pairs at step s + d + 1.
       std::vector<std::vector<AheadKey>> levels(1);
-      std::vector<std::map<LiveKey, std::vector<PairTask>>> level_tasks;
+      std::vector<std::vector<std::pair<LiveKey, std::vector<PairTask>>>> level_tasks;
       std::vector<std::uint32_t> work_of;  // level-0 index -> work index
       for (std::uint32_t i = 0; i < work.size(); ++i) {
         if (!work[i].open_cascade) continue;
