@@ -1211,10 +1211,12 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       // reduction: pruning is "concatenate in canonical order, filter again" (pareto.hpp), so the
       // result does not depend on how the units were grouped.
       std::vector<MergeUnit> units;
+      std::size_t key_rows = 0;  // merged rows of the whole key
       for (std::uint32_t i = 0; i < kw.pairs->size(); ++i) {
         const PairTask& task = (*kw.pairs)[i];
         const std::size_t left_rows = left[task.left].rows.size();
         const std::size_t per_left = std::max<std::size_t>(1, right[task.right].rows.size());
+        key_rows += left_rows * per_left;
         const std::size_t step_rows = std::max<std::size_t>(1, kUnitRows / per_left);
         for (std::size_t r = 0; r < left_rows; r += step_rows) {
           units.push_back(MergeUnit{i, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(std::min(left_rows, r + step_rows))});
@@ -1295,7 +1297,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         }
       };
       MergeAcc total;
-      if (units.size() <= 1) {
+      if (units.size() <= 1 || key_rows <= kUnitRows) {  // one unit's worth: no parallel reduction
         merge_units(total, 0, units.size());
       } else {
         struct Body {
