@@ -727,6 +727,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
   std::vector<double> table;
 
   for (int s = 0; s < num_steps; ++s) {
+    const auto step_start = std::chrono::steady_clock::now();
     if (problem.stop.stop_requested()) {
       result.partial = true;
       return result;
@@ -1397,9 +1398,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       before.shrink_to_fit();
       for (TraceNode& n : level) n.parent = remap[n.parent];
     }
-    spdlog::debug("join step {}: {} left groups x {} layer groups, {} pairs, {} rows paired, {} groups / {} rows out", s,
-                  stats.left_groups, stats.right_groups, stats.group_pairs_matched, stats.rows_paired, stats.groups_out,
-                  stats.rows_out);
+    const std::chrono::duration<double, std::milli> step_took = std::chrono::steady_clock::now() - step_start;
+    spdlog::debug("join step {}: {} left groups x {} layer groups, {} pairs, {} rows paired, {} groups / {} rows out, {:.1f} ms",
+                  s, stats.left_groups, stats.right_groups, stats.group_pairs_matched, stats.rows_paired, stats.groups_out,
+                  stats.rows_out, step_took.count());
     result.steps.push_back(stats);
     if (progress != nullptr) {
       progress->rows_paired.fetch_add(stats.rows_paired, std::memory_order_relaxed);
