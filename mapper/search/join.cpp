@@ -108,6 +108,8 @@ constexpr std::size_t kFilterColumns = 3;
 constexpr std::size_t kPilotRows = 16;
 /// Points of the remaining layers' lower-bound set (incumbent bound, two summed objectives).
 constexpr std::size_t kRestPoints = 32;
+/// Steps the cascade clamp looks ahead through an open cascade (docs/design/search.md "Cascade clamp").
+constexpr int kMaxAhead = 4;
 /// Left groups with fewer rows than this are not sampled for the pilot.
 constexpr std::size_t kPilotMinRows = 4 * kPilotRows;
 
@@ -428,6 +430,20 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
   std::vector<std::vector<std::pair<std::uint64_t, double>>> fresh_cache(static_cast<std::size_t>(num_steps));
   // The smallest own SRAM of each group's rows, for the future-SRAM bound.
   std::vector<std::vector<double>> least_own_sram(static_cast<std::size_t>(num_steps));
+  // For the cascade clamp: cascade_run[s], how many consecutive steps from s on have a group that
+  // reads a rolling buffer and writes one (could keep a cascade open). A cascade that may outlast the
+  // look-ahead cannot be clamped, and looking ahead for it would be wasted work (a chain of fusable
+  // layers keeps every cascade open as long as it likes).
+  std::vector<int> cascade_run(static_cast<std::size_t>(num_steps) + 1, 0);
+  for (int s = num_steps - 1; s >= 0; --s) {
+    bool continues = false;
+    for (const PmappingGroup& g : problem.steps[static_cast<std::size_t>(s)].groups) {
+      bool rolling_in = false;
+      for (std::size_t i = 0; i + 1 < g.compat.size(); ++i) rolling_in = rolling_in || g.compat[i].residence == Residence::Rolling;
+      continues = continues || (rolling_in && g.compat.back().residence == Residence::Rolling);
+    }
+    cascade_run[static_cast<std::size_t>(s)] = continues ? cascade_run[static_cast<std::size_t>(s) + 1] + 1 : 0;
+  }
   // The distinct own SRAM values of each group's rows, ascending, for the cascade clamp.
   std::vector<std::vector<std::vector<double>>> distinct_own_sram(static_cast<std::size_t>(num_steps));
   for (int s = 0; s < num_steps; ++s) {
@@ -831,7 +847,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     // the cascade to the step that closes it. Two values with the same least limit at or above them
     // admit the same completions, so the pruning compares that limit (+inf above every limit) instead
     // of the value. Exact for the objectives; the rows keep their values, the SRAM tie-break its own.
-    if (sram_tiebreak && problem.cascade_clamp && s + 1 < num_steps &&
+    if (sram_tiebreak && problem.cascade_clamp && s + 1 < num_steps && cascade_run[static_cast<std::size_t>(s + 1)] < kMaxAhead &&
         std::any_of(work.begin(), work.end(), [](const KeyWork& kw) { return kw.open_cascade; })) {
       struct AheadKey {
         const LiveKey* key = nullptr;
@@ -839,7 +855,6 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         bool known = true;  ///< limits found (false: the cascade outlasts the look-ahead, or too many limits)
       };
       constexpr std::size_t kMaxLimits = std::size_t{1} << 11;
-      constexpr int kMaxAhead = 8;
       // levels[d]: the open-cascade keys after step s + d; tasks[d]: their pairs at step s + d + 1.
       std::vector<std::vector<AheadKey>> levels(1);
       std::vector<std::vector<std::pair<LiveKey, std::vector<PairTask>>>> level_tasks;
