@@ -126,7 +126,7 @@ void eliminate(const double* rows, std::size_t n, std::size_t k, const double* t
       }
     }
     if (dropped) continue;
-    if (d <= 4) {
+    if (d <= 5) {
       entries.push_back(Entry{r[0], r[1], static_cast<std::uint32_t>(i)});
     } else {
       entries.push_back(Entry{s, r[0], static_cast<std::uint32_t>(i)});
@@ -330,6 +330,178 @@ void sweep_4d(const double* rows, const double* tie, ParetoWorkspace& ws, std::v
   }
 }
 
+// ---- 5 objectives: divide and conquer ---------------------------------------------------------
+//
+// After the lexicographic sort, every weak dominator of a row lies before it, and every row before
+// it has objective 0 <= its objective 0. So the row at position p is in the front iff no row at a
+// position q < p has objectives 1..4 <= p's (q need not be a survivor: a dropped row's dominator
+// lies before it too). That is offline dominance in four objectives plus the position, solved by
+// divide and conquer (Bentley's multidimensional divide and conquer):
+//   * positions [lo, hi): the first half, then the pairs (first half, second half), then the second
+//     half; rows found dominated take no further part, as dominators or as candidates;
+//   * the pairs are 4-D dominance between a set A of dominators and a set B of candidates: the union
+//     sorted by objective 1 (a dominator before a candidate on equal values) is split in halves, each
+//     half recurses, and the pairs across the split (A of the first half, B of the second) are 3-D:
+//     sorted by objective 2 and swept with a staircase of (objective 3, objective 4).
+// O(n log^3 n) where the sort-filter skyline is O(n x front); small sets are compared directly.
+
+/// The recursion of sweep_5d over sorted positions. An item of a cross step is a position, with
+/// kQuery set for a candidate (a position of the second half) and clear for a dominator.
+struct Offline5 {
+  static constexpr std::uint32_t kQuery = 1u << 31;
+  /// Positions per brute-force leaf of the outer recursion.
+  static constexpr std::size_t kLeaf = 32;
+  /// Pairs (dominators x candidates) at or below which a cross step compares directly.
+  static constexpr std::size_t kDirectPairs = 256;
+
+  const double* v;            // objectives 1..4 of each position, 4 per position
+  std::vector<char>& dead;    // per position: found dominated
+  ParetoWorkspace& ws;
+
+  bool le(std::uint32_t a, std::uint32_t b) const {
+    const double* x = v + static_cast<std::size_t>(a) * 4;
+    const double* y = v + static_cast<std::size_t>(b) * 4;
+    return x[0] <= y[0] && x[1] <= y[1] && x[2] <= y[2] && x[3] <= y[3];
+  }
+
+  void direct(const std::uint32_t* doms, std::size_t num_doms, const std::uint32_t* cands, std::size_t num_cands) const {
+    for (std::size_t c = 0; c < num_cands; ++c) {
+      const std::uint32_t b = cands[c] & ~kQuery;
+      if (dead[b]) continue;
+      for (std::size_t d = 0; d < num_doms; ++d) {
+        if (le(doms[d], b)) {
+          dead[b] = 1;
+          break;
+        }
+      }
+    }
+  }
+
+  /// Dominators of items[lo, mid) against candidates of items[mid, hi), which all have objective 1
+  /// at least theirs: 3-D dominance in objectives 2..4.
+  void cross3(const std::vector<std::uint32_t>& items, std::size_t lo, std::size_t mid, std::size_t hi) {
+    std::vector<std::uint32_t>& doms = ws.cross_doms;
+    std::vector<std::uint32_t>& cands = ws.cross_cands;
+    doms.clear();
+    cands.clear();
+    for (std::size_t i = lo; i < mid; ++i) {
+      if (!(items[i] & kQuery)) doms.push_back(items[i]);
+    }
+    if (doms.empty()) return;
+    for (std::size_t i = mid; i < hi; ++i) {
+      if ((items[i] & kQuery) && !dead[items[i] & ~kQuery]) cands.push_back(items[i]);
+    }
+    if (cands.empty()) return;
+    if (doms.size() * cands.size() <= kDirectPairs) {
+      direct(doms.data(), doms.size(), cands.data(), cands.size());
+      return;
+    }
+    std::vector<std::uint32_t>& all = ws.cross_all;
+    all.assign(doms.begin(), doms.end());
+    all.insert(all.end(), cands.begin(), cands.end());
+    const double* val = v;
+    std::sort(all.begin(), all.end(), [val](std::uint32_t a, std::uint32_t b) {
+      const double x = val[static_cast<std::size_t>(a & ~kQuery) * 4 + 1];
+      const double y = val[static_cast<std::size_t>(b & ~kQuery) * 4 + 1];
+      if (x < y) return true;
+      if (y < x) return false;
+      return (a & kQuery) < (b & kQuery);  // a dominator first
+    });
+    reset_stairs(ws, 1);
+    Stair& st = ws.stairs[0];
+    for (std::uint32_t item : all) {
+      const std::uint32_t p = item & ~kQuery;
+      const double* r = v + static_cast<std::size_t>(p) * 4;
+      if (item & kQuery) {
+        if (stair_covers(st, r[2], r[3])) dead[p] = 1;
+      } else {
+        stair_insert(st, r[2], r[3]);
+      }
+    }
+  }
+
+  /// items[lo, hi) sorted by (objective 1, dominator first): every dominator against every candidate.
+  void cross4(std::vector<std::uint32_t>& items, std::size_t lo, std::size_t hi) {
+    std::size_t num_doms = 0;
+    std::size_t num_cands = 0;
+    for (std::size_t i = lo; i < hi; ++i) {
+      if (items[i] & kQuery) {
+        num_cands += dead[items[i] & ~kQuery] ? 0 : 1;
+      } else {
+        ++num_doms;
+      }
+    }
+    if (num_doms == 0 || num_cands == 0) return;
+    if (num_doms * num_cands <= kDirectPairs) {
+      std::vector<std::uint32_t>& doms = ws.cross_doms;
+      std::vector<std::uint32_t>& cands = ws.cross_cands;
+      doms.clear();
+      cands.clear();
+      for (std::size_t i = lo; i < hi; ++i) (items[i] & kQuery ? cands : doms).push_back(items[i]);
+      direct(doms.data(), doms.size(), cands.data(), cands.size());
+      return;
+    }
+    const std::size_t mid = lo + (hi - lo) / 2;
+    cross4(items, lo, mid);
+    cross3(items, lo, mid, hi);
+    cross4(items, mid, hi);
+  }
+
+  void solve(std::size_t lo, std::size_t hi) {
+    if (hi - lo <= kLeaf) {
+      for (std::size_t i = lo; i < hi; ++i) {
+        if (dead[i]) continue;
+        for (std::size_t j = lo; j < i; ++j) {
+          if (!dead[j] && le(static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(i))) {
+            dead[i] = 1;
+            break;
+          }
+        }
+      }
+      return;
+    }
+    const std::size_t mid = lo + (hi - lo) / 2;
+    solve(lo, mid);
+    std::vector<std::uint32_t>& items = ws.cross_items;
+    items.clear();
+    for (std::size_t p = lo; p < mid; ++p) {
+      if (!dead[p]) items.push_back(static_cast<std::uint32_t>(p));
+    }
+    const std::size_t num_doms = items.size();
+    for (std::size_t p = mid; p < hi; ++p) {
+      if (!dead[p]) items.push_back(static_cast<std::uint32_t>(p) | kQuery);
+    }
+    if (num_doms > 0 && items.size() > num_doms) {
+      const double* val = v;
+      std::sort(items.begin(), items.end(), [val](std::uint32_t a, std::uint32_t b) {
+        const double x = val[static_cast<std::size_t>(a & ~kQuery) * 4];
+        const double y = val[static_cast<std::size_t>(b & ~kQuery) * 4];
+        if (x < y) return true;
+        if (y < x) return false;
+        return (a & kQuery) < (b & kQuery);  // a dominator first
+      });
+      cross4(items, 0, items.size());
+    }
+    solve(mid, hi);
+  }
+};
+
+void sweep_5d(const double* rows, const double* tie, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
+  sort_lexicographic<5>(rows, tie, ws.entries);
+  const std::size_t m = ws.entries.size();
+  NPUMAP_ASSERT(m < Offline5::kQuery);
+  ws.values.resize(m * 4);
+  for (std::size_t p = 0; p < m; ++p) {
+    const double* r = rows + static_cast<std::size_t>(ws.entries[p].index) * 5;
+    for (std::size_t j = 0; j < 4; ++j) ws.values[p * 4 + j] = r[j + 1];
+  }
+  ws.dead.assign(m, 0);
+  Offline5{ws.values.data(), ws.dead, ws}.solve(0, m);
+  for (std::size_t p = 0; p < m; ++p) {
+    if (!ws.dead[p]) front.push_back(ws.entries[p].index);
+  }
+}
+
 template <std::size_t K>
 void front_nd(const double* rows, std::size_t n, std::size_t k, const double* tie, ParetoWorkspace& ws,
               std::vector<std::uint32_t>& front) {
@@ -340,6 +512,8 @@ void front_nd(const double* rows, std::size_t n, std::size_t k, const double* ti
     sweep_3d(rows, tie, ws, front);
   } else if (dims<K>(k) == 4) {
     sweep_4d(rows, tie, ws, front);
+  } else if (dims<K>(k) == 5) {
+    sweep_5d(rows, tie, ws, front);
   } else {
     skyline<K>(rows, k, tie, ws, front);
   }

@@ -16,12 +16,13 @@
 // Algorithms: 1 objective keeps the minimum; 2 objectives sort by (obj0, obj1, index) and sweep a
 // running minimum of obj1; 3 and 4 objectives sort lexicographically and sweep a staircase of the
 // survivors' (obj1, obj2) (for 4, one staircase of (obj2, obj3) per Fenwick-tree node over obj1),
-// O(n log n) and O(n log^2 n); 5 or more run a sort-filter skyline (SFS) whose window is split by a
-// pivot (the objectives' medians) so a row is compared only with survivors that could dominate it.
-// Before sorting, every path
+// O(n log n) and O(n log^2 n); 5 objectives sort lexicographically and solve the remaining 4-D
+// dominance offline by divide and conquer, O(n log^3 n); 6 or more run a sort-filter skyline (SFS)
+// whose window is split by a pivot (the objectives' medians) so a row is compared only with
+// survivors that could dominate it. Before sorting, every path
 // with 2+ objectives runs a one-pass elimination filter against a few running pivots (the rows with
 // the smallest sums seen so far), which on typical data removes most rows in O(n), so the sort only
-// sees the rest. Worst case (a large front) the SFS skyline (5+ objectives) is O(n * front).
+// sees the rest. Worst case (a large front) the SFS skyline (6+ objectives) is O(n * front).
 
 #include <cstddef>
 #include <cstdint>
@@ -58,6 +59,14 @@ struct ParetoWorkspace {
       std::make_unique<std::pmr::unsynchronized_pool_resource>();
   std::vector<Stair> stairs;
   std::vector<double> ranks;              ///< 4 objectives: the distinct values of objective 1, sorted.
+  /// 5 objectives (divide and conquer): objectives 1..4 per sorted position, which positions are
+  /// found dominated, and the recursion's sets of positions.
+  std::vector<double> values;
+  std::vector<char> dead;
+  std::vector<std::uint32_t> cross_items;
+  std::vector<std::uint32_t> cross_doms;
+  std::vector<std::uint32_t> cross_cands;
+  std::vector<std::uint32_t> cross_all;
 };
 
 /// Indices (ascending) of the Pareto-optimal rows of a row-major num_rows x num_objectives table,
