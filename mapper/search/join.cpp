@@ -373,6 +373,53 @@ struct IncumbentIndex {
   }
 };
 
+/// An up-set of the plane: the points v with v0 > x and v1 >= y for some generator (x, y). The
+/// generators are kept with x strictly ascending and y strictly descending (the others add nothing),
+/// so membership is one binary search. The incumbent bound with two summed objectives uses it for the
+/// rows all of whose completions are dominated (docs/design/search.md "Join", "Incumbent bound").
+struct UpSet {
+  std::vector<std::pair<double, double>> gens;
+  bool everything = false;  ///< the whole plane
+
+  bool contains(double v0, double v1) const {
+    if (everything) return true;
+    const auto it = std::lower_bound(gens.begin(), gens.end(), v0,
+                                     [](const std::pair<double, double>& g, double v) { return g.first < v; });
+    return it != gens.begin() && std::prev(it)->second <= v1;
+  }
+
+  /// Appends a generator in x order (x >= every x before it): kept when it lowers y.
+  void push(double x, double y) {
+    if (!gens.empty() && gens.back().first == x) {
+      if (y < gens.back().second) gens.back().second = y;
+      while (gens.size() >= 2 && gens[gens.size() - 2].second <= gens.back().second) gens.pop_back();
+      return;
+    }
+    if (gens.empty() || y < gens.back().second) gens.emplace_back(x, y);
+  }
+
+  /// The points in both sets.
+  static UpSet intersect(const UpSet& a, const UpSet& b) {
+    if (a.everything) return b;
+    if (b.everything) return a;
+    UpSet out;
+    const double inf = std::numeric_limits<double>::infinity();
+    double ta = inf;
+    double tb = inf;
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (i < a.gens.size() || j < b.gens.size()) {
+      const double x = j == b.gens.size() || (i < a.gens.size() && a.gens[i].first <= b.gens[j].first) ? a.gens[i].first
+                                                                                                      : b.gens[j].first;
+      while (i < a.gens.size() && a.gens[i].first == x) ta = a.gens[i++].second;
+      while (j < b.gens.size() && b.gens[j].first == x) tb = b.gens[j++].second;
+      const double y = std::max(ta, tb);
+      if (y < inf) out.push(x, y);
+    }
+    return out;
+  }
+};
+
 /// Keeps at most about `beam` rows (the quick pass): evenly spaced in lexicographic column order,
 /// plus each column's best row, in their original order.
 template <typename Value>
@@ -542,9 +589,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
   }
   using Point = std::pair<double, double>;
   std::vector<std::vector<Point>> rest_sets;
-  // Only without SRAM as an objective (one interval): with up to 64 intervals the checks cost more
-  // than they save (measured: ResNet-18 on ethos-u65-256 with three objectives 8.6 s -> 9.5 s).
-  if (incumbents != nullptr && summed.size() == 2 && num_levels == 1) {
+  if (incumbents != nullptr && summed.size() == 2) {
     rest_sets.resize(static_cast<std::size_t>(num_steps + 1) * num_levels);
     for (std::size_t l = 0; l < num_levels; ++l) rest_sets[static_cast<std::size_t>(num_steps) * num_levels + l] = {{0.0, 0.0}};
     const auto front_2d = [](std::vector<Point>& pts) {
@@ -764,12 +809,101 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       }
       std::sort(sm.sorted_sram.begin(), sm.sorted_sram.end());
     }
+    JoinStepStats stats;
+    stats.left_groups = left.size();
+    stats.right_groups = right.size();
+
+    std::vector<std::pair<LiveKey, std::vector<PairTask>>> tasks =
+        match_pairs(s, left.size(), [&](std::size_t i) -> const LiveKey& { return left[i].key; }, introduced,
+                    stats.group_pairs_matched);
+    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+      if (tensors[step.inputs[i]].producer_step < 0) introduced[step.inputs[i]] = 1;
+    }
+    // Combined left tables (docs/design/search.md "Join", "Combined left tables"). The left groups that
+    // meet one layer group in the same new key differ only in entries that die at this step; their
+    // merges with that layer group depend on a left row only through its sums, its peak and the
+    // cascade SRAM it brings into this layer (its cascade plus the rolling buffer of its pair). So
+    // those groups' rows, with that cascade, are put in one table and Pareto-filtered first, and the
+    // layer group is paired once with the table instead of once with every group. Sources of a pair
+    // are left groups (index < left.size()) or these tables (left.size() + j).
+    std::vector<LeftGroup> combined;
+    if (problem.combine_left) {
+      using Signature = std::pair<bool, std::vector<std::pair<std::uint32_t, double>>>;  // (input rolling, (group, buffer))
+      std::map<Signature, std::uint32_t> signature_index;
+      std::vector<const Signature*> signatures;
+      for (auto& [key, pairs] : tasks) {
+        std::unordered_map<std::uint32_t, std::size_t> slot_of_right;
+        std::vector<std::vector<const PairTask*>> by_right;  // in order of first appearance
+        for (const PairTask& t : pairs) {
+          const auto [it, fresh] = slot_of_right.try_emplace(t.right, by_right.size());
+          if (fresh) by_right.emplace_back();
+          by_right[it->second].push_back(&t);
+        }
+        if (by_right.size() == pairs.size()) continue;  // every layer group meets one left group
+        std::vector<PairTask> rewritten;
+        rewritten.reserve(by_right.size());
+        for (const std::vector<const PairTask*>& list : by_right) {
+          PairTask task = *list.front();
+          if (list.size() > 1) {
+            Signature sig{task.input_rolling, {}};
+            for (const PairTask* p : list) {
+              // The same new key and layer group: the same whole tensors, held bytes and cascade flags.
+              NPUMAP_ASSERT(p->full_bytes == task.full_bytes && p->held_bytes == task.held_bytes &&
+                            p->input_rolling == task.input_rolling && p->output_rolling == task.output_rolling);
+              sig.second.emplace_back(p->left, task.input_rolling ? p->rolling_bytes : 0.0);
+            }
+            const auto [it, fresh] = signature_index.try_emplace(std::move(sig), static_cast<std::uint32_t>(signatures.size()));
+            if (fresh) signatures.push_back(&it->first);
+            task.left = static_cast<std::uint32_t>(left.size()) + it->second;
+            task.rolling_bytes = 0.0;
+          }
+          rewritten.push_back(task);
+        }
+        pairs = std::move(rewritten);
+      }
+      combined.resize(signatures.size());
+      const std::vector<Column> pre_columns = join_columns(problem.objectives, false);
+      in_arena([&] {
+        tbb::parallel_for(std::size_t{0}, signatures.size(), [&](std::size_t j) {
+          const auto& [rolling, sources] = *signatures[j];
+          std::vector<JoinRow> rows;
+          for (const auto& [g, buffer] : sources) {
+            for (const JoinRow& r : left[g].rows) {
+              JoinRow x = r;
+              x.cascade = rolling ? r.cascade + buffer : 0.0;  // the cascade SRAM this layer sees
+              rows.push_back(x);
+            }
+          }
+          std::vector<Column> cols = pre_columns;
+          if (rolling) cols.push_back(Column::CascadeSram);
+          std::vector<double> tab(rows.size() * cols.size());
+          for (std::size_t r = 0; r < rows.size(); ++r)
+            for (std::size_t c = 0; c < cols.size(); ++c) tab[r * cols.size() + c] = rows[r].value(cols[c]);
+          ParetoWorkspace ws;
+          std::vector<std::uint32_t> keep;
+          if (sram_tiebreak) {
+            std::vector<double> tie(rows.size());
+            for (std::size_t r = 0; r < rows.size(); ++r) tie[r] = rows[r].peak;
+            pareto_front_tiebreak(tab.data(), rows.size(), cols.size(), tie.data(), ws, keep);
+          } else {
+            pareto_front(tab.data(), rows.size(), cols.size(), ws, keep);
+          }
+          std::vector<JoinRow>& out = combined[j].rows;
+          out.reserve(keep.size());
+          for (std::uint32_t i : keep) out.push_back(rows[i]);
+        });
+      });
+    }
+    const auto rows_of = [&](std::uint32_t source) -> const std::vector<JoinRow>& {
+      return source < left.size() ? left[source].rows : combined[source - left.size()].rows;
+    };
+    const std::size_t num_sources = left.size() + combined.size();
     // Each left group's least values, column by column (a row below all of its rows).
-    std::vector<JoinRow> least_left(left.size());
-    for (std::size_t gi = 0; gi < left.size(); ++gi) {
+    std::vector<JoinRow> least_left(num_sources);
+    for (std::uint32_t gi = 0; gi < num_sources; ++gi) {
       JoinRow& m = least_left[gi];
       m.cycles = m.offchip = m.energy = m.peak = m.cascade = std::numeric_limits<double>::infinity();
-      for (const JoinRow& r : left[gi].rows) {
+      for (const JoinRow& r : rows_of(gi)) {
         m.cycles = std::min(m.cycles, r.cycles);
         m.offchip = std::min(m.offchip, r.offchip);
         m.energy = std::min(m.energy, r.energy);
@@ -779,9 +913,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     }
     // For the dominance filter's pilot: a few rows of each left group, evenly spaced in cycles order
     // plus the least in each column.
-    std::vector<std::vector<std::uint32_t>> samples(left.size());
-    for (std::size_t gi = 0; gi < left.size(); ++gi) {
-      const std::vector<JoinRow>& rows = left[gi].rows;
+    std::vector<std::vector<std::uint32_t>> samples(num_sources);
+    for (std::uint32_t gi = 0; gi < num_sources; ++gi) {
+      const std::vector<JoinRow>& rows = rows_of(gi);
       if (rows.size() < kPilotMinRows) continue;
       std::vector<std::uint32_t> order(rows.size());
       for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -800,16 +934,6 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       }
       std::sort(pick.begin(), pick.end());
       pick.erase(std::unique(pick.begin(), pick.end()), pick.end());
-    }
-    JoinStepStats stats;
-    stats.left_groups = left.size();
-    stats.right_groups = right.size();
-
-    const std::vector<std::pair<LiveKey, std::vector<PairTask>>> tasks =
-        match_pairs(s, left.size(), [&](std::size_t i) -> const LiveKey& { return left[i].key; }, introduced,
-                    stats.group_pairs_matched);
-    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-      if (tensors[step.inputs[i]].producer_step < 0) introduced[step.inputs[i]] = 1;
     }
 
     // Phase 2, in parallel over the new keys: merge row by row in pair order, pruning to the Pareto
@@ -1013,6 +1137,34 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       const std::vector<double>& lv = fresh_levels[j];
       return std::max(lv[static_cast<std::size_t>(a)], lv[static_cast<std::size_t>(b + 1) - (std::size_t{1} << j)]);
     };
+    // The incumbent bound with two summed objectives, as regions (docs/design/search.md "Join",
+    // "Incumbent bound"): a row in SRAM interval l whose completions each add at least one point p of
+    // the interval's rest set is dominated there when, for every p, an incumbent of the interval lies
+    // below (row + p) lowered by a relative 1e-12: the row's sums lie in the intersection over p of the
+    // incumbents' up-sets shifted by -p. The row is dropped when that holds in every interval from its
+    // own on, so drop_regions[j] is the intersection over the intervals j and above: one binary search
+    // per row instead of one query per interval and point.
+    std::vector<UpSet> drop_regions;
+    if (index && !rest_sets.empty()) {
+      drop_regions.resize(num_levels);
+      UpSet above;
+      above.everything = true;
+      for (std::size_t l = num_levels; l-- > 0;) {
+        const std::vector<double>& inc = index->sets[l];  // (first, running minimum of second) pairs
+        UpSet region;
+        region.everything = true;  // no completion in this interval: nothing to dominate
+        for (const Point& p : rest_sets[static_cast<std::size_t>(s + 1) * num_levels + l]) {
+          UpSet shifted;
+          for (std::size_t i = 0; i + 1 < inc.size(); i += 2) {
+            shifted.push(inc[i] / (1.0 - 1e-12) - p.first, inc[i + 1] / (1.0 - 1e-12) - p.second);
+          }
+          region = UpSet::intersect(region, shifted);
+          if (!region.everything && region.gens.empty()) break;
+        }
+        above = UpSet::intersect(above, region);
+        drop_regions[l] = above;
+      }
+    }
     const auto should_stop = [&] { return problem.stop.stop_requested(); };
     const auto merge_key = [&](KeyWork& kw) {
       bool open_cascade = false;
@@ -1111,20 +1263,12 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         const double peak = column_value(row, Column::Sram);
         std::size_t first = static_cast<std::size_t>(std::upper_bound(levels.begin(), levels.end(), peak) - levels.begin());
         first = first == 0 ? 0 : first - 1;
+        if (!drop_regions.empty()) {
+          return drop_regions[first].contains(row.value(column_of(problem.objectives[summed[0]])),
+                                              row.value(column_of(problem.objectives[summed[1]])));
+        }
         double b[8];
         for (std::size_t l = first; l < num_levels; ++l) {
-          if (!rest_sets.empty()) {
-            // Every completion in this interval adds at least one point of the set: each must give a
-            // strictly dominated bound.
-            const double v0 = row.value(column_of(problem.objectives[summed[0]]));
-            const double v1 = row.value(column_of(problem.objectives[summed[1]]));
-            for (const Point& p : rest_sets[static_cast<std::size_t>(s + 1) * num_levels + l]) {
-              b[0] = (v0 + p.first) * (1.0 - 1e-12);
-              b[1] = (v1 + p.second) * (1.0 - 1e-12);
-              if (!index->dominates(l, b)) return false;
-            }
-            continue;
-          }
           const double* add = rest + l * num_objectives;
           bool reachable = true;
           std::size_t x = 0;
@@ -1179,11 +1323,11 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       std::vector<double> pilot;
       if (use_filter) {
         for (const PairTask& task : *kw.pairs) {
-          const LeftGroup& g = left[task.left];
+          const std::vector<JoinRow>& g_rows = rows_of(task.left);
           const PmappingGroup& pg = right[task.right];
-          if (g.rows.size() < kPilotMinRows) continue;  // small: merging it all costs what sampling would
+          if (g_rows.size() < kPilotMinRows) continue;  // small: merging it all costs what sampling would
           for (std::uint32_t r : samples[task.left]) {
-            const JoinRow& lr = g.rows[r];
+            const JoinRow& lr = g_rows[r];
             const double cascade_in = task.input_rolling ? lr.cascade + task.rolling_bytes : 0.0;
             for (const PmappingRow& pr : pg.rows) {
               const double usage = task.full_bytes + cascade_in + pr.sram_bytes;
@@ -1230,7 +1374,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       std::size_t key_rows = 0;  // merged rows of the whole key
       for (std::uint32_t i = 0; i < kw.pairs->size(); ++i) {
         const PairTask& task = (*kw.pairs)[i];
-        const std::size_t left_rows = left[task.left].rows.size();
+        const std::size_t left_rows = rows_of(task.left).size();
         const std::size_t per_left = std::max<std::size_t>(1, right[task.right].rows.size());
         key_rows += left_rows * per_left;
         const std::size_t step_rows = std::max<std::size_t>(1, kUnitRows / per_left);
@@ -1243,7 +1387,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           if (should_stop()) return;
           const MergeUnit& unit = units[u];
           const PairTask& task = (*kw.pairs)[unit.pair];
-          const LeftGroup& g = left[task.left];
+          const std::vector<JoinRow>& g_rows = rows_of(task.left);
           const PmappingGroup& pg = right[task.right];
           const RowSummary& summary = summaries[task.right];
           double v[8];
@@ -1279,11 +1423,11 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           // The same for the whole unit, from the left group's least values (a row below every left row).
           const JoinRow& least = least_left[task.left];
           if (pg.rows.size() > 1 && unit.end - unit.begin > 1 && least_dropped(least, cascade_in_of(least))) {
-            for (std::uint32_t r = unit.begin; r < unit.end; ++r) drop_all(cascade_in_of(g.rows[r]));
+            for (std::uint32_t r = unit.begin; r < unit.end; ++r) drop_all(cascade_in_of(g_rows[r]));
             continue;
           }
           for (std::uint32_t r = unit.begin; r < unit.end; ++r) {
-            const JoinRow& lr = g.rows[r];
+            const JoinRow& lr = g_rows[r];
             const double cascade_in = cascade_in_of(lr);
             if (pg.rows.size() > 1 && least_dropped(lr, cascade_in)) {
               drop_all(cascade_in);

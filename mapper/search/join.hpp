@@ -77,6 +77,10 @@ struct JoinProblem {
   /// (the cascade matters to completions only through which of them fit). Exact (off: for
   /// metamorphic tests).
   bool cascade_clamp = true;
+  /// Pair each layer group once with one Pareto-filtered table of the rows of every left group that
+  /// meets it in the same new key (the groups differ only in tensors that die at that layer), instead
+  /// of once with each group. Exact (off: for metamorphic tests).
+  bool combine_left = true;
   /// New groups of a step are merged in parallel in an arena of this many workers, or in the caller's
   /// oneTBB arena when 0 (map_network, sweeps). The result does not depend on it.
   int threads = 1;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <limits>
 #include <tuple>
 
@@ -22,6 +23,8 @@ using testing::tiny;
 workloads::Workload named(const std::string& name) {
   if (name == "branch_rejoin") return testing::branch_rejoin();
   if (name == "chain5") return testing::chain5();
+  if (name == "pair_residual") return testing::pair_residual();
+  if (name == "peak_then_pair") return testing::peak_then_pair();
   return tiny(name);
 }
 
@@ -223,17 +226,21 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"ethos-u55-256", "chain5", 0, kTwo}, Case{"ethos-u55-256", "chain5", 3000, kTwo},
                       // two objectives in tight SRAM: cascades whose SRAM decides which completions fit
                       Case{"ethos-u55-256", "tiny_chain", 7000, kTwo}, Case{"ethos-u55-256", "chain5", 4000, kTwo},
-                      Case{"ethos-u55-256", "chain5", 6000, kTwo}, Case{"ethos-u65-256", "tiny_chain", 4096, kTwo}));
+                      Case{"ethos-u55-256", "chain5", 6000, kTwo}, Case{"ethos-u65-256", "tiny_chain", 4096, kTwo},
+                      // cascades that close one step after they open, with SRAM as an objective
+                      Case{"ethos-u55-256", "pair_residual", 0, kThree}, Case{"ethos-u65-256", "pair_residual", 0, kThree},
+                      Case{"ethos-u55-256", "pair_residual", 12000, kThree}, Case{"ethos-u65-256", "pair_residual", 8000, kAll},
+                      Case{"ethos-u55-256", "peak_then_pair", 0, kThree}, Case{"ethos-u55-256", "peak_then_pair", 24000, kThree}));
 
 JoinProblem problem_for(const arch::Arch& a, const workloads::Workload& w, StageResult& stage, bool fusion = true) {
   stage = run_per_layer(a, w, StageOptions{});
   return make_join_problem(a, w, stage, all_objectives(), fusion);
 }
 
-TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterAndTheCascadeClampDoNotChangeTheFront) {
+TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeClampAndCombiningDoNotChangeTheFront) {
   // Exact speed-ups: the same front, point for point, with the same choice of mapping per point.
   bool some_bound_dropped = false;
-  for (const char* wl : {"tiny_residual", "branch_rejoin", "chain5"}) {
+  for (const char* wl : {"tiny_residual", "branch_rejoin", "chain5", "pair_residual"}) {
     for (const char* an : {"ethos-u55-256", "ethos-u65-256"}) {
       for (const auto& objectives : {kTwo, kThree, kAll}) {
         const arch::Arch a = preset(an);
@@ -245,6 +252,8 @@ TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterAndTheCascad
         // pass that never thins is returned as the exact join).
         p.quick_beams = {2};
         const auto base = join_front(p);
+        // Every combination of the first six switches; combining left groups on for half of them (by
+        // parity), so each switch meets it both on and off.
         for (int mask = 0; mask < 64; ++mask) {
           p.lookahead = mask & 1;
           p.collapse = mask & 2;
@@ -252,10 +261,11 @@ TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterAndTheCascad
           p.incumbent_bound = mask & 8;
           p.dominance_filter = mask & 16;
           p.cascade_clamp = mask & 32;
+          p.combine_left = std::popcount(static_cast<unsigned>(mask)) % 2 == 0;
           EXPECT_EQ(join_front(p), base) << wl << " " << an << " " << objectives.size() << " objectives, mask " << mask;
         }
         // The bound must have had something to do somewhere (checked after the loops).
-        p.lookahead = p.collapse = p.future_sram_bound = p.dominance_filter = p.cascade_clamp = true;
+        p.lookahead = p.collapse = p.future_sram_bound = p.dominance_filter = p.cascade_clamp = p.combine_left = true;
         p.incumbent_bound = true;
         const std::uint64_t bounded = join(p).totals().rows_paired;
         p.incumbent_bound = false;

@@ -45,4 +45,38 @@ layers:
                                               "chain5.yaml");
 }
 
+/// Two fusable convolutions whose cascade must close at the second (its output feeds an add with the
+/// network input), then a 1x1 convolution: every cascade is one step long, as in a residual block.
+inline workloads::Workload pair_residual() {
+  return workloads::load_workload_from_string(R"(
+name: pair_residual
+inputs:
+  - {name: x, shape: [1, 8, 8, 16], dtype: int8}
+layers:
+  - {name: c1, op: conv2d, inputs: [x], output: a, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME}
+  - {name: c2, op: conv2d, inputs: [a], output: b, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME}
+  - {name: sum, op: add, inputs: [b, x], output: y, output_shape: [1, 8, 8, 16]}
+  - {name: c3, op: conv2d, inputs: [y], output: z, output_shape: [1, 8, 8, 8], kernel: 1, padding: VALID}
+)",
+                                              "pair_residual.yaml");
+}
+
+/// A large early peak (a wide convolution), then a pooled branch with a cascade of two convolutions
+/// whose weights can be copied to SRAM, closed by an add: the cascade's SRAM matters to the peak only
+/// for some completions.
+inline workloads::Workload peak_then_pair() {
+  return workloads::load_workload_from_string(R"(
+name: peak_then_pair
+inputs:
+  - {name: x, shape: [1, 16, 16, 16], dtype: int8}
+layers:
+  - {name: c0, op: conv2d, inputs: [x], output: a, output_shape: [1, 16, 16, 32], kernel: 3, padding: SAME}
+  - {name: pool, op: max_pool, inputs: [a], output: p, output_shape: [1, 4, 4, 32], kernel: 4, stride: 4, padding: VALID}
+  - {name: c1, op: conv2d, inputs: [p], output: b, output_shape: [1, 4, 4, 64], kernel: 3, padding: SAME}
+  - {name: c2, op: conv2d, inputs: [b], output: c, output_shape: [1, 4, 4, 32], kernel: 3, padding: SAME}
+  - {name: sum, op: add, inputs: [c, p], output: y, output_shape: [1, 4, 4, 32]}
+)",
+                                              "peak_then_pair.yaml");
+}
+
 }  // namespace npumap::search::testing
