@@ -588,10 +588,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     if (problem.objectives[j] != Objective::Sram) summed.push_back(j);
   }
   using Point = std::pair<double, double>;
-  std::vector<std::vector<Point>> rest_sets;
-  if (incumbents != nullptr && summed.size() == 2) {
-    rest_sets.resize(static_cast<std::size_t>(num_steps + 1) * num_levels);
-    for (std::size_t l = 0; l < num_levels; ++l) rest_sets[static_cast<std::size_t>(num_steps) * num_levels + l] = {{0.0, 0.0}};
+  // A lower-bound set of (here + after): the 2-D Pareto front of the sums of a point of `here` (any
+  // order, modified) and one of `after`, thinned to at most kRestPoints points by replacing runs of
+  // consecutive points by their lower-left corner (every sum is at least one of them).
+  const auto sum_bound = [](std::vector<Point>& here, const std::vector<Point>& after) {
     const auto front_2d = [](std::vector<Point>& pts) {
       std::sort(pts.begin(), pts.end());
       std::size_t out = 0;
@@ -600,6 +600,27 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       }
       pts.resize(out);
     };
+    front_2d(here);
+    std::vector<Point> sum;
+    sum.reserve(here.size() * after.size());
+    for (const Point& a : after)
+      for (const Point& h : here) sum.emplace_back(a.first + h.first, a.second + h.second);
+    front_2d(sum);
+    if (sum.size() > kRestPoints) {
+      const std::size_t run = (sum.size() + kRestPoints - 1) / kRestPoints;
+      std::vector<Point> thin;
+      for (std::size_t i = 0; i < sum.size(); i += run) {
+        const std::size_t last = std::min(sum.size(), i + run) - 1;
+        thin.emplace_back(sum[i].first, sum[last].second);  // x ascending, y descending: the run's corner
+      }
+      sum = std::move(thin);
+    }
+    return sum;
+  };
+  std::vector<std::vector<Point>> rest_sets;
+  if (incumbents != nullptr && summed.size() == 2) {
+    rest_sets.resize(static_cast<std::size_t>(num_steps + 1) * num_levels);
+    for (std::size_t l = 0; l < num_levels; ++l) rest_sets[static_cast<std::size_t>(num_steps) * num_levels + l] = {{0.0, 0.0}};
     const Objective o0 = problem.objectives[summed[0]];
     const Objective o1 = problem.objectives[summed[1]];
     for (int s = num_steps - 1; s >= 0; --s) {
@@ -609,24 +630,8 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         step_points[l].emplace_back(r.value(column_of(o0)), r.value(column_of(o1)));
       });
       for (std::size_t l = 0; l < num_levels; ++l) {
-        std::vector<Point>& here = step_points[l];
-        front_2d(here);
-        const std::vector<Point>& after = rest_sets[static_cast<std::size_t>(s + 1) * num_levels + l];
-        std::vector<Point> sum;
-        sum.reserve(here.size() * after.size());
-        for (const Point& a : after)
-          for (const Point& h : here) sum.emplace_back(a.first + h.first, a.second + h.second);
-        front_2d(sum);
-        if (sum.size() > kRestPoints) {
-          const std::size_t run = (sum.size() + kRestPoints - 1) / kRestPoints;
-          std::vector<Point> thin;
-          for (std::size_t i = 0; i < sum.size(); i += run) {
-            const std::size_t last = std::min(sum.size(), i + run) - 1;
-            thin.emplace_back(sum[i].first, sum[last].second);  // x ascending, y descending: the run's corner
-          }
-          sum = std::move(thin);
-        }
-        rest_sets[static_cast<std::size_t>(s) * num_levels + l] = std::move(sum);
+        rest_sets[static_cast<std::size_t>(s) * num_levels + l] =
+            sum_bound(step_points[l], rest_sets[static_cast<std::size_t>(s + 1) * num_levels + l]);
       }
     }
   }
@@ -1144,24 +1149,28 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     // incumbents' up-sets shifted by -p. The row is dropped when that holds in every interval from its
     // own on, so drop_regions[j] is the intersection over the intervals j and above: one binary search
     // per row instead of one query per interval and point.
+    // The sums of a row in interval l that pass the test with rest points `points`.
+    const auto region_of = [&](const std::vector<Point>& points, std::size_t l) {
+      const std::vector<double>& inc = index->sets[l];  // (first, running minimum of second) pairs
+      UpSet region;
+      region.everything = true;  // no completion: nothing to dominate
+      for (const Point& p : points) {
+        UpSet shifted;
+        for (std::size_t i = 0; i + 1 < inc.size(); i += 2) {
+          shifted.push(inc[i] / (1.0 - 1e-12) - p.first, inc[i + 1] / (1.0 - 1e-12) - p.second);
+        }
+        region = UpSet::intersect(region, shifted);
+        if (!region.everything && region.gens.empty()) break;
+      }
+      return region;
+    };
     std::vector<UpSet> drop_regions;
     if (index && !rest_sets.empty()) {
       drop_regions.resize(num_levels);
       UpSet above;
       above.everything = true;
       for (std::size_t l = num_levels; l-- > 0;) {
-        const std::vector<double>& inc = index->sets[l];  // (first, running minimum of second) pairs
-        UpSet region;
-        region.everything = true;  // no completion in this interval: nothing to dominate
-        for (const Point& p : rest_sets[static_cast<std::size_t>(s + 1) * num_levels + l]) {
-          UpSet shifted;
-          for (std::size_t i = 0; i + 1 < inc.size(); i += 2) {
-            shifted.push(inc[i] / (1.0 - 1e-12) - p.first, inc[i + 1] / (1.0 - 1e-12) - p.second);
-          }
-          region = UpSet::intersect(region, shifted);
-          if (!region.everything && region.gens.empty()) break;
-        }
-        above = UpSet::intersect(above, region);
+        above = UpSet::intersect(above, region_of(rest_sets[static_cast<std::size_t>(s + 1) * num_levels + l], l));
         drop_regions[l] = above;
       }
     }
