@@ -420,6 +420,23 @@ struct UpSet {
   }
 };
 
+/// The indices of the Pareto front of `rows` on `cols`, with their exact values; with `tiebreak`,
+/// rows equal in every column keep the least peak SRAM (docs/design/search.md "Join", "SRAM
+/// tie-break"). `table` is scratch.
+void exact_front(const std::vector<JoinRow>& rows, const std::vector<Column>& cols, bool tiebreak, ParetoWorkspace& ws,
+                 std::vector<double>& table, std::vector<std::uint32_t>& keep) {
+  table.resize(rows.size() * cols.size());
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::size_t c = 0; c < cols.size(); ++c) table[r * cols.size() + c] = rows[r].value(cols[c]);
+  if (tiebreak) {
+    std::vector<double> tie(rows.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) tie[r] = rows[r].peak;
+    pareto_front_tiebreak(table.data(), rows.size(), cols.size(), tie.data(), ws, keep);
+  } else {
+    pareto_front(table.data(), rows.size(), cols.size(), ws, keep);
+  }
+}
+
 /// Keeps at most about `beam` rows (the quick pass): evenly spaced in lexicographic column order,
 /// plus each column's best row, in their original order.
 template <typename Value>
@@ -881,18 +898,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           }
           std::vector<Column> cols = pre_columns;
           if (rolling) cols.push_back(Column::CascadeSram);
-          std::vector<double> tab(rows.size() * cols.size());
-          for (std::size_t r = 0; r < rows.size(); ++r)
-            for (std::size_t c = 0; c < cols.size(); ++c) tab[r * cols.size() + c] = rows[r].value(cols[c]);
           ParetoWorkspace ws;
+          std::vector<double> tab;
           std::vector<std::uint32_t> keep;
-          if (sram_tiebreak) {
-            std::vector<double> tie(rows.size());
-            for (std::size_t r = 0; r < rows.size(); ++r) tie[r] = rows[r].peak;
-            pareto_front_tiebreak(tab.data(), rows.size(), cols.size(), tie.data(), ws, keep);
-          } else {
-            pareto_front(tab.data(), rows.size(), cols.size(), ws, keep);
-          }
+          exact_front(rows, cols, sram_tiebreak, ws, tab, keep);
           std::vector<JoinRow>& out = combined[j].rows;
           out.reserve(keep.size());
           for (std::uint32_t i : keep) out.push_back(rows[i]);
@@ -1581,17 +1590,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
   // Collapse everything: the final front over the chosen objectives.
   std::vector<JoinRow> all;
   for (const auto& g : left) all.insert(all.end(), g.rows.begin(), g.rows.end());
-  table.resize(all.size() * columns.size());
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    for (std::size_t c = 0; c < columns.size(); ++c) table[r * columns.size() + c] = all[r].value(columns[c]);
-  }
-  if (sram_tiebreak) {
-    std::vector<double> tie(all.size());
-    for (std::size_t r = 0; r < all.size(); ++r) tie[r] = all[r].peak;
-    pareto_front_tiebreak(table.data(), all.size(), columns.size(), tie.data(), workspace, survivors);
-  } else {
-    pareto_front(table.data(), all.size(), columns.size(), workspace, survivors);
-  }
+  exact_front(all, columns, sram_tiebreak, workspace, table, survivors);
   for (std::uint32_t idx : survivors) {
     FrontPoint p;
     p.cycles = all[idx].cycles;
