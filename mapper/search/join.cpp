@@ -35,6 +35,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -108,6 +109,13 @@ constexpr std::size_t kFilterColumns = 3;
 constexpr std::size_t kPilotRows = 16;
 /// Points of the remaining layers' lower-bound set (incumbent bound, two summed objectives).
 constexpr std::size_t kRestPoints = 32;
+/// (Key, SRAM interval) pairs over all steps up to which the key bound is used: each holds a set of up
+/// to kRestPoints points, so this caps its memory (more: the rest sets alone bound the pass).
+constexpr std::size_t kMaxBoundSets = std::size_t{1} << 19;
+/// Rows the quick pass before paired per (key, interval) set from which the key bound is automatic.
+constexpr std::uint64_t kKeyBoundRowsPerSet = 400;
+/// Candidate rows (left rows times layer rows over a key's pairs) from which a key's own bound is used.
+constexpr std::size_t kKeyBoundMinRows = std::size_t{1} << 14;
 /// Steps the cascade clamp looks ahead through an open cascade (docs/design/search.md "Cascade clamp").
 constexpr int kMaxAhead = 4;
 /// Left groups with fewer rows than this are not sampled for the pilot.
@@ -373,19 +381,29 @@ struct IncumbentIndex {
   }
 };
 
-/// An up-set of the plane: the points v with v0 > x and v1 >= y for some generator (x, y). The
-/// generators are kept with x strictly ascending and y strictly descending (the others add nothing),
-/// so membership is one binary search. The incumbent bound with two summed objectives uses it for the
-/// rows all of whose completions are dominated (docs/design/search.md "Join", "Incumbent bound").
+/// A closed up-set of the plane: the points v with v0 >= x and v1 >= y for some generator (x, y).
+/// The generators are kept with x strictly ascending and y strictly descending (the others add
+/// nothing), so membership is one binary search. The incumbent bound with two summed objectives uses
+/// it for the rows all of whose completions are dominated (docs/design/search.md "Join", "Incumbent
+/// bound").
 struct UpSet {
   std::vector<std::pair<double, double>> gens;
   bool everything = false;  ///< the whole plane
 
   bool contains(double v0, double v1) const {
     if (everything) return true;
-    const auto it = std::lower_bound(gens.begin(), gens.end(), v0,
-                                     [](const std::pair<double, double>& g, double v) { return g.first < v; });
+    const auto it = std::upper_bound(gens.begin(), gens.end(), v0,
+                                     [](double v, const std::pair<double, double>& g) { return v < g.first; });
     return it != gens.begin() && std::prev(it)->second <= v1;
+  }
+
+  /// The set moved by (dx, dy).
+  UpSet shifted(double dx, double dy) const {
+    UpSet out;
+    out.everything = everything;
+    out.gens.reserve(gens.size());
+    for (const auto& [x, y] : gens) out.push(x + dx, y + dy);
+    return out;
   }
 
   /// Appends a generator in x order (x >= every x before it): kept when it lowers y.
@@ -468,7 +486,14 @@ void thin_to_beam(std::vector<PendingRow>& rows, const std::vector<Column>& cols
   rows.resize(out);
 }
 
-JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbents* incumbents, bool* thinned) {
+/// What the quick pass before an exact or quick pass paired: whether the key bound repays its cost.
+struct PassHistory {
+  std::uint64_t rows_paired = 0;
+  std::uint64_t keys = 0;  ///< groups out, summed over the steps
+};
+
+JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbents* incumbents, bool* thinned,
+                     const PassHistory& history) {
   JoinResult result;
   // Only the exact pass counts towards a progress display.
   JoinProgress* const progress = beam == 0 ? problem.progress : nullptr;
@@ -652,6 +677,43 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       }
     }
   }
+  // The dominance regions of the incumbent bound with two summed objectives, per SRAM interval l, in
+  // the plane of the summed objectives (b0, b1) of a lower bound b of a completion whose peak SRAM is
+  // at least levels[l]. An incumbent I of the interval (peak SRAM <= levels[l]) dominates every such
+  // completion when I <= b in both and I < b in one of the three objectives: so the region is the
+  // union of the up-sets of I's with I0 < b0 (`strict` in 0), with I1 < b1, and, for the incumbents
+  // whose peak is below levels[l] (those of interval l - 1), with I <= b. When the completion's peak
+  // is known to be above levels[l] every incumbent of the interval is below it in SRAM
+  // (`above_regions`). "<" and "<=" carry a relative margin of 1e-12, far more than the rounding of
+  // the sums and far less than any real difference between two mappings: a completion equal to an
+  // incumbent is never dropped, one the incumbent beats by a rounding error is not kept for it.
+  std::vector<UpSet> tie_regions;
+  std::vector<UpSet> above_regions;
+  if (index && summed.size() == 2) {
+    constexpr double kStrict = 1.0 - 1e-12;
+    constexpr double kWeak = 1.0 + 1e-12;
+    const auto region = [&](std::initializer_list<std::tuple<std::size_t, double, double>> parts) {
+      std::vector<std::pair<double, double>> gens;
+      for (const auto& [l, f0, f1] : parts) {
+        const std::vector<double>& inc = index->sets[l];  // (first, running minimum of second) pairs
+        // A strict margin on 0 is the least positive double: 0 < b, not 0 <= b.
+        const auto lift = [](double v, double f) { return v > 0.0 || f > 1.0 ? v / f : std::nextafter(v, 1.0); };
+        for (std::size_t i = 0; i + 1 < inc.size(); i += 2) gens.emplace_back(lift(inc[i], f0), lift(inc[i + 1], f1));
+      }
+      std::sort(gens.begin(), gens.end());
+      UpSet out;
+      for (const auto& [x, y] : gens) out.push(x, y);
+      return out;
+    };
+    for (std::size_t l = 0; l < num_levels; ++l) {
+      if (sram_objective && l > 0) {
+        tie_regions.push_back(region({{l, kStrict, kWeak}, {l, kWeak, kStrict}, {l - 1, kWeak, kWeak}}));
+      } else {
+        tie_regions.push_back(region({{l, kStrict, kWeak}, {l, kWeak, kStrict}}));
+      }
+      above_regions.push_back(sram_objective ? region({{l, kWeak, kWeak}}) : tie_regions.back());
+    }
+  }
   std::vector<int> first_consumer(tensors.size(), num_steps);
   for (int s = 0; s < num_steps; ++s) {
     for (int t : problem.steps[s].inputs) first_consumer[t] = std::min(first_consumer[t], s);
@@ -798,6 +860,127 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     std::sort(tasks.begin(), tasks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return tasks;
   };
+  // The key bound (docs/design/search.md "Join", "Key bound"): the rest sets above bound what the
+  // later layers add whatever the key, but a key fixes much of its completions: which groups of the
+  // next layer can follow it, where its live tensors stay, the SRAM they hold. So the keys every
+  // step can produce are enumerated first (the same pairing without rows: a superset of the keys the
+  // pass meets), and backwards over that key graph each key after step s gets, per SRAM interval, a
+  // lower-bound set of what its completions add: the union over its pairs at step s + 1 of (the
+  // layer group's rows that fit the interval, with the whole tensors the pair keeps in SRAM) +
+  // (the set of the key the pair goes to), Pareto-filtered and thinned as the rest sets are.
+  struct KeyBounds {
+    std::unordered_map<LiveKey, std::uint32_t, LiveKeyHash> index;  ///< key after the step -> its sets
+    std::vector<std::vector<std::vector<Point>>> sets;               ///< [key][interval]
+  };
+  std::vector<KeyBounds> key_bounds;  // per step; empty: not used
+  const double capacity_bytes = static_cast<double>(problem.sram_capacity);
+  // Building it costs about as much as pairing a few hundred rows per (key, interval) set (10-20
+  // us per set, measured); it repays that on yolo-fastest and ResNet-50 on ethos-u65 (460-1300 rows
+  // per set before, 20-40% fewer rows paired), not on the unrolled LSTMs (360 rows per set).
+  const bool use_key_bound =
+      problem.key_bound == KeyBound::On ||
+      (problem.key_bound == KeyBound::Automatic && history.keys > 0 && history.rows_paired >= kKeyBoundRowsPerSet * history.keys * num_levels);
+  if (use_key_bound && !rest_sets.empty()) {
+    struct Edge {
+      std::uint32_t from;
+      std::uint32_t right;
+      std::uint32_t to;
+      double full_bytes;
+    };
+    std::vector<std::vector<LiveKey>> keys(static_cast<std::size_t>(num_steps));
+    std::vector<std::vector<Edge>> edges(static_cast<std::size_t>(num_steps));  // at step s: keys of s - 1 -> keys of s
+    std::vector<char> intro(tensors.size(), 0);
+    std::vector<LiveKey> before{LiveKey{}};
+    const auto bound_start = std::chrono::steady_clock::now();
+    std::size_t num_sets = 0;
+    bool enumerated = true;
+    for (int s = 0; s < num_steps && enumerated; ++s) {
+      std::uint64_t unused = 0;
+      auto step_tasks = match_pairs(s, before.size(), [&](std::size_t i) -> const LiveKey& { return before[i]; }, intro, unused);
+      for (int t : problem.steps[s].inputs) {
+        if (tensors[t].producer_step < 0) intro[t] = 1;
+      }
+      std::vector<LiveKey>& here = keys[static_cast<std::size_t>(s)];
+      for (auto& [key, pairs] : step_tasks) {
+        for (const PairTask& task : pairs) {
+          edges[static_cast<std::size_t>(s)].push_back(
+              Edge{task.left, task.right, static_cast<std::uint32_t>(here.size()), task.full_bytes});
+        }
+        here.push_back(std::move(key));
+      }
+      num_sets += here.size() * num_levels;
+      enumerated = num_sets <= kMaxBoundSets;
+      before = here;
+    }
+    if (enumerated) {
+      key_bounds.resize(static_cast<std::size_t>(num_steps));
+      for (int s = 0; s < num_steps; ++s) {
+        KeyBounds& kb = key_bounds[static_cast<std::size_t>(s)];
+        const std::vector<LiveKey>& here = keys[static_cast<std::size_t>(s)];
+        for (std::uint32_t k = 0; k < here.size(); ++k) kb.index.emplace(here[k], k);
+        kb.sets.resize(here.size());
+      }
+      for (auto& sets : key_bounds.back().sets) sets.assign(num_levels, std::vector<Point>{{0.0, 0.0}});
+      const Objective o0 = problem.objectives[summed[0]];
+      const Objective o1 = problem.objectives[summed[1]];
+      for (int s = num_steps - 1; s >= 1; --s) {
+        const JoinStep& st = problem.steps[static_cast<std::size_t>(s)];
+        const std::vector<Edge>& step_edges = edges[static_cast<std::size_t>(s)];
+        // What a completion through each distinct (layer group, next key) adds, per interval.
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> slot;
+        std::vector<const Edge*> distinct;
+        std::vector<std::uint32_t> slot_of_edge(step_edges.size());
+        for (std::size_t e = 0; e < step_edges.size(); ++e) {
+          const auto [it, fresh] = slot.try_emplace({step_edges[e].right, step_edges[e].to}, static_cast<std::uint32_t>(distinct.size()));
+          if (fresh) distinct.push_back(&step_edges[e]);
+          slot_of_edge[e] = it->second;
+        }
+        std::vector<std::vector<std::vector<Point>>> through(distinct.size());
+        const KeyBounds& next = key_bounds[static_cast<std::size_t>(s)];
+        in_arena([&] {
+          tbb::parallel_for(std::size_t{0}, distinct.size(), [&](std::size_t d) {
+            const Edge& e = *distinct[d];
+            const PmappingGroup& g = st.groups[e.right];
+            through[d].resize(num_levels);
+            for (std::size_t l = 0; l < num_levels; ++l) {
+              const std::vector<Point>& after = next.sets[e.to][l];
+              if (after.empty()) continue;
+              std::vector<Point> pts;
+              for (const PmappingRow& r : g.rows) {
+                const double u = e.full_bytes + r.sram_bytes;
+                if (u > capacity_bytes || (l + 1 < num_levels && !(u < levels[l + 1]))) continue;
+                pts.emplace_back(r.value(column_of(o0)), r.value(column_of(o1)));
+              }
+              if (pts.empty()) continue;
+              through[d][l] = sum_bound(pts, after);
+            }
+          });
+        });
+        // Each key of step s - 1: the union over its edges.
+        std::vector<std::vector<std::uint32_t>> out_of(key_bounds[static_cast<std::size_t>(s) - 1].sets.size());
+        for (std::size_t e = 0; e < step_edges.size(); ++e) out_of[step_edges[e].from].push_back(slot_of_edge[e]);
+        KeyBounds& prev = key_bounds[static_cast<std::size_t>(s) - 1];
+        in_arena([&] {
+          tbb::parallel_for(std::size_t{0}, prev.sets.size(), [&](std::size_t k) {
+            std::vector<std::uint32_t>& outs = out_of[k];
+            std::sort(outs.begin(), outs.end());
+            outs.erase(std::unique(outs.begin(), outs.end()), outs.end());
+            prev.sets[k].resize(num_levels);
+            for (std::size_t l = 0; l < num_levels; ++l) {
+              std::vector<Point> all;
+              for (std::uint32_t d : outs) all.insert(all.end(), through[d][l].begin(), through[d][l].end());
+              if (all.empty()) continue;
+              std::vector<Point> zero{{0.0, 0.0}};
+              prev.sets[k][l] = sum_bound(all, zero);
+            }
+          });
+        });
+      }
+    }
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - bound_start;
+    spdlog::debug("join key bound: {} (key, interval) sets{}, {:.1f} ms", num_sets, enumerated ? "" : " (too many: not used)",
+                  took.count());
+  }
   if (progress != nullptr) progress->steps_total.fetch_add(static_cast<std::uint64_t>(num_steps));
   const double capacity = static_cast<double>(problem.sram_capacity);
   // trace[s]: one node per row out of step s; a node's parent indexes trace[s - 1]. After each step
@@ -1153,38 +1336,61 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     };
     // The incumbent bound with two summed objectives, as regions (docs/design/search.md "Join",
     // "Incumbent bound"): a row in SRAM interval l whose completions each add at least one point p of
-    // the interval's rest set is dominated there when, for every p, an incumbent of the interval lies
-    // below (row + p) lowered by a relative 1e-12: the row's sums lie in the intersection over p of the
-    // incumbents' up-sets shifted by -p. The row is dropped when that holds in every interval from its
-    // own on, so drop_regions[j] is the intersection over the intervals j and above: one binary search
-    // per row instead of one query per interval and point.
-    // The sums of a row in interval l that pass the test with rest points `points`.
-    const auto region_of = [&](const std::vector<Point>& points, std::size_t l) {
-      const std::vector<double>& inc = index->sets[l];  // (first, running minimum of second) pairs
+    // the interval's rest set is dominated there when, for every p, some incumbent of the interval
+    // dominates (row + p): the row's sums lie in the intersection over p of the interval's dominance
+    // region (`tie_regions` or `above_regions`, see there) shifted by -p. The row is dropped when that
+    // holds in every interval from its own on, so the drop regions of interval j are the intersection
+    // over the intervals j and above: one binary search per row instead of one query per interval and
+    // point. drop_tie[j] serves rows whose bounded peak equals the interval's start, drop_above[j] the
+    // others.
+    // The sums of a row that pass the test with rest points `points` and dominance region `base`.
+    const auto region_of = [&](const std::vector<Point>& points, const UpSet& base) {
       UpSet region;
       region.everything = true;  // no completion: nothing to dominate
       for (const Point& p : points) {
-        UpSet shifted;
-        for (std::size_t i = 0; i + 1 < inc.size(); i += 2) {
-          shifted.push(inc[i] / (1.0 - 1e-12) - p.first, inc[i + 1] / (1.0 - 1e-12) - p.second);
-        }
-        region = UpSet::intersect(region, shifted);
+        region = UpSet::intersect(region, base.shifted(-p.first, -p.second));
         if (!region.everything && region.gens.empty()) break;
       }
       return region;
     };
-    std::vector<UpSet> drop_regions;
-    if (index && !rest_sets.empty()) {
-      drop_regions.resize(num_levels);
+    // Per interval: (the rows with their peak at its start, the others) for the rest sets `sets(l)`.
+    const auto drop_regions_of = [&](const auto& sets) {
+      std::pair<std::vector<UpSet>, std::vector<UpSet>> out;
+      out.first.resize(num_levels);
+      out.second.resize(num_levels);
       UpSet above;
       above.everything = true;
       for (std::size_t l = num_levels; l-- > 0;) {
-        above = UpSet::intersect(above, region_of(rest_sets[static_cast<std::size_t>(s + 1) * num_levels + l], l));
-        drop_regions[l] = above;
+        const std::vector<Point>& points = sets(l);
+        out.second[l] = UpSet::intersect(above, region_of(points, above_regions[l]));
+        above = UpSet::intersect(above, region_of(points, tie_regions[l]));
+        out.first[l] = above;
       }
+      return out;
+    };
+    std::vector<UpSet> drop_tie;
+    std::vector<UpSet> drop_above;
+    if (index && !rest_sets.empty()) {
+      std::tie(drop_tie, drop_above) =
+          drop_regions_of([&](std::size_t l) -> const std::vector<Point>& { return rest_sets[static_cast<std::size_t>(s + 1) * num_levels + l]; });
     }
     const auto should_stop = [&] { return problem.stop.stop_requested(); };
     const auto merge_key = [&](KeyWork& kw) {
+      // The key bound's regions for this key, when its sets are known (else the step's regions).
+      std::pair<std::vector<UpSet>, std::vector<UpSet>> key_regions;
+      // Worth its cost (an intersection of shifted incumbent sets per point and interval) only for a key
+      // with many candidate rows; the others use the step's regions (unless the key bound is forced on).
+      std::size_t candidates = 0;
+      for (const PairTask& task : *kw.pairs) candidates += rows_of(task.left).size() * right[task.right].rows.size();
+      if (!key_bounds.empty() && !drop_tie.empty() && (candidates >= kKeyBoundMinRows || problem.key_bound == KeyBound::On)) {
+        const KeyBounds& kb = key_bounds[static_cast<std::size_t>(s)];
+        const auto found = kb.index.find(*kw.key);
+        if (found != kb.index.end()) {
+          key_regions = drop_regions_of([&](std::size_t l) -> const std::vector<Point>& { return kb.sets[found->second][l]; });
+        }
+      }
+      const std::vector<UpSet>& regions_tie = key_regions.first.empty() ? drop_tie : key_regions.first;
+      const std::vector<UpSet>& regions_above = key_regions.first.empty() ? drop_above : key_regions.second;
       bool open_cascade = false;
       for (const LiveEntry& e : *kw.key) open_cascade = open_cascade || (!e.dead && e.compat.residence == Residence::Rolling);
       const std::vector<Column> cols = join_columns(problem.objectives, open_cascade);
@@ -1281,8 +1487,8 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         const double peak = column_value(row, Column::Sram);
         std::size_t first = static_cast<std::size_t>(std::upper_bound(levels.begin(), levels.end(), peak) - levels.begin());
         first = first == 0 ? 0 : first - 1;
-        if (!drop_regions.empty()) {
-          return drop_regions[first].contains(row.value(column_of(problem.objectives[summed[0]])),
+        if (!regions_tie.empty()) {
+          return (peak > levels[first] ? regions_above : regions_tie)[first].contains(row.value(column_of(problem.objectives[summed[0]])),
                                               row.value(column_of(problem.objectives[summed[1]])));
         }
         double b[8];
@@ -1620,9 +1826,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
 
 /// join_pass with its wall time in the debug log (-vv).
 JoinResult timed_pass(const JoinProblem& problem, std::size_t beam, const Incumbents* incumbents,
-                      bool* thinned = nullptr) {
+                      bool* thinned = nullptr, const PassHistory& history = {}) {
   const auto start = std::chrono::steady_clock::now();
-  JoinResult r = join_pass(problem, beam, incumbents, thinned);
+  JoinResult r = join_pass(problem, beam, incumbents, thinned, history);
   const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
   if (beam > 0) {
     spdlog::debug("join quick pass ({} rows per key): {:.1f} ms, {} points", beam, took.count(), r.front.size());
@@ -1641,10 +1847,16 @@ JoinResult join(const JoinProblem& problem) {
   const std::size_t k = problem.objectives.size();
   Incumbents inc;
   inc.k = k;
+  PassHistory history;
   for (std::size_t beam : problem.quick_beams.empty() ? quick_beams(k) : problem.quick_beams) {
     bool thinned = false;
-    JoinResult quick = timed_pass(problem, beam, inc.size() > 0 ? &inc : nullptr, &thinned);
+    JoinResult quick = timed_pass(problem, beam, inc.size() > 0 ? &inc : nullptr, &thinned, history);
     if (quick.partial) return quick;
+    history = PassHistory{};
+    for (const JoinStepStats& st : quick.steps) {
+      history.rows_paired += st.rows_paired;
+      history.keys += st.groups_out;
+    }
     if (!thinned) {
       // No key ever held more rows than the pass keeps: it was the exact join (bounded by the fronts
       // before it, which is exact), so it is the answer. It did not count towards a progress display.
@@ -1671,7 +1883,7 @@ JoinResult join(const JoinProblem& problem) {
     inc.values.clear();
     for (std::uint32_t i : order) inc.values.insert(inc.values.end(), all.begin() + i * k, all.begin() + (i + 1) * k);
   }
-  return timed_pass(problem, 0, &inc);
+  return timed_pass(problem, 0, &inc, nullptr, history);
 }
 
 }  // namespace npumap::search

@@ -49,6 +49,9 @@ struct JoinProgress {
   std::atomic<std::uint64_t> rows_paired{0};
 };
 
+/// Whether the join's incumbent bound uses per-key lower bounds (JoinProblem::key_bound).
+enum class KeyBound { Off, Automatic, On };
+
 /// Everything the join needs.
 struct JoinProblem {
   std::vector<JoinTensor> tensors;
@@ -81,6 +84,11 @@ struct JoinProblem {
   /// meets it in the same new key (the groups differ only in tensors that die at that layer), instead
   /// of once with each group. Exact (off: for metamorphic tests).
   bool combine_left = true;
+  /// Bound the incumbent test by what each key's own completions must add (a backward pass over the
+  /// graph of the keys every step can produce) instead of what any completion adds. Exact. Automatic:
+  /// used when the quick pass before paired enough rows per key to repay building it (On and Off: for
+  /// metamorphic tests).
+  KeyBound key_bound = KeyBound::Automatic;
   /// New groups of a step are merged in parallel in an arena of this many workers, or in the caller's
   /// oneTBB arena when 0 (map_network, sweeps). The result does not depend on it.
   int threads = 1;

@@ -197,6 +197,12 @@ TEST_P(JoinOracle, ExhaustiveEnumerationGivesTheSameFront) {
   const auto got = join_front(p);
   EXPECT_FALSE(got.empty());
   EXPECT_EQ(got, expected) << combos << " combinations";
+  // Quick passes of 2 rows per key thin even these networks, so the exact pass runs under the
+  // incumbent bound, with the key bound forced on.
+  JoinProblem bounded = p;
+  bounded.quick_beams = {2};
+  bounded.key_bound = KeyBound::On;
+  EXPECT_EQ(join_front(bounded), expected) << "bounded by quick passes of 2 rows per key, key bound on";
 }
 
 const std::vector<Objective> kAll = all_objectives();
@@ -237,9 +243,10 @@ JoinProblem problem_for(const arch::Arch& a, const workloads::Workload& w, Stage
   return make_join_problem(a, w, stage, all_objectives(), fusion);
 }
 
-TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeClampAndCombiningDoNotChangeTheFront) {
+TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeClampCombiningAndTheKeyBoundDoNotChangeTheFront) {
   // Exact speed-ups: the same front, point for point, with the same choice of mapping per point.
   bool some_bound_dropped = false;
+  bool some_key_bound_dropped = false;
   for (const char* wl : {"tiny_residual", "branch_rejoin", "chain5"}) {
     for (const char* an : {"ethos-u55-256", "ethos-u65-256"}) {
       for (const auto& objectives : {kTwo, kThree, kAll}) {
@@ -262,18 +269,26 @@ TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeCl
           p.dominance_filter = mask & 16;
           p.cascade_clamp = mask & 32;
           p.combine_left = std::popcount(static_cast<unsigned>(mask)) % 2 == 0;
+          // The key bound by the parity of three other switches: on and off with each switch and
+          // with combining.
+          p.key_bound = std::popcount(static_cast<unsigned>(mask) & 0x2Au) % 2 == 0 ? KeyBound::On : KeyBound::Off;
           EXPECT_EQ(join_front(p), base) << wl << " " << an << " " << objectives.size() << " objectives, mask " << mask;
         }
         // The bound must have had something to do somewhere (checked after the loops).
         p.lookahead = p.collapse = p.future_sram_bound = p.dominance_filter = p.cascade_clamp = p.combine_left = true;
         p.incumbent_bound = true;
+        p.key_bound = KeyBound::On;
+        const std::uint64_t key_bounded = join(p).totals().rows_paired;
+        p.key_bound = KeyBound::Off;
         const std::uint64_t bounded = join(p).totals().rows_paired;
+        some_key_bound_dropped = some_key_bound_dropped || key_bounded < bounded;
         p.incumbent_bound = false;
         some_bound_dropped = some_bound_dropped || bounded < join(p).totals().rows_paired;
       }
     }
   }
   EXPECT_TRUE(some_bound_dropped) << "the incumbent bound never dropped a row";
+  EXPECT_TRUE(some_key_bound_dropped) << "the key bound never dropped a row the rest sets kept";
 }
 
 double best_cycles(const JoinProblem& p) {
