@@ -1491,18 +1491,34 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           return (peak > levels[first] ? regions_above : regions_tie)[first].contains(row.value(column_of(problem.objectives[summed[0]])),
                                               row.value(column_of(problem.objectives[summed[1]])));
         }
+        // Otherwise per interval, as the regions do: an incumbent at most the bound everywhere and
+        // below it in one objective: in one summed objective (`dominates` takes "below" in the first
+        // coordinate and "at most" in the others, so each choice is one query with the margins moved),
+        // or in SRAM (the incumbents of the interval before, or all when the row's peak is above the
+        // interval's start).
+        double sum[8];
         double b[8];
+        const std::size_t m = summed.size();
+        const auto query = [&](std::size_t l, std::size_t strict) {  // strict == m: none (ties in SRAM)
+          for (std::size_t x = 0; x < m; ++x) b[x] = sum[x] * (x == strict ? 1.0 - 1e-12 : 1.0 + 1e-12);
+          return index->dominates(l, b);
+        };
         for (std::size_t l = first; l < num_levels; ++l) {
           const double* add = rest + l * num_objectives;
           bool reachable = true;
-          std::size_t x = 0;
-          for (std::size_t j = 0; j < num_objectives; ++j) {
-            const Objective o = problem.objectives[j];
-            if (o == Objective::Sram) continue;
-            reachable = reachable && std::isfinite(add[j]);
-            b[x++] = (row.value(column_of(o)) + add[j]) * (1.0 - 1e-12);
+          for (std::size_t x = 0; x < m; ++x) {
+            reachable = reachable && std::isfinite(add[summed[x]]);
+            sum[x] = row.value(column_of(problem.objectives[summed[x]])) + add[summed[x]];
           }
-          if (reachable && !index->dominates(l, b)) return false;
+          if (!reachable) continue;
+          bool dominated = false;
+          if (sram_objective && l == first && peak > levels[first]) {
+            dominated = query(l, m);
+          } else {
+            for (std::size_t strict = 0; strict < m && !dominated; ++strict) dominated = query(l, strict);
+            if (!dominated && sram_objective && l > 0) dominated = query(l - 1, m);
+          }
+          if (!dominated) return false;
         }
         return true;
       };
