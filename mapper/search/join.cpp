@@ -873,7 +873,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     std::vector<std::vector<std::vector<Point>>> sets;               ///< [key][interval]
   };
   std::vector<KeyBounds> key_bounds;  // per step; empty: not used
-  const double capacity_bytes = static_cast<double>(problem.sram_capacity);
+  const double capacity = static_cast<double>(problem.sram_capacity);
   // Building it costs about as much as pairing a few hundred rows per (key, interval) set (10-20
   // us per set, measured); it repays that on yolo-fastest and ResNet-50 on ethos-u65 (460-1300 rows
   // per set before, 20-40% fewer rows paired), not on the unrolled LSTMs (360 rows per set).
@@ -948,7 +948,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
               std::vector<Point> pts;
               for (const PmappingRow& r : g.rows) {
                 const double u = e.full_bytes + r.sram_bytes;
-                if (u > capacity_bytes || (l + 1 < num_levels && !(u < levels[l + 1]))) continue;
+                if (u > capacity || (l + 1 < num_levels && !(u < levels[l + 1]))) continue;
                 pts.emplace_back(r.value(column_of(o0)), r.value(column_of(o1)));
               }
               if (pts.empty()) continue;
@@ -966,12 +966,12 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
             std::sort(outs.begin(), outs.end());
             outs.erase(std::unique(outs.begin(), outs.end()), outs.end());
             prev.sets[k].resize(num_levels);
+            const std::vector<Point> zero{{0.0, 0.0}};
             for (std::size_t l = 0; l < num_levels; ++l) {
               std::vector<Point> all;
               for (std::uint32_t d : outs) all.insert(all.end(), through[d][l].begin(), through[d][l].end());
               if (all.empty()) continue;
-              std::vector<Point> zero{{0.0, 0.0}};
-              prev.sets[k][l] = sum_bound(all, zero);
+              prev.sets[k][l] = sum_bound(all, zero);  // the union's thinned front
             }
           });
         });
@@ -982,7 +982,6 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
                   took.count());
   }
   if (progress != nullptr) progress->steps_total.fetch_add(static_cast<std::uint64_t>(num_steps));
-  const double capacity = static_cast<double>(problem.sram_capacity);
   // trace[s]: one node per row out of step s; a node's parent indexes trace[s - 1]. After each step
   // the previous level keeps only the nodes a row of this step descends from.
   std::vector<std::vector<TraceNode>> trace(static_cast<std::size_t>(num_steps));
