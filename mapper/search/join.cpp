@@ -126,6 +126,7 @@ struct MergeAcc {
   std::uint64_t paired = 0;
   std::uint64_t over_capacity = 0;
   std::uint64_t dropped = 0;  ///< dominated: by pruning or by the incumbent bound
+  std::uint64_t stored = 0;   ///< rows pushed into `rows` (the others were dropped as they were merged)
   std::size_t threshold = kFirstPrune;
   ParetoWorkspace ws;
   std::vector<std::uint32_t> keep;
@@ -143,7 +144,11 @@ struct RowSummary {
   double energy = 0.0;
   double sram_bytes = 0.0;
   std::vector<double> sorted_sram;
+  /// Per row, the row of the same group that dominates it in every summed objective (below in one,
+  /// at most in the others) with the least own SRAM, or kNoSibling (the sibling bound).
+  std::vector<std::uint32_t> sibling;
 };
+constexpr std::uint32_t kNoSibling = std::numeric_limits<std::uint32_t>::max();
 
 /// Left rows [begin, end) of one (left group, layer group) pair of a key.
 struct MergeUnit {
@@ -629,6 +634,8 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
   for (std::size_t j = 0; j < num_objectives; ++j) {
     if (problem.objectives[j] != Objective::Sram) summed.push_back(j);
   }
+  std::vector<Column> summed_columns;
+  for (std::size_t j : summed) summed_columns.push_back(column_of(problem.objectives[j]));
   using Point = std::pair<double, double>;
   // A lower-bound set of (here + after): the 2-D Pareto front of the sums of a point of `here` (any
   // order, modified) and one of `after`, thinned to at most kRestPoints points by replacing runs of
@@ -1012,6 +1019,20 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         sm.sorted_sram.push_back(r.sram_bytes);
       }
       std::sort(sm.sorted_sram.begin(), sm.sorted_sram.end());
+      const std::vector<PmappingRow>& rows = right[h].rows;
+      sm.sibling.assign(rows.size(), kNoSibling);
+      for (std::size_t j = 0; j < rows.size(); ++j) {
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          bool at_most = true;
+          bool below = false;
+          for (const Column c : summed_columns) {
+            at_most = at_most && rows[i].value(c) <= rows[j].value(c);
+            below = below || rows[i].value(c) < rows[j].value(c);
+          }
+          std::uint32_t& best = sm.sibling[j];
+          if (at_most && below && (best == kNoSibling || rows[i].sram_bytes < rows[best].sram_bytes)) best = static_cast<std::uint32_t>(i);
+        }
+      }
     }
     JoinStepStats stats;
     stats.left_groups = left.size();
@@ -1139,6 +1160,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       const std::vector<PairTask>* pairs = nullptr;
       std::vector<PendingRow> rows;
       std::uint64_t paired = 0;
+      std::uint64_t stored = 0;
       std::uint64_t over_capacity = 0;
       std::uint64_t dominated = 0;  ///< by pruning or by the incumbent bound
       bool acceptable = true;
@@ -1546,6 +1568,28 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       const bool use_filter = problem.dominance_filter && log_step == 0.0 && cols.size() <= kFilterColumns;
       const bool use_bound = incumbents != nullptr && incumbents->size() > 0;
       const std::size_t ncols = cols.size();
+      // The sibling bound (docs/design/search.md "Join", "Sibling bound"): the merge of a left row with
+      // a layer row is strictly dominated by its merge with another row of the same layer group that
+      // is at most it in every summed objective and below it in one (the sums keep that order, and
+      // the strictness is checked on the sums themselves), when the other merge fits and is at most
+      // it in the key's SRAM columns too: its own SRAM no more (an open cascade), or its usage below
+      // the merge's bounded peak (peak SRAM an objective), or just within the capacity (peak SRAM only
+      // breaks ties). The pruning would drop it; it is never stored. Off with a tolerance, whose grid
+      // can merge the two.
+      const bool use_sibling = problem.sibling_bound && log_step == 0.0;
+      const double sram_floor = std::max(future, open_cascade ? next : 0.0);  // column_value's floor with no cascade
+      const auto sibling_dominates = [&](const PairTask& task, const JoinRow& lr, double cascade_in, double usage, const PmappingRow& pr,
+                                         const PmappingRow& q) {
+        if (q.sram_bytes > pr.sram_bytes) {
+          if (task.output_rolling) return false;
+          const double q_usage = task.full_bytes + cascade_in + q.sram_bytes;
+          if (q_usage > capacity || (sram_objective && q_usage > std::max({usage, lr.peak, sram_floor}))) return false;
+        }
+        for (const Column c : summed_columns) {
+          if (lr.value(c) + q.value(c) < lr.value(c) + pr.value(c)) return true;
+        }
+        return false;
+      };
       // The merged row of a left row and a layer row's values, as merge_units forms it.
       const auto merged = [&](const PairTask& task, const JoinRow& lr, double cascade_in, double usage, double cycles,
                               double offchip, double energy, double own_sram) {
@@ -1680,6 +1724,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
                 ++acc.over_capacity;
                 continue;
               }
+              if (use_sibling && summary.sibling[m] != kNoSibling && sibling_dominates(task, lr, cascade_in, usage, pr, pg.rows[summary.sibling[m]])) {
+                ++acc.dropped;
+                continue;
+              }
               PendingRow p;
               p.row = merged(task, lr, cascade_in, usage, pr.cycles, pr.offchip_bytes, pr.energy_pj, pr.sram_bytes);
               if (filtered(acc, p.row)) {
@@ -1690,6 +1738,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
               p.group = task.right;
               p.member = m;
               acc.rows.push_back(p);
+              ++acc.stored;
             }
             maybe_prune(acc);
           }
@@ -1709,6 +1758,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           void join(Body& rhs) {
             acc.rows.insert(acc.rows.end(), rhs.acc.rows.begin(), rhs.acc.rows.end());
             acc.paired += rhs.acc.paired;
+            acc.stored += rhs.acc.stored;
             acc.over_capacity += rhs.acc.over_capacity;
             acc.dropped += rhs.acc.dropped;
             (*maybe)(acc);
@@ -1723,6 +1773,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       bound_filter(total);
       kw.rows = std::move(total.rows);
       kw.paired = total.paired;
+      kw.stored = total.stored;
       kw.over_capacity = total.over_capacity;
       kw.dominated = total.dropped;
       if (beam > 0 && s + 1 < num_steps && kw.rows.size() > beam) {
@@ -1760,6 +1811,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     for (KeyWork& kw : work) {
       if (kw.thinned && thinned != nullptr) *thinned = true;
       stats.rows_paired += kw.paired;
+      stats.rows_stored += kw.stored;
       stats.dropped_sram_capacity += kw.over_capacity;
       stats.dropped_dominated += kw.dominated;
       if (kw.rows.empty()) continue;
@@ -1797,8 +1849,8 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       for (TraceNode& n : level) n.parent = remap[n.parent];
     }
     const std::chrono::duration<double, std::milli> step_took = std::chrono::steady_clock::now() - step_start;
-    spdlog::debug("join step {}: {} left groups x {} layer groups, {} pairs, {} rows paired, {} groups / {} rows out, {:.1f} ms",
-                  s, stats.left_groups, stats.right_groups, stats.group_pairs_matched, stats.rows_paired, stats.groups_out,
+    spdlog::debug("join step {}: {} left groups x {} layer groups, {} pairs, {} rows paired, {} stored, {} groups / {} rows out, {:.1f} ms",
+                  s, stats.left_groups, stats.right_groups, stats.group_pairs_matched, stats.rows_paired, stats.rows_stored, stats.groups_out,
                   stats.rows_out, step_took.count());
     result.steps.push_back(stats);
     if (progress != nullptr) {

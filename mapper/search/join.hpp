@@ -75,6 +75,11 @@ struct JoinProblem {
   /// at each pruning, plus a pilot of sampled merges). Exact, and the counters are unchanged: a
   /// skipped row counts as dominated (off: for metamorphic tests).
   bool dominance_filter = true;
+  /// Skip a merged row when its left row merged with another row of the same layer group strictly
+  /// dominates it (below in one summed objective, at most in the others and in the key's SRAM
+  /// columns). Exact, and the counters are unchanged: a skipped row counts as dominated (off: for
+  /// metamorphic tests).
+  bool sibling_bound = true;
   /// When peak SRAM is not an objective and the next layer closes an open cascade, compare the
   /// cascade's SRAM while pruning by the least SRAM limit of the next layer's rows at or above it
   /// (the cascade matters to completions only through which of them fit). Exact (off: for
@@ -125,6 +130,10 @@ struct JoinStepStats {
   std::uint64_t rows_dropped_incompatible = 0;
   std::uint64_t rows_out = 0;
   std::uint64_t groups_out = 0;
+  /// Merged rows stored before a pruning: rows_paired less those the capacity check, the dominance
+  /// filter, the sibling bound and the incumbent bound dropped as they were merged (the work left
+  /// to the pruning; not a keep-rate counter, and it depends on the exact speed-ups that are on).
+  std::uint64_t rows_stored = 0;
 };
 
 /// The join's result: the front (sorted by the objectives in order) and per-step counters.

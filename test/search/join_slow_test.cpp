@@ -60,6 +60,12 @@ TEST(JoinMetamorphic, TheIncumbentBoundKeepsTheExactFrontOfRealNetworks) {
   EXPECT_TRUE(some_dropped) << "the bound dropped nothing on any network";
 }
 
+std::uint64_t stored(const JoinResult& r) {
+  std::uint64_t n = 0;
+  for (const JoinStepStats& s : r.steps) n += s.rows_stored;
+  return n;
+}
+
 bool same_counters(const JoinStepStats& a, const JoinStepStats& b) {
   return a.left_groups == b.left_groups && a.right_groups == b.right_groups && a.group_pairs_matched == b.group_pairs_matched &&
          a.rows_paired == b.rows_paired && a.dropped_sram_capacity == b.dropped_sram_capacity &&
@@ -67,9 +73,12 @@ bool same_counters(const JoinStepStats& a, const JoinStepStats& b) {
          a.rows_dropped_incompatible == b.rows_dropped_incompatible && a.rows_out == b.rows_out && a.groups_out == b.groups_out;
 }
 
-TEST(JoinMetamorphic, TheDominanceFilterChangesNeitherTheFrontNorTheCounters) {
+TEST(JoinMetamorphic, TheDominanceFilterAndTheSiblingBoundChangeNeitherTheFrontNorTheCounters) {
   // A skipped row counts as dominated (or over capacity, as merging it would have found), so every
-  // step's counters are those of the join without the filter, on networks where it skips most rows.
+  // step's counters are those of the join without the filter, and without the sibling bound, on
+  // networks where they skip most rows (the stored rows show that each skipped some).
+  bool filter_skipped = false;
+  bool sibling_skipped = false;
   for (const char* wl : {"resnet18", "mobilenet_v2"}) {
     for (const char* an : {"ethos-u55-256", "ethos-u65-256"}) {
       for (const auto& objectives : {kTwo, kThree}) {
@@ -81,17 +90,27 @@ TEST(JoinMetamorphic, TheDominanceFilterChangesNeitherTheFrontNorTheCounters) {
         JoinProblem p = problem_for(a, w, stage);
         p.objectives = objectives;
         p.threads = 2;
-        const JoinResult filtered = join(p);
+        const JoinResult both = join(p);
+        p.sibling_bound = false;
+        const JoinResult filter_only = join(p);
         p.dominance_filter = false;
         const JoinResult plain = join(p);
-        EXPECT_EQ(front_of(filtered), front_of(plain)) << wl << " " << an << " " << objectives.size() << " objectives";
-        ASSERT_EQ(filtered.steps.size(), plain.steps.size());
-        for (std::size_t s = 0; s < plain.steps.size(); ++s) {
-          EXPECT_TRUE(same_counters(filtered.steps[s], plain.steps[s])) << wl << " " << an << " step " << s;
+        p.sibling_bound = true;
+        const JoinResult sibling_only = join(p);
+        for (const JoinResult* r : {&both, &filter_only, &sibling_only}) {
+          EXPECT_EQ(front_of(*r), front_of(plain)) << wl << " " << an << " " << objectives.size() << " objectives";
+          ASSERT_EQ(r->steps.size(), plain.steps.size());
+          for (std::size_t s = 0; s < plain.steps.size(); ++s) {
+            EXPECT_TRUE(same_counters(r->steps[s], plain.steps[s])) << wl << " " << an << " step " << s;
+          }
         }
+        filter_skipped = filter_skipped || stored(filter_only) < stored(plain);
+        sibling_skipped = sibling_skipped || stored(sibling_only) < stored(plain);
       }
     }
   }
+  EXPECT_TRUE(filter_skipped) << "the dominance filter skipped no row";
+  EXPECT_TRUE(sibling_skipped) << "the sibling bound skipped no row";
 }
 
 std::uint64_t rows_out(const JoinResult& r) {

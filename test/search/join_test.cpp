@@ -243,10 +243,17 @@ JoinProblem problem_for(const arch::Arch& a, const workloads::Workload& w, Stage
   return make_join_problem(a, w, stage, all_objectives(), fusion);
 }
 
-TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeClampCombiningAndTheKeyBoundDoNotChangeTheFront) {
+std::uint64_t stored_rows(const JoinResult& r) {
+  std::uint64_t n = 0;
+  for (const JoinStepStats& s : r.steps) n += s.rows_stored;
+  return n;
+}
+
+TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeClampCombiningTheKeyAndSiblingBoundsDoNotChangeTheFront) {
   // Exact speed-ups: the same front, point for point, with the same choice of mapping per point.
   bool some_bound_dropped = false;
   bool some_key_bound_dropped = false;
+  bool some_sibling_skipped = false;
   for (const char* wl : {"tiny_residual", "branch_rejoin", "chain5"}) {
     for (const char* an : {"ethos-u55-256", "ethos-u65-256"}) {
       for (const auto& objectives : {kTwo, kThree, kAll}) {
@@ -272,10 +279,17 @@ TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeCl
           // The key bound by the parity of three other switches: on and off with each switch and
           // with combining.
           p.key_bound = std::popcount(static_cast<unsigned>(mask) & 0x2Au) % 2 == 0 ? KeyBound::On : KeyBound::Off;
+          // The sibling bound by the parity of three more: on and off with each switch, with
+          // combining and with the key bound.
+          p.sibling_bound = std::popcount(static_cast<unsigned>(mask) & 0x15u) % 2 == 1;
           EXPECT_EQ(join_front(p), base) << wl << " " << an << " " << objectives.size() << " objectives, mask " << mask;
         }
         // The bound must have had something to do somewhere (checked after the loops).
         p.lookahead = p.collapse = p.future_sram_bound = p.dominance_filter = p.cascade_clamp = p.combine_left = true;
+        p.sibling_bound = false;
+        const std::uint64_t unskipped = stored_rows(join(p));
+        p.sibling_bound = true;
+        some_sibling_skipped = some_sibling_skipped || stored_rows(join(p)) < unskipped;
         p.incumbent_bound = true;
         p.key_bound = KeyBound::On;
         const std::uint64_t key_bounded = join(p).totals().rows_paired;
@@ -289,6 +303,7 @@ TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeCl
   }
   EXPECT_TRUE(some_bound_dropped) << "the incumbent bound never dropped a row";
   EXPECT_TRUE(some_key_bound_dropped) << "the key bound never dropped a row the rest sets kept";
+  EXPECT_TRUE(some_sibling_skipped) << "the sibling bound never skipped a row the dominance filter kept";
 }
 
 double best_cycles(const JoinProblem& p) {
