@@ -107,6 +107,13 @@ constexpr std::size_t kFirstPrune = 1024;
 constexpr std::size_t kFilterColumns = 3;
 /// Left rows per group sampled (evenly in cycles order) for the dominance filter's pilot.
 constexpr std::size_t kPilotRows = 16;
+/// Rows a quick pass keeps per step at most (more keys: fewer rows per key, down to kQuickMinRows). The
+/// unrolled LSTMs reach 1,024 keys of 64 rows, and their quick pass took two thirds of the run; with
+/// this budget (measured, 2 threads, ethos-u65-256): basic_lstm small 4.3-4.5 -> 3.65 s, medium
+/// 4.6 -> 3.9 s, ssd_slim 2.16 -> 1.25 s; yolo-fastest, the zoo and the three- and four-objective runs
+/// within noise (16,384 made yolo-fastest_1.1_320 slower: its exact pass lost incumbents).
+constexpr std::size_t kQuickStepRows = std::size_t{1} << 15;
+constexpr std::size_t kQuickMinRows = 4;
 /// Points of the remaining layers' lower-bound set (incumbent bound, two summed objectives).
 constexpr std::size_t kRestPoints = 32;
 /// (Key, SRAM interval) pairs over all steps up to which the key bound is used: each holds a set of up
@@ -1776,8 +1783,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       kw.stored = total.stored;
       kw.over_capacity = total.over_capacity;
       kw.dominated = total.dropped;
-      if (beam > 0 && s + 1 < num_steps && kw.rows.size() > beam) {
-        thin_to_beam(kw.rows, cols, column_value, beam);
+      // A quick pass keeps at most kQuickStepRows rows per step: with many keys, fewer per key.
+      const std::size_t step_beam = std::min(beam, std::max(kQuickMinRows, kQuickStepRows / work.size()));
+      if (beam > 0 && s + 1 < num_steps && kw.rows.size() > step_beam) {
+        thin_to_beam(kw.rows, cols, column_value, step_beam);
         kw.thinned = true;
       }
       if (problem.lookahead) {
