@@ -304,8 +304,7 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     if (r.unfused) {
       const FrontPoint& u = r.unfused->best;
       result["no_fusion"] = {{"cycles", u.cycles}, {"offchip_bytes", u.offchip_bytes},
-                             {"sram_bytes", u.peak_sram_bytes}, {"energy_pj", u.energy_pj},
-                             {"front_size", r.unfused->front_size}};
+                             {"sram_bytes", u.peak_sram_bytes}, {"energy_pj", u.energy_pj}};
     }
   }
   const int status = exit_status(r.status);

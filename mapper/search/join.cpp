@@ -286,8 +286,16 @@ const std::vector<std::size_t>& quick_beams(std::size_t num_objectives) {
 struct Incumbents {
   std::size_t k = 0;
   std::vector<double> values;
+  /// Only complete mappings whose first objective is at most this are wanted (join_best): a row
+  /// every completion of which exceeds it is dropped as if an incumbent dominated it.
+  double cap = std::numeric_limits<double>::infinity();
   std::size_t size() const { return k == 0 ? 0 : values.size() / k; }
+  bool bounds_anything() const { return size() > 0 || cap < std::numeric_limits<double>::infinity(); }
 };
+
+/// The least value that a sum must reach to exceed `cap` by more than the rounding of the sums (the
+/// incumbent bound's relative margin, 1e-12).
+double above_cap(double cap) { return std::nextafter(cap * (1.0 + 1e-12), std::numeric_limits<double>::infinity()); }
 
 /// One pass of the join. `beam` > 0 keeps at most that many rows per key after each pruning (an
 /// approximate join whose front is a set of real complete mappings); `incumbents`, when given, drops
@@ -703,6 +711,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
   // incumbent is never dropped, one the incumbent beats by a rounding error is not kept for it.
   std::vector<UpSet> tie_regions;
   std::vector<UpSet> above_regions;
+  // The cap bounds the first objective, a summed one (join_best never caps peak SRAM).
+  const bool capped = incumbents != nullptr && incumbents->cap < std::numeric_limits<double>::infinity();
+  NPUMAP_ASSERT(!capped || (!summed.empty() && summed[0] == 0));
   if (index && summed.size() == 2) {
     constexpr double kStrict = 1.0 - 1e-12;
     constexpr double kWeak = 1.0 + 1e-12;
@@ -714,6 +725,8 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         const auto lift = [](double v, double f) { return v > 0.0 || f > 1.0 ? v / f : std::nextafter(v, 1.0); };
         for (std::size_t i = 0; i + 1 < inc.size(); i += 2) gens.emplace_back(lift(inc[i], f0), lift(inc[i + 1], f1));
       }
+      // The cap of the first objective (join_best): every b above it, whatever its second.
+      if (capped) gens.emplace_back(above_cap(incumbents->cap), -std::numeric_limits<double>::infinity());
       std::sort(gens.begin(), gens.end());
       UpSet out;
       for (const auto& [x, y] : gens) out.push(x, y);
@@ -1539,8 +1552,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
             sum[x] = row.value(column_of(problem.objectives[summed[x]])) + add[summed[x]];
           }
           if (!reachable) continue;
-          bool dominated = false;
-          if (sram_objective && l == first && peak > levels[first]) {
+          bool dominated = capped && sum[0] >= above_cap(incumbents->cap);
+          if (dominated) {
+          } else if (sram_objective && l == first && peak > levels[first]) {
             dominated = query(l, m);
           } else {
             for (std::size_t strict = 0; strict < m && !dominated; ++strict) dominated = query(l, strict);
@@ -1551,7 +1565,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         return true;
       };
       const auto bound_filter = [&](MergeAcc& acc) {
-        if (incumbents == nullptr || incumbents->size() == 0) return;
+        if (incumbents == nullptr || !incumbents->bounds_anything()) return;
         std::size_t out = 0;
         for (std::size_t r = 0; r < acc.rows.size(); ++r) {
           PendingRow& p = acc.rows[r];
@@ -1573,7 +1587,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       // so skipping it changes neither the front nor the counters (it counts as dominated). Off with a
       // tolerance, whose grid is applied only when pruning.
       const bool use_filter = problem.dominance_filter && log_step == 0.0 && cols.size() <= kFilterColumns;
-      const bool use_bound = incumbents != nullptr && incumbents->size() > 0;
+      const bool use_bound = incumbents != nullptr && incumbents->bounds_anything();
       const std::size_t ncols = cols.size();
       // The sibling bound (docs/design/search.md "Join", "Sibling bound"): the merge of a left row with
       // a layer row is strictly dominated by its merge with another row of the same layer group that
@@ -1960,6 +1974,38 @@ JoinResult join(const JoinProblem& problem) {
     for (std::uint32_t i : order) inc.values.insert(inc.values.end(), all.begin() + i * k, all.begin() + (i + 1) * k);
   }
   return timed_pass(problem, 0, &inc, nullptr, history);
+}
+
+JoinResult join_best(const JoinProblem& problem) {
+  const auto first_best = [&](JoinResult r) {
+    if (r.front.empty()) return r;
+    const Objective o = problem.objectives.front();
+    const double best = r.front.front().objective(o);
+    r.front.erase(std::remove_if(r.front.begin(), r.front.end(), [&](const FrontPoint& p) { return p.objective(o) > best; }),
+                  r.front.end());
+    return r;
+  };
+  if (problem.objectives.empty() || problem.objectives.front() == Objective::Sram || !problem.incumbent_bound ||
+      problem.tolerance > 0.0) {
+    return first_best(join(problem));
+  }
+  // The least first objective, from the join on it alone (few rows per key: cheap). A mapping's sums
+  // are added in the same order whatever the objectives, so it is the full front's least value.
+  JoinProblem alone = problem;
+  alone.objectives = {problem.objectives.front()};
+  alone.progress = nullptr;
+  const JoinResult least = join(alone);
+  if (least.partial || least.front.empty()) return least;
+  // Then the join on every objective, bounded by that mapping (a real one: an exact incumbent) and
+  // capped at its first objective: only the front's points with that value remain, and its first
+  // point is the full front's.
+  Incumbents inc;
+  inc.k = problem.objectives.size();
+  for (Objective o : problem.objectives) inc.values.push_back(least.front.front().objective(o));
+  inc.cap = least.front.front().objective(problem.objectives.front());
+  JoinProblem capped = problem;
+  if (capped.key_bound == KeyBound::Automatic) capped.key_bound = KeyBound::On;
+  return first_best(timed_pass(capped, 0, &inc));
 }
 
 }  // namespace npumap::search

@@ -148,4 +148,9 @@ struct JoinResult {
 /// Runs the join. Deterministic: it depends only on the problem, never on timing.
 JoinResult join(const JoinProblem& problem);
 
+/// The points of join(problem)'s front whose first objective is the least (so its first point is
+/// join(problem).front[0]), found by bounding the join with that least value: much cheaper than the
+/// whole front when it is large. Used for the report's comparison without fusion. Deterministic.
+JoinResult join_best(const JoinProblem& problem);
+
 }  // namespace npumap::search

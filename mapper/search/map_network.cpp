@@ -50,16 +50,16 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
       }
     }
     if (options.fusion && options.compare_without_fusion && !r.joined->front.empty() && !can_fuse) {
-      r.unfused = UnfusedSummary{r.joined->front[0], r.joined->front.size()};
+      r.unfused = UnfusedSummary{r.joined->front[0]};
     } else if (options.fusion && options.compare_without_fusion && !r.joined->front.empty()) {
       JoinProblem plain = make_join_problem(arch, w, r.stage, options.objectives, false);
       plain.threads = 0;
       plain.tolerance = options.tolerance;
       plain.stop = stop;
       plain.progress = progress;
-      const JoinResult unfused = join(plain);
+      const JoinResult unfused = join_best(plain);
       r.partial = r.partial || unfused.partial;
-      if (!unfused.front.empty()) r.unfused = UnfusedSummary{unfused.front[0], unfused.front.size()};
+      if (!unfused.front.empty()) r.unfused = UnfusedSummary{unfused.front[0]};
     }
   }
   if (r.partial) {

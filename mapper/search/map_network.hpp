@@ -48,10 +48,10 @@ enum class SearchStatus : std::uint8_t {
   Interrupted,     ///< the stop token fired: the stage's counts are partial and the front is empty
 };
 
-/// The best mapping without fusion and the size of that front.
+/// The best mapping without fusion: the first point of that front (best by the first objective, then
+/// the others in order), found by join_best without the rest of that front.
 struct UnfusedSummary {
-  FrontPoint best;             ///< the first point of the front (best by the first objective)
-  std::size_t front_size = 0;
+  FrontPoint best;
 };
 
 /// The result of mapping one workload.
