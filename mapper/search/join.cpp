@@ -114,6 +114,11 @@ constexpr std::size_t kPilotRows = 16;
 /// within noise (16,384 made yolo-fastest_1.1_320 slower: its exact pass lost incumbents).
 constexpr std::size_t kQuickStepRows = std::size_t{1} << 15;
 constexpr std::size_t kQuickMinRows = 4;
+/// Keys a quick pass keeps per step at most (those holding the best rows). Measured (2 threads,
+/// ethos-u65-256): basic_lstm small and medium 2.8-3.1 s -> 1.7-1.8 s (quick pass 1.2 s -> 0.4 s),
+/// ssd_slim 0.9 -> 0.7 s; yolo-fastest and the zoo's three- and four-objective runs within noise
+/// (16 and 32: ssd_slim's exact pass slower; 128 and 256: the LSTMs' quick pass 0.75-0.95 s).
+constexpr std::size_t kQuickMaxKeys = 64;
 /// Points of the remaining layers' lower-bound set (incumbent bound, two summed objectives).
 constexpr std::size_t kRestPoints = 32;
 /// (Key, SRAM interval) pairs over all steps up to which the key bound is used: each holds a set of up
@@ -135,14 +140,26 @@ struct MergeAcc {
   std::uint64_t dropped = 0;  ///< dominated: by pruning or by the incumbent bound
   std::uint64_t stored = 0;   ///< rows pushed into `rows` (the others were dropped as they were merged)
   std::size_t threshold = kFirstPrune;
+  DominanceFilter filter;  ///< snapshot of the rows after the last pruning, to skip rows it dominates
+};
+
+/// Scratch memory of a pruning (and of a dominance filter's snapshot), one per thread: keys are many
+/// and often small (the unrolled LSTMs: about 100k keys per pass), and allocating it per key cost
+/// more than using it. Nothing in it outlives one pruning, so which thread's scratch serves a key
+/// cannot change a result.
+struct PruneScratch {
   ParetoWorkspace ws;
   std::vector<std::uint32_t> keep;
   std::vector<double> tab;
   std::vector<double> tie;
   std::vector<double> scratch_a;  ///< the cascade clamp's tie-break ranks
   std::vector<double> scratch_b;
-  DominanceFilter filter;  ///< snapshot of the rows after the last pruning, to skip rows it dominates
 };
+
+PruneScratch& prune_scratch() {
+  static thread_local PruneScratch scratch;
+  return scratch;
+}
 
 /// The least values of a layer group's rows, and their own SRAM sorted, for the dominance filter.
 struct RowSummary {
@@ -814,7 +831,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       if (self_consistent) buckets[bucket_key([&](std::size_t i) { return right[h].compat[i]; })].push_back(h);
     }
 
-    for (std::uint32_t gi = 0; gi < num_keys; ++gi) {
+    // Each left key's pairs (the new key and the pair), in parallel; then grouped in left-key order.
+    std::vector<std::vector<std::pair<LiveKey, PairTask>>> pairs_of(num_keys);
+    std::vector<std::uint64_t> matched_of(num_keys, 0);
+    const auto pair_left_key = [&](std::uint32_t gi) {
       const LiveKey& left_key = key_of(gi);
       std::vector<const LiveEntry*> live_entries(step.inputs.size() + 1, nullptr);
       for (std::size_t i = 0; i < step.inputs.size(); ++i) {
@@ -828,10 +848,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         NPUMAP_ASSERT(live_entries[out_slot] != nullptr);
       }
       const auto bucket = buckets.find(bucket_key([&](std::size_t i) { return live_entries[i]->compat; }));
-      if (bucket == buckets.end()) continue;
+      if (bucket == buckets.end()) return;
       for (std::uint32_t h : bucket->second) {
         const PmappingGroup& pg = right[h];
-        ++matched;
+        ++matched_of[gi];
         PairTask task;
         task.left = gi;
         task.right = h;
@@ -879,6 +899,18 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         if (problem.collapse) {
           key.erase(std::remove_if(key.begin(), key.end(), [](const LiveEntry& e) { return e.dead; }), key.end());
         }
+        pairs_of[gi].emplace_back(std::move(key), task);
+      }
+    };
+    in_arena([&] {
+      tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(num_keys)),
+                        [&](const tbb::blocked_range<std::uint32_t>& range) {
+                          for (std::uint32_t gi = range.begin(); gi != range.end(); ++gi) pair_left_key(gi);
+                        });
+    });
+    for (std::uint32_t gi = 0; gi < num_keys; ++gi) {
+      matched += matched_of[gi];
+      for (auto& [key, task] : pairs_of[gi]) {
         const auto [it, fresh] = slot_of.try_emplace(key, tasks.size());
         if (fresh) tasks.emplace_back(std::move(key), std::vector<PairTask>{});
         tasks[it->second].second.push_back(task);
@@ -1121,10 +1153,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           }
           std::vector<Column> cols = pre_columns;
           if (rolling) cols.push_back(Column::CascadeSram);
-          ParetoWorkspace ws;
-          std::vector<double> tab;
-          std::vector<std::uint32_t> keep;
-          exact_front(rows, cols, sram_tiebreak, ws, tab, keep);
+          PruneScratch& x = prune_scratch();
+          exact_front(rows, cols, sram_tiebreak, x.ws, x.tab, x.keep);
+          const std::vector<std::uint32_t>& keep = x.keep;
           std::vector<JoinRow>& out = combined[j].rows;
           out.reserve(keep.size());
           for (std::uint32_t i : keep) out.push_back(rows[i]);
@@ -1135,9 +1166,12 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       return source < left.size() ? left[source].rows : combined[source - left.size()].rows;
     };
     const std::size_t num_sources = left.size() + combined.size();
-    // Each left group's least values, column by column (a row below all of its rows).
+    // Each left group's least values, column by column (a row below all of its rows), and, for the
+    // dominance filter's pilot, a few rows of each left group, evenly spaced in cycles order plus the
+    // least in each column. Per group, in parallel.
     std::vector<JoinRow> least_left(num_sources);
-    for (std::uint32_t gi = 0; gi < num_sources; ++gi) {
+    std::vector<std::vector<std::uint32_t>> samples(num_sources);
+    const auto summarise_left = [&](std::uint32_t gi) {
       JoinRow& m = least_left[gi];
       m.cycles = m.offchip = m.energy = m.peak = m.cascade = std::numeric_limits<double>::infinity();
       for (const JoinRow& r : rows_of(gi)) {
@@ -1147,13 +1181,8 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         m.peak = std::min(m.peak, r.peak);
         m.cascade = std::min(m.cascade, r.cascade);
       }
-    }
-    // For the dominance filter's pilot: a few rows of each left group, evenly spaced in cycles order
-    // plus the least in each column.
-    std::vector<std::vector<std::uint32_t>> samples(num_sources);
-    for (std::uint32_t gi = 0; gi < num_sources; ++gi) {
       const std::vector<JoinRow>& rows = rows_of(gi);
-      if (rows.size() < kPilotMinRows) continue;
+      if (rows.size() < kPilotMinRows) return;
       std::vector<std::uint32_t> order(rows.size());
       for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
       std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -1171,7 +1200,13 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       }
       std::sort(pick.begin(), pick.end());
       pick.erase(std::unique(pick.begin(), pick.end()), pick.end());
-    }
+    };
+    in_arena([&] {
+      tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(num_sources)),
+                        [&](const tbb::blocked_range<std::uint32_t>& range) {
+                          for (std::uint32_t gi = range.begin(); gi != range.end(); ++gi) summarise_left(gi);
+                        });
+    });
 
     // Phase 2, in parallel over the new keys: merge row by row in pair order, pruning to the Pareto
     // front whenever the table has grown, so memory stays near the size of the front.
@@ -1481,18 +1516,19 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       };
       const auto prune = [&](MergeAcc& acc) {
         const std::size_t n = acc.rows.size();
-        acc.tab.resize(n * cols.size());
+        PruneScratch& x = prune_scratch();
+        x.tab.resize(n * cols.size());
         for (std::size_t r = 0; r < n; ++r)
-          for (std::size_t c = 0; c < cols.size(); ++c) acc.tab[r * cols.size() + c] = grid(column_value(acc.rows[r].row, cols[c]));
+          for (std::size_t c = 0; c < cols.size(); ++c) x.tab[r * cols.size() + c] = grid(column_value(acc.rows[r].row, cols[c]));
         if (sram_tiebreak) {
-          acc.tie.resize(n);
-          for (std::size_t r = 0; r < n; ++r) acc.tie[r] = column_value(acc.rows[r].row, Column::Sram);
+          x.tie.resize(n);
+          for (std::size_t r = 0; r < n; ++r) x.tie[r] = column_value(acc.rows[r].row, Column::Sram);
           if (kw.clamp_cascade) {
             // Rows equal under the clamp keep the least cascade SRAM first, then the least bounded
             // peak, as comparing the cascade itself would (a lexicographic tie-break, as ranks).
-            std::vector<double>& by_peak = acc.scratch_a;
-            std::vector<double>& by_cascade = acc.scratch_b;
-            by_peak.assign(acc.tie.begin(), acc.tie.end());
+            std::vector<double>& by_peak = x.scratch_a;
+            std::vector<double>& by_cascade = x.scratch_b;
+            by_peak.assign(x.tie.begin(), x.tie.end());
             by_cascade.resize(n);
             for (std::size_t r = 0; r < n; ++r) by_cascade[r] = acc.rows[r].row.cascade;
             for (std::vector<double>* v : {&by_peak, &by_cascade}) {
@@ -1504,16 +1540,16 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
             };
             const double peaks = static_cast<double>(by_peak.size());
             for (std::size_t r = 0; r < n; ++r) {
-              acc.tie[r] = rank(by_cascade, acc.rows[r].row.cascade) * peaks + rank(by_peak, acc.tie[r]);
+              x.tie[r] = rank(by_cascade, acc.rows[r].row.cascade) * peaks + rank(by_peak, x.tie[r]);
             }
           }
-          pareto_front_tiebreak(acc.tab.data(), n, cols.size(), acc.tie.data(), acc.ws, acc.keep);
+          pareto_front_tiebreak(x.tab.data(), n, cols.size(), x.tie.data(), x.ws, x.keep);
         } else {
-          pareto_front(acc.tab.data(), n, cols.size(), acc.ws, acc.keep);
+          pareto_front(x.tab.data(), n, cols.size(), x.ws, x.keep);
         }
-        acc.dropped += n - acc.keep.size();
-        for (std::size_t i = 0; i < acc.keep.size(); ++i) acc.rows[i] = acc.rows[acc.keep[i]];
-        acc.rows.resize(acc.keep.size());
+        acc.dropped += n - x.keep.size();
+        for (std::size_t i = 0; i < x.keep.size(); ++i) acc.rows[i] = acc.rows[x.keep[i]];
+        acc.rows.resize(x.keep.size());
       };
       // The incumbent bound (docs/design/search.md "Join", "Incumbent bound"): a completion of a row
       // whose final peak SRAM lies in interval i reaches at least the row's sums plus rest_min of
@@ -1654,12 +1690,13 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       if (use_filter) pilot_filter.build(pilot.data(), pilot.size() / ncols, ncols);
       const auto refresh_filter = [&](MergeAcc& acc) {
         if (!use_filter) return;
-        acc.tab.assign(pilot.begin(), pilot.end());
-        acc.tab.resize(pilot.size() + acc.rows.size() * ncols);
-        double* out = acc.tab.data() + pilot.size();
+        std::vector<double>& tab = prune_scratch().tab;
+        tab.assign(pilot.begin(), pilot.end());
+        tab.resize(pilot.size() + acc.rows.size() * ncols);
+        double* out = tab.data() + pilot.size();
         for (std::size_t r = 0; r < acc.rows.size(); ++r)
           for (std::size_t c = 0; c < ncols; ++c) out[r * ncols + c] = column_value(acc.rows[r].row, cols[c]);
-        acc.filter.build(acc.tab.data(), acc.tab.size() / ncols, ncols);
+        acc.filter.build(tab.data(), tab.size() / ncols, ncols);
       };
       // Prune whenever the table has doubled since the last pruning, so memory stays near the size
       // of the front.
@@ -1825,6 +1862,45 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       return result;
     }
 
+    // A quick pass keeps at most kQuickMaxKeys keys per step (problem.quick_keys in tests): those holding the best rows, taken in
+    // turn by each summed objective's least value (ties: key order). Tensors whose compatibilities
+    // are chosen independently multiply the keys (the unrolled LSTMs reach 1,024), and a quick pass
+    // needs only a few good complete mappings.
+    if (beam > 0 && s + 1 < num_steps) {
+      std::vector<std::uint32_t> live;
+      for (std::uint32_t k = 0; k < work.size(); ++k) {
+        if (work[k].acceptable && !work[k].rows.empty()) live.push_back(k);
+      }
+      const std::size_t max_keys = problem.quick_keys > 0 ? problem.quick_keys : kQuickMaxKeys;
+      if (live.size() > max_keys && !summed_columns.empty()) {
+        std::vector<std::vector<std::uint32_t>> by_column(summed_columns.size(), live);
+        std::vector<double> least(work.size());
+        for (std::size_t j = 0; j < summed_columns.size(); ++j) {
+          for (std::uint32_t k : live) {
+            least[k] = std::numeric_limits<double>::infinity();
+            for (const PendingRow& p : work[k].rows) least[k] = std::min(least[k], p.row.value(summed_columns[j]));
+          }
+          std::stable_sort(by_column[j].begin(), by_column[j].end(), [&](std::uint32_t a, std::uint32_t b) { return least[a] < least[b]; });
+        }
+        std::vector<char> keep(work.size(), 0);
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < live.size() && kept < max_keys; ++i) {
+          for (std::size_t j = 0; j < by_column.size() && kept < max_keys; ++j) {
+            const std::uint32_t k = by_column[j][i];
+            if (!keep[k]) {
+              keep[k] = 1;
+              ++kept;
+            }
+          }
+        }
+        for (std::uint32_t k : live) {
+          if (!keep[k]) {
+            work[k].rows.clear();
+            work[k].thinned = true;
+          }
+        }
+      }
+    }
     // Phase 3, in key order: trace nodes for the survivors and the new left groups.
     std::vector<LeftGroup> merged;
     std::vector<TraceNode>& level = trace[static_cast<std::size_t>(s)];

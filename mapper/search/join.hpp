@@ -71,6 +71,9 @@ struct JoinProblem {
   /// Rows per key of each quick pass of the incumbent bound; empty: the defaults (64 with two
   /// objectives, 32 then 256 with more). Tests set a tiny width so that small networks are thinned.
   std::vector<std::size_t> quick_beams;
+  /// Keys per step a quick pass keeps at most (those holding the best rows); 0: the default (64).
+  /// Tests set 1 so that small networks are thinned by key too.
+  std::size_t quick_keys = 0;
   /// Skip merged rows strictly dominated by rows already merged into the same key (a snapshot taken
   /// at each pruning, plus a pilot of sampled merges). Exact, and the counters are unchanged: a
   /// skipped row counts as dominated (off: for metamorphic tests).

@@ -203,6 +203,8 @@ TEST_P(JoinOracle, ExhaustiveEnumerationGivesTheSameFront) {
   bounded.quick_beams = {2};
   bounded.key_bound = KeyBound::On;
   EXPECT_EQ(join_front(bounded), expected) << "bounded by quick passes of 2 rows per key, key bound on";
+  bounded.quick_keys = 1;
+  EXPECT_EQ(join_front(bounded), expected) << "bounded by quick passes of 2 rows per key and 1 key per step";
 }
 
 const std::vector<Objective> kAll = all_objectives();
@@ -282,6 +284,8 @@ TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeCl
           // The sibling bound by the parity of three more: on and off with each switch, with
           // combining and with the key bound.
           p.sibling_bound = std::popcount(static_cast<unsigned>(mask) & 0x15u) % 2 == 1;
+          // Quick passes that keep one key per step, by the parity of three more.
+          p.quick_keys = std::popcount(static_cast<unsigned>(mask) & 0x31u) % 2 == 1 ? 1 : 0;
           EXPECT_EQ(join_front(p), base) << wl << " " << an << " " << objectives.size() << " objectives, mask " << mask;
         }
         // The bound must have had something to do somewhere (checked after the loops).
