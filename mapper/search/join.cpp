@@ -798,7 +798,6 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     // The pairs by the key they produce, in sorted key order (grouped through a hash table first:
     // keys can hold many entries, and an ordered map compared them once per level of its tree).
     std::vector<std::pair<LiveKey, std::vector<PairTask>>> tasks;
-    std::unordered_map<LiveKey, std::size_t, LiveKeyHash> slot_of;
     // Which inputs are already live (the same for every left group).
     std::vector<char> live_input(step.inputs.size(), 0);
     for (std::size_t i = 0; i < step.inputs.size(); ++i) {
@@ -908,6 +907,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
                           for (std::uint32_t gi = range.begin(); gi != range.end(); ++gi) pair_left_key(gi);
                         });
     });
+    std::unordered_map<LiveKey, std::size_t, LiveKeyHash> slot_of;
     for (std::uint32_t gi = 0; gi < num_keys; ++gi) {
       matched += matched_of[gi];
       for (auto& [key, task] : pairs_of[gi]) {
@@ -1678,9 +1678,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           }
         }
         if (!pilot.empty()) {
-          ParetoWorkspace ws;
-          std::vector<std::uint32_t> keep;
-          pareto_front(pilot.data(), pilot.size() / ncols, ncols, ws, keep);
+          PruneScratch& x = prune_scratch();
+          const std::vector<std::uint32_t>& keep = x.keep;
+          pareto_front(pilot.data(), pilot.size() / ncols, ncols, x.ws, x.keep);
           for (std::size_t i = 0; i < keep.size(); ++i)
             std::copy_n(pilot.begin() + keep[i] * ncols, ncols, pilot.begin() + i * ncols);
           pilot.resize(keep.size() * ncols);
@@ -1902,12 +1902,14 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       }
     }
     // Phase 3, in key order: trace nodes for the survivors and the new left groups.
+    // The counters and each surviving key's first trace node in order; then the groups and nodes,
+    // in parallel.
     std::vector<LeftGroup> merged;
     std::vector<TraceNode>& level = trace[static_cast<std::size_t>(s)];
+    std::vector<std::pair<std::uint32_t, std::size_t>> out_keys;  // (work index, first trace node)
     std::size_t rows_kept = 0;
-    for (const KeyWork& kw : work) rows_kept += kw.acceptable ? kw.rows.size() : 0;
-    level.reserve(rows_kept);
-    for (KeyWork& kw : work) {
+    for (std::uint32_t k = 0; k < work.size(); ++k) {
+      const KeyWork& kw = work[k];
       if (kw.thinned && thinned != nullptr) *thinned = true;
       stats.rows_paired += kw.paired;
       stats.rows_stored += kw.stored;
@@ -1919,18 +1921,29 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         stats.rows_dropped_incompatible += kw.rows.size();
         continue;
       }
-      LeftGroup out;
-      out.key = *kw.key;
-      out.rows.reserve(kw.rows.size());
-      for (const PendingRow& p : kw.rows) {
-        JoinRow row = p.row;
-        row.trace = static_cast<std::uint32_t>(level.size());
-        level.push_back(TraceNode{p.parent, p.group, p.member});
-        out.rows.push_back(row);
-      }
-      stats.rows_out += out.rows.size();
-      merged.push_back(std::move(out));
+      out_keys.emplace_back(k, rows_kept);
+      rows_kept += kw.rows.size();
     }
+    stats.rows_out += rows_kept;
+    level.resize(rows_kept);
+    merged.resize(out_keys.size());
+    in_arena([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, out_keys.size()), [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+          const KeyWork& kw = work[out_keys[i].first];
+          std::size_t node = out_keys[i].second;
+          LeftGroup& out = merged[i];
+          out.key = *kw.key;
+          out.rows.reserve(kw.rows.size());
+          for (const PendingRow& p : kw.rows) {
+            JoinRow row = p.row;
+            row.trace = static_cast<std::uint32_t>(node);
+            level[node++] = TraceNode{p.parent, p.group, p.member};
+            out.rows.push_back(row);
+          }
+        }
+      });
+    });
     stats.groups_out = merged.size();
     if (s > 0) {
       // Keep only the previous level's nodes that this step's rows descend from (in order).
