@@ -1588,11 +1588,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
             sum[x] = row.value(column_of(problem.objectives[summed[x]])) + add[summed[x]];
           }
           if (!reachable) continue;
-          bool dominated = capped && sum[0] >= above_cap(incumbents->cap);
-          if (dominated) {
-          } else if (sram_objective && l == first && peak > levels[first]) {
+          bool dominated = capped && sum[0] >= above_cap(incumbents->cap);  // above join_best's cap
+          if (!dominated && sram_objective && l == first && peak > levels[first]) {
             dominated = query(l, m);
-          } else {
+          } else if (!dominated) {
             for (std::size_t strict = 0; strict < m && !dominated; ++strict) dominated = query(l, strict);
             if (!dominated && sram_objective && l > 0) dominated = query(l - 1, m);
           }
@@ -1862,10 +1861,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       return result;
     }
 
-    // A quick pass keeps at most kQuickMaxKeys keys per step (problem.quick_keys in tests): those holding the best rows, taken in
-    // turn by each summed objective's least value (ties: key order). Tensors whose compatibilities
-    // are chosen independently multiply the keys (the unrolled LSTMs reach 1,024), and a quick pass
-    // needs only a few good complete mappings.
+    // A quick pass keeps at most kQuickMaxKeys keys per step (problem.quick_keys in tests): those
+    // holding the best rows, taken in turn by each summed objective's least value (ties: key order).
+    // Tensors whose compatibilities are chosen independently multiply the keys (the unrolled LSTMs
+    // reach 1,024), and a quick pass needs only a few good complete mappings.
     if (beam > 0 && s + 1 < num_steps) {
       std::vector<std::uint32_t> live;
       for (std::uint32_t k = 0; k < work.size(); ++k) {
@@ -1901,9 +1900,8 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         }
       }
     }
-    // Phase 3, in key order: trace nodes for the survivors and the new left groups.
-    // The counters and each surviving key's first trace node in order; then the groups and nodes,
-    // in parallel.
+    // Phase 3, in key order: trace nodes for the survivors and the new left groups (the counters and
+    // each surviving key's first trace node in order, then the groups and nodes in parallel).
     std::vector<LeftGroup> merged;
     std::vector<TraceNode>& level = trace[static_cast<std::size_t>(s)];
     std::vector<std::pair<std::uint32_t, std::size_t>> out_keys;  // (work index, first trace node)
