@@ -37,25 +37,29 @@ class DominanceFilter {
     std::size_t cell = 0;
     if (k_ == 3) {
       // The largest level <= p[2]; none: no row of the set is <= p in column 2.
-      const std::size_t at = static_cast<std::size_t>(std::upper_bound(levels_.begin(), levels_.end(), p[2]) - levels_.begin());
-      if (at == 0) return false;
-      cell = at - 1;
+      if (levels_.empty() || !(levels_.front() <= p[2])) return false;
+      const double* base = levels_.data();
+      for (std::size_t n = levels_.size(); n > 1;) {
+        const std::size_t half = n / 2;
+        base = base[half] <= p[2] ? base + half : base;
+        n -= half;
+      }
+      cell = static_cast<std::size_t>(base - levels_.data());
     }
     const std::uint32_t begin = cell_begin_[cell];
     const std::uint32_t end = cell_begin_[cell + 1];
+    if (begin == end) return false;
     // The last staircase entry with column 0 <= p[0] has the least column 1 among all such entries.
-    std::uint32_t lo = begin;
-    std::uint32_t hi = end;
-    while (lo < hi) {
-      const std::uint32_t mid = lo + (hi - lo) / 2;
-      if (stairs_[mid].first <= p[0]) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
+    // A binary search without branches on the comparisons (they are unpredictable): base ends on
+    // that entry, or on the first entry when none qualifies.
+    const std::pair<double, double>* base = stairs_.data() + begin;
+    for (std::uint32_t n = end - begin; n > 1;) {
+      const std::uint32_t half = n / 2;
+      base = base[half].first <= p[0] ? base + half : base;
+      n -= half;
     }
-    if (lo == begin) return false;
-    const std::pair<double, double>& x = stairs_[lo - 1];
+    if (!(base->first <= p[0])) return false;
+    const std::pair<double, double>& x = *base;
     return x.second < p[1] || (x.second == p[1] && x.first < p[0]);
   }
 

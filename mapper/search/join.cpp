@@ -57,6 +57,21 @@ namespace {
 
 constexpr std::uint32_t kNoTrace = std::numeric_limits<std::uint32_t>::max();
 
+/// How many values of the ascending range [first, first + n) are below `v` (strict) or at most `v`
+/// (`at_most`): std::lower_bound / std::upper_bound without branches on the comparisons, which are
+/// unpredictable in the join's per-row queries.
+template <bool at_most>
+std::size_t count_before(const double* first, std::size_t n, double v) {
+  if (n == 0) return 0;
+  const double* base = first;
+  for (; n > 1;) {
+    const std::size_t half = n / 2;
+    base = (at_most ? base[half] <= v : base[half] < v) ? base + half : base;
+    n -= half;
+  }
+  return static_cast<std::size_t>(base - first) + static_cast<std::size_t>(at_most ? *base <= v : *base < v);
+}
+
 
 /// One live tensor in a left group's key.
 struct LiveEntry {
@@ -429,9 +444,15 @@ struct UpSet {
 
   bool contains(double v0, double v1) const {
     if (everything) return true;
-    const auto it = std::upper_bound(gens.begin(), gens.end(), v0,
-                                     [](double v, const std::pair<double, double>& g) { return v < g.first; });
-    return it != gens.begin() && std::prev(it)->second <= v1;
+    if (gens.empty()) return false;
+    // The last generator with x <= v0 (a binary search without branches on the comparisons).
+    const std::pair<double, double>* base = gens.data();
+    for (std::size_t n = gens.size(); n > 1;) {
+      const std::size_t half = n / 2;
+      base = base[half].first <= v0 ? base + half : base;
+      n -= half;
+    }
+    return base->first <= v0 && base->second <= v1;
   }
 
   /// The set moved by (dx, dy).
@@ -1059,9 +1080,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     const JoinStep& step = problem.steps[s];
     const auto& right = step.groups;
     std::vector<RowSummary> summaries(right.size());
-    for (std::size_t h = 0; h < right.size(); ++h) {
+    const auto summarise_right = [&](std::size_t h) {
       RowSummary& sm = summaries[h];
-      if (right[h].rows.empty()) continue;
+      if (right[h].rows.empty()) return;
       sm.cycles = sm.offchip = sm.energy = sm.sram_bytes = std::numeric_limits<double>::infinity();
       for (const PmappingRow& r : right[h].rows) {
         sm.cycles = std::min(sm.cycles, r.cycles);
@@ -1085,7 +1106,8 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           if (at_most && below && (best == kNoSibling || rows[i].sram_bytes < rows[best].sram_bytes)) best = static_cast<std::uint32_t>(i);
         }
       }
-    }
+    };
+    in_arena([&] { tbb::parallel_for(std::size_t{0}, right.size(), summarise_right); });
     JoinStepStats stats;
     stats.left_groups = left.size();
     stats.right_groups = right.size();
@@ -1185,12 +1207,25 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       if (rows.size() < kPilotMinRows) return;
       std::vector<std::uint32_t> order(rows.size());
       for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const auto by_cycles = [&](std::uint32_t a, std::uint32_t b) {
         return rows[a].cycles < rows[b].cycles || (rows[a].cycles == rows[b].cycles && a < b);
-      });
-      std::vector<std::uint32_t>& pick = samples[gi];
+      };
+      // The rows at evenly spaced positions of (cycles, index) order, each found by a selection
+      // within the range its neighbours leave (no full sort).
       const std::size_t n = std::min(kPilotRows, order.size());
-      for (std::size_t i = 0; i < n; ++i) pick.push_back(order[n == 1 ? 0 : i * (order.size() - 1) / (n - 1)]);
+      std::vector<std::size_t> at(n);
+      for (std::size_t i = 0; i < n; ++i) at[i] = n == 1 ? 0 : i * (order.size() - 1) / (n - 1);
+      const auto select = [&](const auto& self, std::size_t lo, std::size_t hi, std::size_t from, std::size_t to) -> void {
+        if (from >= to) return;  // the positions at[from, to) lie in order[lo, hi)
+        const std::size_t mid = from + (to - from) / 2;
+        std::nth_element(order.begin() + static_cast<std::ptrdiff_t>(lo), order.begin() + static_cast<std::ptrdiff_t>(at[mid]),
+                         order.begin() + static_cast<std::ptrdiff_t>(hi), by_cycles);
+        self(self, lo, at[mid], from, mid);
+        self(self, at[mid] + 1, hi, mid + 1, to);
+      };
+      select(select, 0, order.size(), 0, n);
+      std::vector<std::uint32_t>& pick = samples[gi];
+      for (std::size_t i = 0; i < n; ++i) pick.push_back(order[at[i]]);
       for (Column c : {Column::OffchipBytes, Column::Energy, Column::Sram, Column::CascadeSram}) {
         std::uint32_t best = 0;
         for (std::uint32_t i = 1; i < rows.size(); ++i) {
@@ -1508,8 +1543,8 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       }
       const auto column_value = [&](const JoinRow& row, Column c) {
         if (c == Column::CascadeSram && kw.clamp_cascade) {
-          const auto it = std::lower_bound(kw.cascade_limits.begin(), kw.cascade_limits.end(), row.cascade);
-          return it == kw.cascade_limits.end() ? std::numeric_limits<double>::infinity() : *it;
+          const std::size_t at = count_before<false>(kw.cascade_limits.data(), kw.cascade_limits.size(), row.cascade);
+          return at == kw.cascade_limits.size() ? std::numeric_limits<double>::infinity() : kw.cascade_limits[at];
         }
         if (c != Column::Sram) return row.value(c);
         return std::max({row.peak, future, open_cascade ? row.cascade + next : 0.0});
@@ -1523,9 +1558,17 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         if (sram_tiebreak) {
           x.tie.resize(n);
           for (std::size_t r = 0; r < n; ++r) x.tie[r] = column_value(acc.rows[r].row, Column::Sram);
-          if (kw.clamp_cascade) {
-            // Rows equal under the clamp keep the least cascade SRAM first, then the least bounded
-            // peak, as comparing the cascade itself would (a lexicographic tie-break, as ranks).
+          // Rows equal under the clamp keep the least cascade SRAM first, then the least bounded
+          // peak, as comparing the cascade itself would: a lexicographic tie-break, encoded exactly as
+          // cascade * 2^26 + peak when both are whole numbers of bytes below 2^26 (64 MiB), else as
+          // ranks.
+          constexpr double kSpan = 67108864.0;  // 2^26
+          const auto small_whole = [&](double v) { return v >= 0.0 && v < kSpan && v == std::floor(v); };
+          bool direct = kw.clamp_cascade;
+          for (std::size_t r = 0; r < n && direct; ++r) direct = small_whole(x.tie[r]) && small_whole(acc.rows[r].row.cascade);
+          if (direct) {
+            for (std::size_t r = 0; r < n; ++r) x.tie[r] += acc.rows[r].row.cascade * kSpan;
+          } else if (kw.clamp_cascade) {
             std::vector<double>& by_peak = x.scratch_a;
             std::vector<double>& by_cascade = x.scratch_b;
             by_peak.assign(x.tie.begin(), x.tie.end());
@@ -1562,7 +1605,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       const double* rest = rest_min.data() + static_cast<std::size_t>(s + 1) * num_levels * num_objectives;
       const auto completions_dominated = [&](const JoinRow& row) {
         const double peak = column_value(row, Column::Sram);
-        std::size_t first = static_cast<std::size_t>(std::upper_bound(levels.begin(), levels.end(), peak) - levels.begin());
+        std::size_t first = count_before<true>(levels.data(), levels.size(), peak);
         first = first == 0 ? 0 : first - 1;
         if (!regions_tie.empty()) {
           return (peak > levels[first] ? regions_above : regions_tie)[first].contains(row.value(column_of(problem.objectives[summed[0]])),

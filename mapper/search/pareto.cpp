@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "common/user_error.hpp"
@@ -104,7 +105,8 @@ constexpr std::size_t kPivots = 8;
 // small sum dominates the most on typical data.
 template <std::size_t K>
 void eliminate(const double* rows, std::size_t n, std::size_t k, const double* tie, std::vector<Entry>& entries) {
-  entries.clear();
+  entries.resize(n);
+  std::size_t kept = 0;
   const std::size_t d = dims<K>(k);
   const double* pivot[kPivots];
   std::uint32_t pivot_index[kPivots];
@@ -127,9 +129,9 @@ void eliminate(const double* rows, std::size_t n, std::size_t k, const double* t
     }
     if (dropped) continue;
     if (d <= 5) {
-      entries.push_back(Entry{r[0], r[1], static_cast<std::uint32_t>(i)});
+      entries[kept++] = Entry{r[0], r[1], static_cast<std::uint32_t>(i)};
     } else {
-      entries.push_back(Entry{s, r[0], static_cast<std::uint32_t>(i)});
+      entries[kept++] = Entry{s, r[0], static_cast<std::uint32_t>(i)};
     }
     if (pivots < kPivots || s < pivot_sum[kPivots - 1]) {
       // Insert in ascending sum order, dropping the largest when full.
@@ -144,10 +146,58 @@ void eliminate(const double* rows, std::size_t n, std::size_t k, const double* t
       pivot_sum[p] = s;
     }
   }
+  entries.resize(kept);
 }
 
-void sweep_2d(std::vector<Entry>& entries, const double* tie, std::vector<std::uint32_t>& front) {
-  std::sort(entries.begin(), entries.end(), [tie](const Entry& a, const Entry& b) {
+// Sorting the rows that survive elimination: a stable radix sort on key0 (8 bits per pass, passes
+// in which every key has the same digit skipped), then each run of equal key0 sorted by the full
+// order. The full order is total (the index breaks every tie), so the result is exactly what
+// std::sort gives, in about a third of the time on the join's tables.
+constexpr std::size_t kRadixMinRows = 512;
+
+// The bits of x as an unsigned key in the order of the doubles (no NaN here). -0.0 and +0.0 get
+// adjacent keys, so they end in one run of equal key0 and the full order sorts them there.
+inline std::uint64_t sortable_bits(double x) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return (u >> 63) != 0 ? ~u : u | (std::uint64_t{1} << 63);
+}
+
+template <typename Less>
+void sort_entries(std::vector<Entry>& entries, std::vector<Entry>& buffer, const Less& less) {
+  const std::size_t n = entries.size();
+  if (n < kRadixMinRows) {
+    std::sort(entries.begin(), entries.end(), less);
+    return;
+  }
+  std::uint32_t counts[8][256] = {};
+  for (const Entry& e : entries) {
+    const std::uint64_t u = sortable_bits(e.key0);
+    for (std::size_t d = 0; d < 8; ++d) ++counts[d][(u >> (8 * d)) & 0xff];
+  }
+  buffer.resize(n);
+  for (std::size_t d = 0; d < 8; ++d) {
+    std::uint32_t* c = counts[d];
+    if (c[(sortable_bits(entries.front().key0) >> (8 * d)) & 0xff] == n) continue;  // one digit: nothing moves
+    std::uint32_t sum = 0;
+    for (std::size_t b = 0; b < 256; ++b) {
+      const std::uint32_t here = c[b];
+      c[b] = sum;
+      sum += here;
+    }
+    for (const Entry& e : entries) buffer[c[(sortable_bits(e.key0) >> (8 * d)) & 0xff]++] = e;
+    entries.swap(buffer);
+  }
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i + 1;
+    while (j < n && !(entries[i].key0 < entries[j].key0)) ++j;
+    if (j - i > 1) std::sort(entries.begin() + static_cast<std::ptrdiff_t>(i), entries.begin() + static_cast<std::ptrdiff_t>(j), less);
+    i = j;
+  }
+}
+
+void sweep_2d(std::vector<Entry>& entries, std::vector<Entry>& buffer, const double* tie, std::vector<std::uint32_t>& front) {
+  sort_entries(entries, buffer, [tie](const Entry& a, const Entry& b) {
     if (a.key0 < b.key0) return true;
     if (b.key0 < a.key0) return false;
     if (a.key1 < b.key1) return true;
@@ -277,9 +327,9 @@ void reset_stairs(ParetoWorkspace& ws, std::size_t count) {
 }
 
 template <std::size_t K>
-void sort_lexicographic(const double* rows, const double* tie, std::vector<Entry>& entries) {
+void sort_lexicographic(const double* rows, const double* tie, std::vector<Entry>& entries, std::vector<Entry>& buffer) {
   // key0, key1 are objectives 0 and 1.
-  std::sort(entries.begin(), entries.end(), [rows, tie](const Entry& a, const Entry& b) {
+  sort_entries(entries, buffer, [rows, tie](const Entry& a, const Entry& b) {
     if (a.key0 < b.key0) return true;
     if (b.key0 < a.key0) return false;
     if (a.key1 < b.key1) return true;
@@ -294,8 +344,40 @@ void sort_lexicographic(const double* rows, const double* tie, std::vector<Entry
   });
 }
 
+// The staircase of sweep_3d while it is short: a sorted vector (a binary search and a short move
+// per insertion beat the tree's nodes); past kFlatStairMax entries the sweep starts again on the tree.
+constexpr std::size_t kFlatStairMax = 256;
+
 void sweep_3d(const double* rows, const double* tie, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
-  sort_lexicographic<3>(rows, tie, ws.entries);
+  sort_lexicographic<3>(rows, tie, ws.entries, ws.sort_buffer);
+  const std::size_t start = front.size();
+  std::vector<std::pair<double, double>>& flat = ws.flat_stair;
+  flat.clear();
+  bool short_enough = true;
+  for (const Entry& e : ws.entries) {
+    const double* r = rows + static_cast<std::size_t>(e.index) * 3;
+    // The entry with the largest obj1 <= r[1] holds the least obj2 among all with obj1 <= r[1].
+    auto it = std::upper_bound(flat.begin(), flat.end(), r[1], [](double v, const std::pair<double, double>& p) { return v < p.first; });
+    if (it != flat.begin() && std::prev(it)->second <= r[2]) continue;
+    // Drop the entries (r[1], r[2]) covers: obj1 >= r[1] (from `it` back to an equal obj1) and obj2 >= r[2].
+    auto from = it;
+    while (from != flat.begin() && !(std::prev(from)->first < r[1])) --from;
+    auto to = from;
+    while (to != flat.end() && to->second >= r[2]) ++to;
+    if (from == to) {
+      flat.insert(from, {r[1], r[2]});
+    } else {
+      *from = {r[1], r[2]};
+      flat.erase(from + 1, to);
+    }
+    front.push_back(e.index);
+    if (flat.size() > kFlatStairMax) {
+      short_enough = false;
+      break;
+    }
+  }
+  if (short_enough) return;
+  front.resize(start);
   reset_stairs(ws, 1);
   Stair& st = ws.stairs[0];
   for (const Entry& e : ws.entries) {
@@ -307,7 +389,7 @@ void sweep_3d(const double* rows, const double* tie, ParetoWorkspace& ws, std::v
 }
 
 void sweep_4d(const double* rows, const double* tie, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
-  sort_lexicographic<4>(rows, tie, ws.entries);
+  sort_lexicographic<4>(rows, tie, ws.entries, ws.sort_buffer);
   // A Fenwick tree over the ranks of objective 1: node i holds the staircase of (obj2, obj3) of the
   // survivors whose obj1 rank lies in (i - lowbit(i), i], so a prefix of ranks is O(log n) nodes.
   ws.ranks.clear();
@@ -487,7 +569,7 @@ struct Offline5 {
 };
 
 void sweep_5d(const double* rows, const double* tie, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
-  sort_lexicographic<5>(rows, tie, ws.entries);
+  sort_lexicographic<5>(rows, tie, ws.entries, ws.sort_buffer);
   const std::size_t m = ws.entries.size();
   NPUMAP_ASSERT(m < Offline5::kQuery);
   ws.values.resize(m * 4);
@@ -507,7 +589,7 @@ void front_nd(const double* rows, std::size_t n, std::size_t k, const double* ti
               std::vector<std::uint32_t>& front) {
   eliminate<K>(rows, n, k, tie, ws.entries);
   if (dims<K>(k) == 2) {
-    sweep_2d(ws.entries, tie, front);
+    sweep_2d(ws.entries, ws.sort_buffer, tie, front);
   } else if (dims<K>(k) == 3) {
     sweep_3d(rows, tie, ws, front);
   } else if (dims<K>(k) == 4) {
@@ -517,7 +599,19 @@ void front_nd(const double* rows, std::size_t n, std::size_t k, const double* ti
   } else {
     skyline<K>(rows, k, tie, ws, front);
   }
-  std::sort(front.begin(), front.end());
+  if (front.size() <= 64) {
+    std::sort(front.begin(), front.end());
+    return;
+  }
+  // Ascending by a bitmap of the n rows: O(n / 64 + front) instead of a sort.
+  ws.marks.assign((n + 63) / 64, 0);
+  for (std::uint32_t i : front) ws.marks[i / 64] |= std::uint64_t{1} << (i % 64);
+  front.clear();
+  for (std::size_t w = 0; w < ws.marks.size(); ++w) {
+    for (std::uint64_t bits = ws.marks[w]; bits != 0; bits &= bits - 1) {
+      front.push_back(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))));
+    }
+  }
 }
 
 /// Both public forms: `tie` (num_rows values, or nullptr) orders rows equal in every objective

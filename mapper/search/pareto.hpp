@@ -44,6 +44,7 @@ struct ParetoWorkspace {
     std::uint32_t index;
   };
   std::vector<Entry> entries;             ///< Rows that survived the elimination filter.
+  std::vector<Entry> sort_buffer;         ///< Scratch of the radix sort of `entries`.
   /// SFS survivors' objectives, one window per pivot mask (which of the first objectives are at
   /// least the pivot's), each in blocks of 8 rows.
   std::vector<std::vector<double>> windows;
@@ -58,9 +59,12 @@ struct ParetoWorkspace {
   std::unique_ptr<std::pmr::unsynchronized_pool_resource> pool =
       std::make_unique<std::pmr::unsynchronized_pool_resource>();
   std::vector<Stair> stairs;
-  std::vector<double> ranks;              ///< 4 objectives: the distinct values of objective 1, sorted.
+  std::vector<std::pair<double, double>> flat_stair;  ///< 3 objectives: the staircase while it is short.
+  std::vector<double> ranks;              ///< 3 and 4 objectives: the distinct values of objective 1, sorted.
+  std::vector<std::uint64_t> marks;       ///< Scratch: the surviving rows as a bitmap, to list them ascending.
   /// 5 objectives (divide and conquer): objectives 1..4 per sorted position, which positions are
-  /// found dominated, and the recursion's sets of positions.
+  /// found dominated, and the recursion's sets of positions. 3 objectives: `values` holds the
+  /// Fenwick tree of least objective 2 over the ranks of objective 1.
   std::vector<double> values;
   std::vector<char> dead;
   std::vector<std::uint32_t> cross_items;
