@@ -505,7 +505,8 @@ void exact_front(const std::vector<JoinRow>& rows, const std::vector<Column>& co
   for (std::size_t r = 0; r < rows.size(); ++r)
     for (std::size_t c = 0; c < cols.size(); ++c) table[r * cols.size() + c] = rows[r].value(cols[c]);
   if (tiebreak) {
-    std::vector<double> tie(rows.size());
+    static thread_local std::vector<double> tie;
+    tie.resize(rows.size());
     for (std::size_t r = 0; r < rows.size(); ++r) tie[r] = rows[r].peak;
     pareto_front_tiebreak(table.data(), rows.size(), cols.size(), tie.data(), ws, keep);
   } else {
@@ -1166,6 +1167,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         tbb::parallel_for(std::size_t{0}, signatures.size(), [&](std::size_t j) {
           const auto& [rolling, sources] = *signatures[j];
           std::vector<JoinRow> rows;
+          std::size_t total = 0;
+          for (const auto& source : sources) total += left[source.first].rows.size();
+          rows.reserve(total);
           for (const auto& [g, buffer] : sources) {
             for (const JoinRow& r : left[g].rows) {
               JoinRow x = r;
