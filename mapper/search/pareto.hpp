@@ -14,7 +14,8 @@
 //   * Zero objectives: every row equals every other, so a non-empty table keeps row 0.
 //
 // Algorithms: 1 objective keeps the minimum; 2 objectives sort by (obj0, obj1, index) and sweep a
-// running minimum of obj1; 3 and 4 objectives sort lexicographically and sweep a staircase of the
+// running minimum of obj1 (sorts of 512 rows or more: a radix sort on obj0, then each run of equal
+// obj0 by the full order); 3 and 4 objectives sort lexicographically and sweep a staircase of the
 // survivors' (obj1, obj2) (for 4, one staircase of (obj2, obj3) per Fenwick-tree node over obj1),
 // O(n log n) and O(n log^2 n); 5 objectives sort lexicographically and solve the remaining 4-D
 // dominance offline by divide and conquer, O(n log^3 n); 6 or more run a sort-filter skyline (SFS)
