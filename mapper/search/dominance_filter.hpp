@@ -8,10 +8,11 @@
 // snapshot of rows already merged into the same key), so the result never changes; only the work
 // does (docs/design/search.md "Join", "Dominance filter").
 //
-// Layout: column 2 is cut at up to 16 levels (quantiles of the set's values, the largest level being
-// the maximum). For every level the rows whose column 2 is at most that level form one staircase
-// over (column 0, column 1): column 0 strictly ascending, column 1 strictly descending. A query takes
-// the largest level <= p's column 2 and binary-searches that staircase for the largest column 0 <= p's.
+// Layout: column 2 is cut at up to 16 levels (quantiles of the values of up to 1,024 rows spread over
+// the set, the largest level being the set's maximum). For every level the rows whose column 2 is at
+// most that level form one staircase over (column 0, column 1): column 0 strictly ascending, column 1
+// strictly descending. A query takes the largest level <= p's column 2 and binary-searches that
+// staircase for the largest column 0 <= p's.
 
 #include <algorithm>
 #include <cstddef>
@@ -76,6 +77,7 @@ class DominanceFilter {
   std::vector<std::uint32_t> cell_begin_;          ///< staircase of level l: [cell_begin_[l], cell_begin_[l + 1])
   std::vector<std::pair<double, double>> stairs_;  ///< (column 0, column 1) entries of every level
   std::vector<Item> items_;                        ///< scratch: the rows sorted by (column 0, column 1)
+  std::vector<Item> item_buffer_;                  ///< scratch of the sort
   std::vector<double> scratch_;                    ///< scratch: column 2's values
 };
 

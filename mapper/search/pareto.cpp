@@ -23,9 +23,10 @@
 
 #include "mapper/search/pareto.hpp"
 
+#include "mapper/search/radix_sort.hpp"
+
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "common/user_error.hpp"
@@ -149,51 +150,11 @@ void eliminate(const double* rows, std::size_t n, std::size_t k, const double* t
   entries.resize(kept);
 }
 
-// Sorting the rows that survive elimination: a stable radix sort on key0 (8 bits per pass, passes
-// in which every key has the same digit skipped), then each run of equal key0 sorted by the full
-// order. The full order is total (the index breaks every tie), so the result is exactly what
-// std::sort gives, in about a third of the time on the join's tables.
-constexpr std::size_t kRadixMinRows = 512;
-
-// The bits of x as an unsigned key in the order of the doubles (no NaN here). -0.0 and +0.0 get
-// adjacent keys, so they end in one run of equal key0 and the full order sorts them there.
-inline std::uint64_t sortable_bits(double x) {
-  std::uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return (u >> 63) != 0 ? ~u : u | (std::uint64_t{1} << 63);
-}
-
+// The rows that survive elimination are sorted by their full order, which starts with key0
+// (mapper/search/radix_sort.hpp).
 template <typename Less>
 void sort_entries(std::vector<Entry>& entries, std::vector<Entry>& buffer, const Less& less) {
-  const std::size_t n = entries.size();
-  if (n < kRadixMinRows) {
-    std::sort(entries.begin(), entries.end(), less);
-    return;
-  }
-  std::uint32_t counts[8][256] = {};
-  for (const Entry& e : entries) {
-    const std::uint64_t u = sortable_bits(e.key0);
-    for (std::size_t d = 0; d < 8; ++d) ++counts[d][(u >> (8 * d)) & 0xff];
-  }
-  buffer.resize(n);
-  for (std::size_t d = 0; d < 8; ++d) {
-    std::uint32_t* c = counts[d];
-    if (c[(sortable_bits(entries.front().key0) >> (8 * d)) & 0xff] == n) continue;  // one digit: nothing moves
-    std::uint32_t sum = 0;
-    for (std::size_t b = 0; b < 256; ++b) {
-      const std::uint32_t here = c[b];
-      c[b] = sum;
-      sum += here;
-    }
-    for (const Entry& e : entries) buffer[c[(sortable_bits(e.key0) >> (8 * d)) & 0xff]++] = e;
-    entries.swap(buffer);
-  }
-  for (std::size_t i = 0; i < n;) {
-    std::size_t j = i + 1;
-    while (j < n && !(entries[i].key0 < entries[j].key0)) ++j;
-    if (j - i > 1) std::sort(entries.begin() + static_cast<std::ptrdiff_t>(i), entries.begin() + static_cast<std::ptrdiff_t>(j), less);
-    i = j;
-  }
+  sort_by_key_then(entries, buffer, [](const Entry& e) { return e.key0; }, less);
 }
 
 void sweep_2d(std::vector<Entry>& entries, std::vector<Entry>& buffer, const double* tie, std::vector<std::uint32_t>& front) {
@@ -303,16 +264,38 @@ using Stair = ParetoWorkspace::Stair;
 /// Some (a, b) of the staircase has a <= x and b <= y.
 inline bool stair_covers(const Stair& st, double x, double y) {
   // The entry with the largest a <= x.
-  auto it = st.upper_bound({x, std::numeric_limits<double>::infinity()});
-  return it != st.begin() && std::prev(it)->second <= y;
+  if (!st.in_tree) {
+    const auto it = std::upper_bound(st.flat.begin(), st.flat.end(), x,
+                                     [](double v, const std::pair<double, double>& e) { return v < e.first; });
+    return it != st.flat.begin() && std::prev(it)->second <= y;
+  }
+  auto it = st.tree.upper_bound({x, std::numeric_limits<double>::infinity()});
+  return it != st.tree.begin() && std::prev(it)->second <= y;
 }
 
 /// Adds (x, y), which the staircase does not cover; drops the entries (x, y) covers (they follow it:
 /// a >= x, and b >= y from there on until the first b < y).
 inline void stair_add(Stair& st, double x, double y) {
-  auto it = st.lower_bound({x, -std::numeric_limits<double>::infinity()});
-  while (it != st.end() && it->second >= y) it = st.erase(it);
-  st.emplace_hint(it, x, y);
+  if (!st.in_tree) {
+    auto from = std::lower_bound(st.flat.begin(), st.flat.end(), x,
+                                 [](const std::pair<double, double>& e, double v) { return e.first < v; });
+    auto to = from;
+    while (to != st.flat.end() && to->second >= y) ++to;
+    if (from == to) {
+      st.flat.insert(from, {x, y});
+    } else {
+      *from = {x, y};
+      st.flat.erase(from + 1, to);
+    }
+    if (st.flat.size() <= Stair::kFlatMax) return;
+    for (const auto& e : st.flat) st.tree.emplace_hint(st.tree.end(), e);
+    st.flat.clear();
+    st.in_tree = true;
+    return;
+  }
+  auto it = st.tree.lower_bound({x, -std::numeric_limits<double>::infinity()});
+  while (it != st.tree.end() && it->second >= y) it = st.tree.erase(it);
+  st.tree.emplace_hint(it, x, y);
 }
 
 /// Adds (x, y) unless the staircase already covers it.
@@ -322,7 +305,11 @@ inline void stair_insert(Stair& st, double x, double y) {
 
 /// `count` empty staircases whose nodes come from the workspace's pool.
 void reset_stairs(ParetoWorkspace& ws, std::size_t count) {
-  for (Stair& st : ws.stairs) st.clear();
+  for (Stair& st : ws.stairs) {
+    st.flat.clear();
+    st.tree.clear();
+    st.in_tree = false;
+  }
   while (ws.stairs.size() < count) ws.stairs.emplace_back(ws.pool.get());
 }
 
@@ -344,40 +331,8 @@ void sort_lexicographic(const double* rows, const double* tie, std::vector<Entry
   });
 }
 
-// The staircase of sweep_3d while it is short: a sorted vector (a binary search and a short move
-// per insertion beat the tree's nodes); past kFlatStairMax entries the sweep starts again on the tree.
-constexpr std::size_t kFlatStairMax = 256;
-
 void sweep_3d(const double* rows, const double* tie, ParetoWorkspace& ws, std::vector<std::uint32_t>& front) {
   sort_lexicographic<3>(rows, tie, ws.entries, ws.sort_buffer);
-  const std::size_t start = front.size();
-  std::vector<std::pair<double, double>>& flat = ws.flat_stair;
-  flat.clear();
-  bool short_enough = true;
-  for (const Entry& e : ws.entries) {
-    const double* r = rows + static_cast<std::size_t>(e.index) * 3;
-    // The entry with the largest obj1 <= r[1] holds the least obj2 among all with obj1 <= r[1].
-    auto it = std::upper_bound(flat.begin(), flat.end(), r[1], [](double v, const std::pair<double, double>& p) { return v < p.first; });
-    if (it != flat.begin() && std::prev(it)->second <= r[2]) continue;
-    // Drop the entries (r[1], r[2]) covers: obj1 >= r[1] (from `it` back to an equal obj1) and obj2 >= r[2].
-    auto from = it;
-    while (from != flat.begin() && !(std::prev(from)->first < r[1])) --from;
-    auto to = from;
-    while (to != flat.end() && to->second >= r[2]) ++to;
-    if (from == to) {
-      flat.insert(from, {r[1], r[2]});
-    } else {
-      *from = {r[1], r[2]};
-      flat.erase(from + 1, to);
-    }
-    front.push_back(e.index);
-    if (flat.size() > kFlatStairMax) {
-      short_enough = false;
-      break;
-    }
-  }
-  if (short_enough) return;
-  front.resize(start);
   reset_stairs(ws, 1);
   Stair& st = ws.stairs[0];
   for (const Entry& e : ws.entries) {

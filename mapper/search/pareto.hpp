@@ -53,14 +53,20 @@ struct ParetoWorkspace {
   std::vector<std::uint32_t> window_sizes;///< Survivors per window.
   std::vector<double> medians;            ///< Scratch: one objective's values, for the pivot.
   /// 3 and 4 objectives: 2-D staircases of survivors ((a, b) with a ascending, b strictly
-  /// descending); one for 3 objectives, one per Fenwick-tree node over objective 1 for 4. Ordered
-  /// trees, so an insertion costs O(log n) however long the staircase; their nodes come from `pool`,
-  /// which keeps freed nodes for reuse.
-  using Stair = std::pmr::set<std::pair<double, double>>;
+  /// descending); one for 3 objectives, one per Fenwick-tree node over objective 1 for 4. A short
+  /// staircase is a sorted vector; past kFlatMax entries it moves into an ordered tree, so an
+  /// insertion costs O(log n) however long the staircase; tree nodes come from `pool`, which keeps
+  /// freed nodes for reuse.
+  struct Stair {
+    static constexpr std::size_t kFlatMax = 256;
+    explicit Stair(std::pmr::memory_resource* resource) : tree(resource) {}
+    std::vector<std::pair<double, double>> flat;
+    std::pmr::set<std::pair<double, double>> tree;
+    bool in_tree = false;
+  };
   std::unique_ptr<std::pmr::unsynchronized_pool_resource> pool =
       std::make_unique<std::pmr::unsynchronized_pool_resource>();
   std::vector<Stair> stairs;
-  std::vector<std::pair<double, double>> flat_stair;  ///< 3 objectives: the staircase while it is short.
   std::vector<double> ranks;              ///< 3 and 4 objectives: the distinct values of objective 1, sorted.
   std::vector<std::uint64_t> marks;       ///< Scratch: the surviving rows as a bitmap, to list them ascending.
   /// 5 objectives (divide and conquer): objectives 1..4 per sorted position, which positions are

@@ -174,6 +174,36 @@ TEST(Pareto, MatchesBruteForceOnLargeFrontsWithTiesInTheFirstObjective) {
   }
 }
 
+// Every row undominated, and the sweep's staircases long: in column 0 order each row has a smaller
+// sum of columns 1 and 2 than the rows before it (so none of them covers it), and column 1 spreads
+// over a wide range (so it rarely covers one of them). The 3-column staircase outgrows its sorted
+// vector and moves into the tree; the 4- and 5-column sweeps get long node staircases too.
+TEST(Pareto, LongStaircasesKeepEveryUndominatedRow) {
+  std::mt19937_64 rng(pareto_seed() ^ 0x57a1);
+  ParetoWorkspace ws;
+  std::vector<Index> front;
+  const std::size_t n = 3000;
+  for (std::size_t k : {3, 4, 5}) {
+    Table t(n * k);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double spread = static_cast<double>(rng() % 1000000);
+      t[i * k] = static_cast<double>(i);
+      t[i * k + 1] = spread;
+      t[i * k + 2] = 4000000.0 - static_cast<double>(i) - spread;
+      for (std::size_t c = 3; c < k; ++c) t[i * k + c] = t[i * k + 2];
+    }
+    // Every 10th row is pushed up in every column: dominated by the row before it.
+    for (std::size_t i = 10; i < n; i += 10) {
+      for (std::size_t c = 0; c < k; ++c) t[i * k + c] = t[(i - 1) * k + c] + 1.0;
+    }
+    SCOPED_TRACE("k=" + std::to_string(k));
+    const std::vector<Index> expected = brute_force(t, n, k);
+    EXPECT_EQ(expected.size(), n - (n - 1) / 10);
+    pareto_front(t.data(), n, k, ws, front);
+    EXPECT_EQ(front, expected);
+  }
+}
+
 TEST(Pareto, AllIdenticalRowsKeepTheFirst) {
   for (std::size_t k : {1, 2, 3, 4, 7}) {
     const Table t(50 * k, 3.25);
