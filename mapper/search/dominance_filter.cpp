@@ -64,6 +64,11 @@ void DominanceFilter::build(const double* rows, std::size_t n, std::size_t k) {
     }
   }
   cell_begin_.push_back(static_cast<std::uint32_t>(stairs_.size()));
+  grids_.resize(levels_.size());
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    const std::pair<double, double>* stairs = stairs_.data() + cell_begin_[l];
+    grids_[l].build([stairs](std::size_t i) { return stairs[i].first; }, cell_begin_[l + 1] - cell_begin_[l]);
+  }
 }
 
 }  // namespace npumap::search

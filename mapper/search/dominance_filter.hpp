@@ -11,14 +11,16 @@
 // Layout: column 2 is cut at up to 16 levels (quantiles of the values of up to 1,024 rows spread over
 // the set, the largest level being the set's maximum). For every level the rows whose column 2 is at
 // most that level form one staircase over (column 0, column 1): column 0 strictly ascending, column 1
-// strictly descending. A query takes the largest level <= p's column 2 and binary-searches that
-// staircase for the largest column 0 <= p's.
+// strictly descending. A query takes the largest level <= p's column 2 and finds in that staircase
+// the largest column 0 <= p's (a GridIndex over the staircase's column 0).
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
+
+#include "mapper/search/sorted_search.hpp"
 
 namespace npumap::search {
 
@@ -38,29 +40,16 @@ class DominanceFilter {
     std::size_t cell = 0;
     if (k_ == 3) {
       // The largest level <= p[2]; none: no row of the set is <= p in column 2.
-      if (levels_.empty() || !(levels_.front() <= p[2])) return false;
-      const double* base = levels_.data();
-      for (std::size_t n = levels_.size(); n > 1;) {
-        const std::size_t half = n / 2;
-        base = base[half] <= p[2] ? base + half : base;
-        n -= half;
-      }
-      cell = static_cast<std::size_t>(base - levels_.data());
+      const std::size_t at_most = count_before<true>(levels_.data(), levels_.size(), p[2]);
+      if (at_most == 0) return false;
+      cell = at_most - 1;
     }
-    const std::uint32_t begin = cell_begin_[cell];
-    const std::uint32_t end = cell_begin_[cell + 1];
-    if (begin == end) return false;
     // The last staircase entry with column 0 <= p[0] has the least column 1 among all such entries.
-    // A binary search without branches on the comparisons (they are unpredictable): base ends on
-    // that entry, or on the first entry when none qualifies.
-    const std::pair<double, double>* base = stairs_.data() + begin;
-    for (std::uint32_t n = end - begin; n > 1;) {
-      const std::uint32_t half = n / 2;
-      base = base[half].first <= p[0] ? base + half : base;
-      n -= half;
-    }
-    if (!(base->first <= p[0])) return false;
-    const std::pair<double, double>& x = *base;
+    const std::uint32_t begin = cell_begin_[cell];
+    const std::pair<double, double>* stairs = stairs_.data() + begin;
+    const std::size_t below = grids_[cell].count<true>([stairs](std::size_t i) { return stairs[i].first; }, p[0]);
+    if (below == 0) return false;
+    const std::pair<double, double>& x = stairs[below - 1];
     return x.second < p[1] || (x.second == p[1] && x.first < p[0]);
   }
 
@@ -76,6 +65,7 @@ class DominanceFilter {
   std::vector<double> levels_;                     ///< column 2's levels, ascending (3 columns)
   std::vector<std::uint32_t> cell_begin_;          ///< staircase of level l: [cell_begin_[l], cell_begin_[l + 1])
   std::vector<std::pair<double, double>> stairs_;  ///< (column 0, column 1) entries of every level
+  std::vector<GridIndex> grids_;                   ///< per level: its staircase's column 0
   std::vector<Item> items_;                        ///< scratch: the rows sorted by (column 0, column 1)
   std::vector<Item> item_buffer_;                  ///< scratch of the sort
   std::vector<double> scratch_;                    ///< scratch: column 2's values

@@ -50,28 +50,13 @@
 #include "common/user_error.hpp"
 #include "mapper/search/dominance_filter.hpp"
 #include "mapper/search/pareto.hpp"
+#include "mapper/search/sorted_search.hpp"
 #include "model/geometry.hpp"
 
 namespace npumap::search {
 namespace {
 
 constexpr std::uint32_t kNoTrace = std::numeric_limits<std::uint32_t>::max();
-
-/// How many values of the ascending range [first, first + n) are below `v` (strict) or at most `v`
-/// (`at_most`): std::lower_bound / std::upper_bound without branches on the comparisons, which are
-/// unpredictable in the join's per-row queries.
-template <bool at_most>
-std::size_t count_before(const double* first, std::size_t n, double v) {
-  if (n == 0) return 0;
-  const double* base = first;
-  for (; n > 1;) {
-    const std::size_t half = n / 2;
-    base = (at_most ? base[half] <= v : base[half] < v) ? base + half : base;
-    n -= half;
-  }
-  return static_cast<std::size_t>(base - first) + static_cast<std::size_t>(at_most ? *base <= v : *base < v);
-}
-
 
 /// One live tensor in a left group's key.
 struct LiveEntry {
@@ -441,18 +426,22 @@ struct IncumbentIndex {
 struct UpSet {
   std::vector<std::pair<double, double>> gens;
   bool everything = false;  ///< the whole plane
+  GridIndex grid;           ///< over the generators' x, once index() was called
+  bool indexed = false;
 
   bool contains(double v0, double v1) const {
     if (everything) return true;
     if (gens.empty()) return false;
-    // The last generator with x <= v0 (a binary search without branches on the comparisons).
-    const std::pair<double, double>* base = gens.data();
-    for (std::size_t n = gens.size(); n > 1;) {
-      const std::size_t half = n / 2;
-      base = base[half].first <= v0 ? base + half : base;
-      n -= half;
-    }
-    return base->first <= v0 && base->second <= v1;
+    // The generators with x <= v0; the last of them has the least y.
+    const auto x_of = [this](std::size_t i) { return gens[i].first; };
+    const std::size_t n = indexed ? grid.count<true>(x_of, v0) : count_before<true>(x_of, 0, gens.size(), v0);
+    return n > 0 && gens[n - 1].second <= v1;
+  }
+
+  /// Builds the index of the generators' x for contains() (call once the set is final).
+  void index() {
+    grid.build([this](std::size_t i) { return gens[i].first; }, gens.size());
+    indexed = true;
   }
 
   /// The set moved by (dx, dy).
@@ -1263,6 +1252,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       /// With an open cascade that the next step closes: the cascade values at which some completion
       /// stops fitting (ascending). Empty with clamp_cascade false: the cascade column is not clamped.
       std::vector<double> cascade_limits;
+      GridIndex cascade_grid;  ///< over cascade_limits
       bool clamp_cascade = false;
     };
     std::vector<KeyWork> work;
@@ -1385,7 +1375,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       for (std::size_t i = 0; i < levels[0].size(); ++i) {
         KeyWork& kw = work[work_of[i]];
         kw.clamp_cascade = levels[0][i].known;
-        if (kw.clamp_cascade) kw.cascade_limits = std::move(levels[0][i].limits);
+        if (kw.clamp_cascade) {
+          kw.cascade_limits = std::move(levels[0][i].limits);
+          kw.cascade_grid.build([&](std::size_t j) { return kw.cascade_limits[j]; }, kw.cascade_limits.size());
+        }
       }
     }
     // Lower bounds of the SRAM every later step must use (docs/design/search.md "Join", "Future SRAM
@@ -1481,6 +1474,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         above = UpSet::intersect(above, region_of(points, tie_regions[l]));
         out.first[l] = above;
       }
+      for (std::vector<UpSet>* regions : {&out.first, &out.second}) {
+        for (UpSet& r : *regions) r.index();
+      }
       return out;
     };
     std::vector<UpSet> drop_tie;
@@ -1547,7 +1543,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       }
       const auto column_value = [&](const JoinRow& row, Column c) {
         if (c == Column::CascadeSram && kw.clamp_cascade) {
-          const std::size_t at = count_before<false>(kw.cascade_limits.data(), kw.cascade_limits.size(), row.cascade);
+          const std::size_t at = kw.cascade_grid.count<false>([&](std::size_t i) { return kw.cascade_limits[i]; }, row.cascade);
           return at == kw.cascade_limits.size() ? std::numeric_limits<double>::infinity() : kw.cascade_limits[at];
         }
         if (c != Column::Sram) return row.value(c);
