@@ -18,6 +18,7 @@
 #include "model/evaluate.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace npumap::model {
@@ -36,13 +37,7 @@ constexpr int kLut = static_cast<int>(TensorPurpose::Lut);
 
 int idx(MemArea a) { return static_cast<int>(a); }
 
-/// A NHWC/NHCWB16 tensor as estimate_memory_transfer_efficiency sees its (possibly converted) copy.
-struct BurstView {
-  bool brick16 = false;          ///< costed as NHCWB16: own format, or needs_linear_format == false
-  int elem = 1;                  ///< dtype.size_in_bytes() (a packed 10-byte bias still gives 4)
-  double es = 1.0;               ///< element_size() * storage_compression_scale
-  std::array<int, 4> ref{};      ///< reference shape S of §4.4, already rounded
-};
+using BurstView = PreparedPass::BurstView;
 
 /// Element size of a feature map: bits/8 as a real (§4.1).
 double fm_element_size(const FeatureMap& t) { return bits(t.dtype) / 8.0; }
@@ -116,6 +111,81 @@ double storage_size(const Shape& storage_shape, double element_size) {
   return static_cast<double>(round_up(bytes, 16));
 }
 
+/// The bandwidths of one pass, [area][purpose][direction], kept sparse: a pass touches about a dozen
+/// of the 84 cells, and the search evaluates millions of passes, so only touched cells are written
+/// (no zeroing of two 672-byte arrays) and the sums visit only those, in cell order. That is exact:
+/// an untouched cell is +0.0, and a sum that starts at +0.0 never becomes -0.0, so adding +0.0
+/// never changes it. A touched cell starts at 0.0 and accumulates in call order, as the dense array did.
+class BandwidthLedger {
+ public:
+  void add(MemArea area, int purpose, int dir, double bytes, double scaled_bytes) {
+    const int a = idx(area);
+    const int cell = purpose * kNumDirections + dir;
+    const auto bit = static_cast<std::uint16_t>(1u << cell);
+    if ((touched_[a] & bit) == 0) {
+      touched_[a] = static_cast<std::uint16_t>(touched_[a] | bit);
+      bytes_[a][cell] = 0.0;
+      scaled_[a][cell] = 0.0;
+    }
+    bytes_[a][cell] += bytes;
+    scaled_[a][cell] += scaled_bytes;
+  }
+
+  /// Sum over purposes and directions of one area, unscaled or scaled (area_bytes()' order).
+  double area_sum(MemArea area, bool scaled) const {
+    const int a = idx(area);
+    const auto& cells = scaled ? scaled_[a] : bytes_[a];
+    double sum = 0.0;
+    for (unsigned bits = touched_[a]; bits != 0; bits &= bits - 1) sum += cells[std::countr_zero(bits)];
+    return sum;
+  }
+
+  /// energy_pj() over the ledger's unscaled bytes, in its order of operations.
+  double energy_pj(const arch::Arch& arch, std::int64_t macs) const {
+    double e = static_cast<double>(macs) * arch.energy.pj_per_mac;
+    for (int a = 0; a < arch::kNumMemAreas; ++a) {
+      double read = 0.0;
+      double write = 0.0;
+      for (unsigned bits = touched_[a]; bits != 0; bits &= bits - 1) {
+        const int cell = std::countr_zero(bits);
+        (cell % kNumDirections == kRead ? read : write) += bytes_[a][cell];
+      }
+      e += read * arch.energy.read_pj_per_byte[a] + write * arch.energy.write_pj_per_byte[a];
+    }
+    return e;
+  }
+
+  /// Writes the touched cells into zero-initialised dense arrays.
+  void fill(BandwidthArray& bytes, BandwidthArray& scaled) const {
+    for (int a = 0; a < arch::kNumMemAreas; ++a) {
+      for (unsigned bits = touched_[a]; bits != 0; bits &= bits - 1) {
+        const int cell = std::countr_zero(bits);
+        bytes[a][cell / kNumDirections][cell % kNumDirections] = bytes_[a][cell];
+        scaled[a][cell / kNumDirections][cell % kNumDirections] = scaled_[a][cell];
+      }
+    }
+  }
+
+ private:
+  static constexpr int kCells = kNumPurposes * kNumDirections;
+  static_assert(kCells <= 16, "a touched mask is 16 bits");
+  std::array<std::uint16_t, arch::kNumMemAreas> touched_{};
+  // Only cells whose bit is set are ever read, so these are deliberately left uninitialised.
+  std::array<std::array<double, kCells>, arch::kNumMemAreas> bytes_;
+  std::array<std::array<double, kCells>, arch::kNumMemAreas> scaled_;
+};
+
+/// Everything evaluate() computes, with the bandwidths in a ledger instead of dense arrays.
+struct Evaluation {
+  std::array<double, kNumPassCycles> cycles{};
+  std::int64_t macs = 0;
+  std::int64_t ifm_read_multiple = 1;
+  std::int64_t weight_read_multiple = 0;
+  double energy_pj = 0.0;
+  PassTrace trace;
+  BandwidthLedger bw;
+};
+
 /// Bias element_size(): the packed 10 bytes, or 4 from the int32 dtype.
 double bias_element_size(const Bias& b) { return b.element_size_bytes != 0 ? b.element_size_bytes : 4.0; }
 
@@ -139,9 +209,8 @@ double minimal_cmd_cycles(const arch::Arch& arch, const Pass& p, const Block& if
   return (im.latency_read + cyc_ifm + dpu_cycles + output_cycles + om.latency_write + cyc_ofm) / 4;
 }
 
-/// estimate_output_cycles (§6.2). `block` is non-null only for the elementwise whole-op call.
-double output_cycles(const arch::Arch& arch, NpuBlockType type, const Pass& p, std::int64_t num_elems, bool acc40,
-                     const Block* block) {
+/// estimate_output_cycles (§6.2) up to its block term: the cycles per output element.
+double output_cycles_per_elem(const arch::Arch& arch, NpuBlockType type, const Pass& p, bool acc40) {
   const OpType op = p.op.type;
   int out_idx = 7;
   if (type == NpuBlockType::ElementWise && p.ifm.dtype == DataType::Int32) {
@@ -176,20 +245,28 @@ double output_cycles(const arch::Arch& arch, NpuBlockType type, const Pass& p, s
     case Activation::None:
       break;
   }
-  double cpe = std::max(arch.accel.output_cycles_per_elem[out_idx], arch.accel.activation_cycles_per_elem[act_idx]);
-  if (type == NpuBlockType::ElementWise && block != nullptr) {
-    const std::int64_t n = static_cast<std::int64_t>(block->w) * block->h * block->d;
-    const double cmd = minimal_cmd_cycles(arch, p, *block, *block, static_cast<double>(n) * cpe, 0.0);
-    cpe = std::max(cpe, cmd / static_cast<double>(n));
-  }
+  return std::max(arch.accel.output_cycles_per_elem[out_idx], arch.accel.activation_cycles_per_elem[act_idx]);
+}
+
+/// estimate_output_cycles (§6.2) for the elementwise whole-op call, with the command-overhead term
+/// of `block`; `cpe` is output_cycles_per_elem().
+double elementwise_output_cycles(const arch::Arch& arch, const Pass& p, std::int64_t num_elems, double cpe,
+                                 const Block& block) {
+  const std::int64_t n = static_cast<std::int64_t>(block.w) * block.h * block.d;
+  const double cmd = minimal_cmd_cycles(arch, p, block, block, static_cast<double>(n) * cpe, 0.0);
+  cpe = std::max(cpe, cmd / static_cast<double>(n));
   return static_cast<double>(num_elems) * cpe;
 }
 
 /// estimate_conv_pooling_cycles (§6.3). Mutates `ofm_block.h` for the 1-D ublock tweak, as Vela does.
-double conv_pooling_cycles(const arch::Arch& arch, NpuBlockType type, const Pass& p, const Block& ifm_block,
-                           Block& ofm_block, BlockTraversal traversal, const std::array<std::int64_t, 2>& kernel_dims,
-                           const std::array<int, 4>& ifm_shape, const std::array<int, 4>& ofm_shape,
-                           const MemArea* scale_area, PassTrace& trace) {
+double conv_pooling_cycles(const arch::Arch& arch, const PreparedPass& pp, const Pass& p, const Block& ifm_block,
+                           Block& ofm_block, PassTrace& trace) {
+  const NpuBlockType type = pp.type;
+  const BlockTraversal traversal = pp.traversal;
+  const std::array<std::int64_t, 2>& kernel_dims = pp.kernel_dims;
+  const std::array<int, 4>& ifm_shape = pp.ifm_shape;
+  const std::array<int, 4>& ofm_shape = pp.ofm_shape;
+  const MemArea* scale_area = pp.has_bias ? &pp.scale_area : nullptr;
   Block ub = arch.accel.ofm_ublock;
   if (arch.accel.ofm_ublock.h == 2 &&
       (type == NpuBlockType::ConvolutionMxN || type == NpuBlockType::ConvolutionDepthWise ||
@@ -204,7 +281,7 @@ double conv_pooling_cycles(const arch::Arch& arch, NpuBlockType type, const Pass
   const std::int64_t nxy = nx * ny;
   const std::int64_t nz = ofm_block.d / ub.d;  // floor
   const std::int64_t elems_blk = static_cast<std::int64_t>(ofm_block.w) * ofm_block.h * ofm_block.d;
-  const bool acc40 = acc40_used(type, p);
+  const bool acc40 = pp.acc40;
   const int ifm_bits = bits(p.ifm.dtype);
   const bool pkf = type == NpuBlockType::ConvolutionMxN && traversal == BlockTraversal::PartKernelFirst;
   const bool u55_32 = arch.accel.kind == arch::Accelerator::EthosU55_32;
@@ -277,7 +354,7 @@ double conv_pooling_cycles(const arch::Arch& arch, NpuBlockType type, const Pass
 
   const std::int64_t num_ofm_blk = ceil_div(ofm_shape[1], ofm_block.h) * ceil_div(ofm_shape[2], ofm_block.w) *
                                    ceil_div(ofm_shape[3], ofm_block.d);
-  double out_cycles = output_cycles(arch, type, p, elems_blk, acc40, nullptr);
+  double out_cycles = static_cast<double>(elems_blk) * pp.output_cpe;  // estimate_output_cycles
   trace.output_cycles = out_cycles;
   if (scale_area != nullptr) {
     const double bias_cycles =
@@ -293,13 +370,18 @@ double conv_pooling_cycles(const arch::Arch& arch, NpuBlockType type, const Pass
   return dpu_cycles > out_cycles ? dpu_cycles * blocks + out_cycles : out_cycles * blocks + dpu_cycles;
 }
 
-}  // namespace
+bool is_conv_like(NpuBlockType type) {
+  return type == NpuBlockType::ConvolutionMxN || type == NpuBlockType::ConvolutionDepthWise ||
+         type == NpuBlockType::VectorProduct || type == NpuBlockType::Pooling || type == NpuBlockType::ReduceSum;
+}
 
-PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
-  PassMetrics m;
-  const NpuBlockType type = npu_block_type(p.op.type);
-  const std::array<int, 4> is = p.ifm_op_shape();
-  const std::array<int, 4> os = p.ofm_op_shape();
+/// The cycle model (see the top of this file) for `p`, with what does not depend on its block
+/// config or double-buffer depth taken from `pp`; shared by evaluate() and evaluate_cost().
+Evaluation evaluate_pass(const arch::Arch& arch, const PreparedPass& pp, const Pass& p) {
+  Evaluation m;
+  const NpuBlockType type = pp.type;
+  const std::array<int, 4>& is = pp.ifm_shape;
+  const std::array<int, 4>& os = pp.ofm_shape;
   const Weights* w = p.weights ? &*p.weights : nullptr;
   const Bias* b = p.bias ? &*p.bias : nullptr;
 
@@ -308,78 +390,38 @@ PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
   ofm_block.h = std::min(ofm_block.h, os[1]);
   ofm_block.d = std::min(ofm_block.d, os[3]);
 
-  BlockTraversal traversal = BlockTraversal::Default;
-  if (type == NpuBlockType::ReduceSum) {
-    traversal = BlockTraversal::DepthFirst;
-  } else if ((type == NpuBlockType::ConvolutionMxN || type == NpuBlockType::ConvolutionDepthWise ||
-              type == NpuBlockType::VectorProduct) &&
-             w != nullptr) {
-    traversal = w->traversal;
-  }
   const int ifm_bits = bits(p.ifm.dtype);
-  Block ifm_block = get_ifm_block_size(arch, get_ifm_block_depth(type, is[3], ifm_bits, traversal, ofm_block.d),
+  Block ifm_block = get_ifm_block_size(arch, get_ifm_block_depth(type, is[3], ifm_bits, pp.traversal, ofm_block.d),
                                        ofm_block, p.op.kernel, arch.default_sub_kernel_max, p.op.resampling);
   ifm_block.w = std::min(ifm_block.w, is[2]);
   ifm_block.h = std::min(ifm_block.h, is[1]);
 
-  const double ifm_bw = fm_bandwidth(p.ifm);
-  const double weight_elem = w != nullptr ? bits(w->dtype) / 8.0 : 0.0;
-  const double weights_bw =
-      w != nullptr ? static_cast<double>(w->shape.elements()) * weight_elem * w->compression_scale : 0.0;
-  const double bias_bw = b != nullptr ? static_cast<double>(b->shape.elements()) * bias_element_size(*b) : 0.0;
-  // The bias's scale tensor lives where the op reads it: the FSBias copy when DMA'd.
-  const MemArea scale_area = b != nullptr ? (b->dma() ? b->dma_to : b->mem_area) : MemArea::Unknown;
+  const double ifm_bw = pp.ifm_bw;
+  const double weights_bw = pp.weights_bw;
+  const double bias_bw = pp.bias_bw;
 
   double ifm_read = ifm_bw;  // replacement_read_bws[ifm] when set
   double weight_read = 0.0;  // replacement_read_bws[weight tensor]
-  bool conv_like = false;
-  if (type == NpuBlockType::ConvolutionMxN || type == NpuBlockType::ConvolutionDepthWise ||
-      type == NpuBlockType::VectorProduct || type == NpuBlockType::Pooling || type == NpuBlockType::ReduceSum) {
-    conv_like = true;
-    const std::int64_t batch = is[0];
-    std::array<std::int64_t, 4> wshape{1, 1, 1, 1};
-    std::array<std::int64_t, 4> wbw_shape{0, 0, 0, 0};
-    double welem = 0.0;
-    double wcomp = 0.0;
-    if (type == NpuBlockType::Pooling) {
-      // get_kernel_size() order (w, h), §11.5.
-      wshape = {p.op.kernel.w, p.op.kernel.h, 1, is[3]};
-      wbw_shape = wshape;
-      m.macs = 0;
-    } else {
-      if (type == NpuBlockType::ReduceSum) {
-        wshape = {1, 1, p.ifm.shape.as_4d()[3], p.ofm.shape.as_4d()[3]};
-      } else if (w != nullptr) {
-        const auto s4 = w->shape.as_4d();
-        wshape = {s4[0], s4[1], s4[2], s4[3]};
-        wbw_shape = wshape;  // WeightsCompressed: bandwidth_shape == shape
-        welem = weight_elem;
-        wcomp = w->compression_scale;
-      }
-      m.macs = static_cast<std::int64_t>(os[0]) * os[1] * os[2] * wshape[0] * wshape[1] * wshape[2] * wshape[3];
-    }
-    const std::array<std::int64_t, 2> kernel_dims{wshape[0], wshape[1]};
-    const auto& limits = arch.sub_kernel_limits[static_cast<int>(type)];
-    const std::int64_t n_sub = ceil_div(kernel_dims[0], limits[0]) * ceil_div(kernel_dims[1], limits[1]);
+  const bool conv_like = pp.conv_like;
+  if (conv_like) {
+    m.macs = pp.macs;
     const std::int64_t n_depth = (type == NpuBlockType::ConvolutionDepthWise || type == NpuBlockType::Pooling)
                                      ? 1
-                                     : ceil_div(wbw_shape[3], ofm_block.d);
-    m.ifm_read_multiple = n_sub * n_depth;
+                                     : ceil_div(pp.weight_bandwidth_depth, ofm_block.d);
+    m.ifm_read_multiple = pp.n_sub_kernels * n_depth;
     ifm_read = ifm_bw * static_cast<double>(m.ifm_read_multiple);
     m.weight_read_multiple = ceil_div(os[1], ofm_block.h) * ceil_div(os[2], ofm_block.w);
-    const std::int64_t wbw_elems = wbw_shape[0] * wbw_shape[1] * wbw_shape[2] * wbw_shape[3];
-    weight_read = static_cast<double>(batch * wbw_elems) * welem * wcomp * static_cast<double>(m.weight_read_multiple);
+    weight_read = pp.weight_read_once * static_cast<double>(m.weight_read_multiple);
 
     m.trace.has_conv_pooling = true;
-    m.trace.kernel_dims = {static_cast<int>(kernel_dims[0]), static_cast<int>(kernel_dims[1])};
-    m.trace.block_traversal = traversal;
+    m.trace.kernel_dims = {static_cast<int>(pp.kernel_dims[0]), static_cast<int>(pp.kernel_dims[1])};
+    m.trace.block_traversal = pp.traversal;
     m.trace.ifm_block = ifm_block;
-    m.cycles[0] = conv_pooling_cycles(arch, type, p, ifm_block, ofm_block, traversal, kernel_dims, is, os,
-                                      b != nullptr ? &scale_area : nullptr, m.trace);
+    m.cycles[0] = conv_pooling_cycles(arch, pp, p, ifm_block, ofm_block, m.trace);
     m.trace.ofm_block = ofm_block;
     m.trace.conv_pooling_cycles = m.cycles[0];
   } else if (type == NpuBlockType::ElementWise) {
-    m.cycles[0] = output_cycles(arch, type, p, p.ofm.shape.elements(), false, &ofm_block);
+    m.cycles[0] = elementwise_output_cycles(arch, p, pp.ofm_elements, pp.output_cpe, ofm_block);
     m.trace.output_cycles = m.cycles[0];
   }
 
@@ -387,16 +429,13 @@ PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
     if (b != nullptr && b->dma())
       m.cycles[0] += storage_size(b->storage_shape, bias_element_size(*b)) / arch.mem(b->mem_area).bandwidth_per_cycle;
     if (w != nullptr && w->dma())
-      m.cycles[0] += storage_size(w->storage_shape, weight_elem) / arch.mem(w->mem_area).bandwidth_per_cycle;
+      m.cycles[0] += storage_size(w->storage_shape, pp.weight_elem) / arch.mem(w->mem_area).bandwidth_per_cycle;
     if (p.lut)  // the LUT's DMA into SHRAM
       m.cycles[0] += storage_size(p.lut->shape, bits(p.lut->dtype) / 8.0) / arch.mem(p.lut->mem_area).bandwidth_per_cycle;
   }
 
-  BandwidthArray& bws = m.bandwidth;
-  BandwidthArray& scaled = m.scaled_bandwidth;
   const auto add = [&](MemArea area, int purpose, int dir, double bytes, double scaled_bytes) {
-    bws[idx(area)][purpose][dir] += bytes;
-    scaled[idx(area)][purpose][dir] += scaled_bytes;
+    m.bw.add(area, purpose, dir, bytes, scaled_bytes);
   };
 
   // Rewrite: the op's weight tensor becomes a double buffer in fast storage, read there (§6.5).
@@ -408,9 +447,7 @@ PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
   // Outputs.
   {
     const MemArea area = p.force_outputs_to_fast_storage ? arch.fast_storage : p.ofm.mem_area;
-    const BurstView v = fm_view(p.ofm, os);
-    const double copy_bw = static_cast<double>(elements(p.ofm.shape, v.brick16)) * fm_element_size(p.ofm);
-    add(area, kFeatureMap, kWrite, fm_bandwidth(p.ofm), burst_scaled(arch, area, false, v, ofm_block, copy_bw));
+    add(area, kFeatureMap, kWrite, pp.ofm_bw, burst_scaled(arch, area, false, pp.ofm_view, ofm_block, pp.ofm_copy_bw));
   }
 
   // Intermediates: DMA destinations, written once and read without efficiency scaling.
@@ -423,7 +460,7 @@ PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
     add(b->dma_to, kFSBias, kWrite, bias_bw, bias_bw);
     add(b->dma_to, kFSBias, kRead, bias_bw, bias_bw);
   }
-  const double lut_bw = p.lut ? static_cast<double>(p.lut->shape.elements()) * (bits(p.lut->dtype) / 8.0) : 0.0;
+  const double lut_bw = pp.lut_bw;
   if (p.lut) {  // the SHRAM copy: outside the four access areas, so it costs no access cycles
     add(MemArea::Shram, kLut, kWrite, lut_bw, lut_bw);
     add(MemArea::Shram, kLut, kRead, lut_bw, lut_bw);
@@ -431,23 +468,16 @@ PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
 
   // Inputs.
   add(p.ifm.mem_area, kFeatureMap, kRead, ifm_read,
-      burst_scaled(arch, p.ifm.mem_area, true, fm_view(p.ifm, is), ifm_block, ifm_read));
+      burst_scaled(arch, p.ifm.mem_area, true, pp.ifm_view, ifm_block, ifm_read));
   if (p.ifm2) {
-    const double r = fm_bandwidth(*p.ifm2);
-    add(p.ifm2->mem_area, kFeatureMap, kRead, r,
-        burst_scaled(arch, p.ifm2->mem_area, true, fm_view(*p.ifm2, p.ifm2_op_shape()), ifm_block, r));
+    const double r = pp.ifm2_bw;
+    add(p.ifm2->mem_area, kFeatureMap, kRead, r, burst_scaled(arch, p.ifm2->mem_area, true, pp.ifm2_view, ifm_block, r));
   }
   if (w != nullptr && !w->dma()) {
     const double r = conv_like ? weight_read : weights_bw;
     add(w->mem_area, kWeights, kRead, r, r);  // WeightsCompressed: no burst scaling
   }
-  BurstView bias_view;
-  if (b != nullptr) {
-    bias_view.brick16 = false;  // an int32 NHWC tensor that needs linear format
-    bias_view.elem = 4;         // from the dtype even when packed to 10 bytes (§11.6)
-    bias_view.es = bias_element_size(*b);
-    bias_view.ref = b->storage_shape.as_4d();  // no op shape: strides from storage_shape
-  }
+  const BurstView& bias_view = pp.bias_view;
   if (b != nullptr && !b->dma()) {
     add(b->mem_area, kFeatureMap, kRead, bias_bw, burst_scaled(arch, b->mem_area, true, bias_view, ifm_block, bias_bw));
   }
@@ -455,12 +485,8 @@ PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
   if (b != nullptr && b->dma()) {
     add(b->mem_area, kFeatureMap, kRead, bias_bw, burst_scaled(arch, b->mem_area, true, bias_view, ifm_block, bias_bw));
   }
-  if (p.lut) {  // the LUT source, an NHWC linear constant: strides from its own shape (no op shape)
-    BurstView lut_view;
-    lut_view.elem = size_in_bytes(p.lut->dtype);
-    lut_view.es = bits(p.lut->dtype) / 8.0;
-    lut_view.ref = p.lut->shape.as_4d();
-    add(p.lut->mem_area, kLut, kRead, lut_bw, burst_scaled(arch, p.lut->mem_area, true, lut_view, ifm_block, lut_bw));
+  if (p.lut) {  // the LUT source
+    add(p.lut->mem_area, kLut, kRead, lut_bw, burst_scaled(arch, p.lut->mem_area, true, pp.lut_view, ifm_block, lut_bw));
   }
 
   // §6.6.
@@ -468,15 +494,126 @@ PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
                                                     MemArea::OffChipFlash};
   double total = m.cycles[0];
   for (int i = 0; i < 4; ++i) {
-    double sum = 0.0;
-    for (const auto& purpose : scaled[idx(kAccessAreas[i])])
-      for (double v : purpose) sum += v;
+    const double sum = m.bw.area_sum(kAccessAreas[i], true);
     m.cycles[1 + i] = sum / arch.mem(kAccessAreas[i]).bandwidth_per_cycle;
     total = std::max(total, m.cycles[1 + i]);
   }
   m.cycles[static_cast<int>(PassCycles::Total)] = total;
-  m.energy_pj = energy_pj(arch, bws, m.macs);
+  m.energy_pj = m.bw.energy_pj(arch, m.macs);
   return m;
+}
+
+}  // namespace
+
+PreparedPass prepare_pass(const arch::Arch& arch, const Pass& p) {
+  PreparedPass pp;
+  const NpuBlockType type = npu_block_type(p.op.type);
+  pp.type = type;
+  pp.ifm_shape = p.ifm_op_shape();
+  pp.ofm_shape = p.ofm_op_shape();
+  const std::array<int, 4>& is = pp.ifm_shape;
+  const std::array<int, 4>& os = pp.ofm_shape;
+  const Weights* w = p.weights ? &*p.weights : nullptr;
+  const Bias* b = p.bias ? &*p.bias : nullptr;
+
+  if (type == NpuBlockType::ReduceSum) {
+    pp.traversal = BlockTraversal::DepthFirst;
+  } else if ((type == NpuBlockType::ConvolutionMxN || type == NpuBlockType::ConvolutionDepthWise ||
+              type == NpuBlockType::VectorProduct) &&
+             w != nullptr) {
+    pp.traversal = w->traversal;
+  }
+
+  pp.ifm_bw = fm_bandwidth(p.ifm);
+  pp.weight_elem = w != nullptr ? bits(w->dtype) / 8.0 : 0.0;
+  pp.weights_bw = w != nullptr ? static_cast<double>(w->shape.elements()) * pp.weight_elem * w->compression_scale : 0.0;
+  pp.bias_bw = b != nullptr ? static_cast<double>(b->shape.elements()) * bias_element_size(*b) : 0.0;
+  pp.has_bias = b != nullptr;
+  // The bias's scale tensor lives where the op reads it: the FSBias copy when DMA'd.
+  pp.scale_area = b != nullptr ? (b->dma() ? b->dma_to : b->mem_area) : MemArea::Unknown;
+
+  pp.conv_like = is_conv_like(type);
+  if (pp.conv_like) {
+    const std::int64_t batch = is[0];
+    std::array<std::int64_t, 4> wshape{1, 1, 1, 1};
+    std::array<std::int64_t, 4> wbw_shape{0, 0, 0, 0};
+    double welem = 0.0;
+    double wcomp = 0.0;
+    if (type == NpuBlockType::Pooling) {
+      // get_kernel_size() order (w, h), §11.5.
+      wshape = {p.op.kernel.w, p.op.kernel.h, 1, is[3]};
+      wbw_shape = wshape;
+      pp.macs = 0;
+    } else {
+      if (type == NpuBlockType::ReduceSum) {
+        wshape = {1, 1, p.ifm.shape.as_4d()[3], p.ofm.shape.as_4d()[3]};
+      } else if (w != nullptr) {
+        const auto s4 = w->shape.as_4d();
+        wshape = {s4[0], s4[1], s4[2], s4[3]};
+        wbw_shape = wshape;  // WeightsCompressed: bandwidth_shape == shape
+        welem = pp.weight_elem;
+        wcomp = w->compression_scale;
+      }
+      pp.macs = static_cast<std::int64_t>(os[0]) * os[1] * os[2] * wshape[0] * wshape[1] * wshape[2] * wshape[3];
+    }
+    pp.kernel_dims = {wshape[0], wshape[1]};
+    const auto& limits = arch.sub_kernel_limits[static_cast<int>(type)];
+    pp.n_sub_kernels = ceil_div(pp.kernel_dims[0], limits[0]) * ceil_div(pp.kernel_dims[1], limits[1]);
+    pp.weight_bandwidth_depth = wbw_shape[3];
+    const std::int64_t wbw_elems = wbw_shape[0] * wbw_shape[1] * wbw_shape[2] * wbw_shape[3];
+    // The product's first factors, in the order evaluate() multiplies them.
+    pp.weight_read_once = static_cast<double>(batch * wbw_elems) * welem * wcomp;
+    pp.acc40 = acc40_used(type, p);
+    pp.output_cpe = output_cycles_per_elem(arch, type, p, pp.acc40);
+  } else if (type == NpuBlockType::ElementWise) {
+    pp.ofm_elements = p.ofm.shape.elements();
+    pp.output_cpe = output_cycles_per_elem(arch, type, p, false);
+  }
+
+  pp.ofm_view = fm_view(p.ofm, os);
+  pp.ofm_bw = fm_bandwidth(p.ofm);
+  pp.ofm_copy_bw = static_cast<double>(elements(p.ofm.shape, pp.ofm_view.brick16)) * fm_element_size(p.ofm);
+  pp.ifm_view = fm_view(p.ifm, is);
+  if (p.ifm2) {
+    pp.ifm2_bw = fm_bandwidth(*p.ifm2);
+    pp.ifm2_view = fm_view(*p.ifm2, p.ifm2_op_shape());
+  }
+  if (b != nullptr) {
+    pp.bias_view.brick16 = false;  // an int32 NHWC tensor that needs linear format
+    pp.bias_view.elem = 4;         // from the dtype even when packed to 10 bytes (§11.6)
+    pp.bias_view.es = bias_element_size(*b);
+    pp.bias_view.ref = b->storage_shape.as_4d();  // no op shape: strides from storage_shape
+  }
+  if (p.lut) {  // an NHWC linear constant: strides from its own shape (no op shape)
+    pp.lut_bw = static_cast<double>(p.lut->shape.elements()) * (bits(p.lut->dtype) / 8.0);
+    pp.lut_view.elem = size_in_bytes(p.lut->dtype);
+    pp.lut_view.es = bits(p.lut->dtype) / 8.0;
+    pp.lut_view.ref = p.lut->shape.as_4d();
+  }
+  return pp;
+}
+
+PassMetrics evaluate(const arch::Arch& arch, const Pass& p) {
+  const Evaluation e = evaluate_pass(arch, prepare_pass(arch, p), p);
+  PassMetrics m;
+  m.cycles = e.cycles;
+  m.macs = e.macs;
+  m.ifm_read_multiple = e.ifm_read_multiple;
+  m.weight_read_multiple = e.weight_read_multiple;
+  e.bw.fill(m.bandwidth, m.scaled_bandwidth);
+  m.energy_pj = e.energy_pj;
+  m.trace = e.trace;
+  return m;
+}
+
+PassCost evaluate_cost(const arch::Arch& arch, const PreparedPass& prepared, const Pass& p) {
+  const Evaluation e = evaluate_pass(arch, prepared, p);
+  PassCost c;
+  c.total_cycles = e.cycles[static_cast<int>(PassCycles::Total)];
+  // off_chip_bytes(): Dram, then OffChipFlash.
+  c.off_chip_bytes = e.bw.area_sum(MemArea::Dram, false) + e.bw.area_sum(MemArea::OffChipFlash, false);
+  c.energy_pj = e.energy_pj;
+  return c;
 }
 
 double area_bytes(const PassMetrics& m, arch::MemArea area) {

@@ -2,6 +2,7 @@
 // Geometry helpers of the cycle model (docs/design/npu-model.md §3): integer rounding, kernels, IFM block size
 // and depth, padding and output sizes. Shared by the cycle model and the block-config enumeration.
 
+#include <algorithm>
 #include <cstdint>
 
 #include "arch/arch.hpp"
@@ -29,9 +30,22 @@ struct Kernel {
 /// Resampling mode of the IFM: upscaling ops (transpose conv, resize) read the IFM at half rate.
 enum class Resampling : std::uint8_t { None, Nearest, Transpose };
 
-/// get_ifm_block_size (§3.2), newer-Vela form (real ceil, rounding with ifm_ublock).
-arch::Block get_ifm_block_size(const arch::Arch& arch, int ifm_block_depth, const arch::Block& ofm_block,
-                               const Kernel& kernel, const arch::Block& sub_kernel, Resampling resampling);
+/// get_ifm_block_size (§3.2), newer-Vela form (real ceil, rounding with ifm_ublock). Inline: the
+/// cycle model calls it for every candidate block config.
+inline arch::Block get_ifm_block_size(const arch::Arch& arch, int ifm_block_depth, const arch::Block& ofm_block,
+                                      const Kernel& kernel, const arch::Block& sub_kernel, Resampling resampling) {
+  const std::int64_t upscale = resampling == Resampling::None ? 1 : 2;
+  // A real ceil of a non-negative integer quotient equals the integer ceil_div.
+  std::int64_t h = ceil_div(static_cast<std::int64_t>(ofm_block.h - 1) * kernel.stride_y +
+                                std::min(sub_kernel.h, kernel.dilated_h()),
+                            upscale);
+  h = round_up(h, arch.accel.ifm_ublock.h);
+  std::int64_t w = ceil_div(static_cast<std::int64_t>(ofm_block.w - 1) * kernel.stride_x +
+                                std::min(sub_kernel.w, kernel.dilated_w()),
+                            upscale);
+  w = round_up(w, arch.accel.ifm_ublock.w);
+  return arch::Block{static_cast<int>(w), static_cast<int>(h), ifm_block_depth};
+}
 
 /// calc_ifm_block_depth (§3.3): the SHRAM allocator's IFM block depth.
 int calc_ifm_block_depth(const arch::Arch& arch, int ifm_depth, int ifm_bits);

@@ -107,8 +107,12 @@ Shape Shape::of(std::initializer_list<int> d) {
 }
 
 std::array<int, 4> Shape::as_4d() const {
+  // Filled from the back with fixed trip counts: the obvious forward copy of `rank` elements
+  // compiles to a memcpy call, and this runs several times per evaluated pass.
   std::array<int, 4> out{1, 1, 1, 1};
-  for (int i = 0; i < rank; ++i) out[4 - rank + i] = dims[i];
+  for (int k = 0; k < 4; ++k) {
+    if (k < rank) out[3 - k] = dims[rank - 1 - k];
+  }
   return out;
 }
 

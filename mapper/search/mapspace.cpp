@@ -180,8 +180,7 @@ LayerSpace make_layer_space(const arch::Arch& arch, const workloads::Workload& w
   return make_layer_space(arch, lower_layer(arch, workload, layer), options);
 }
 
-model::Pass make_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl,
-                      const model::BlockConfig& bc) {
+model::Pass make_template_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl) {
   model::Pass p = space.base;
   if (!space.input_constant[0]) place_fm(arch, p.ifm, tpl.inputs[0]);
   if (p.op.type == model::OpType::FullyConnected && tpl.inputs[0].layout == Layout::Nhcwb16) {
@@ -197,11 +196,24 @@ model::Pass make_pass(const arch::Arch& arch, const LayerSpace& space, const Tem
       p.weights->mem_area = tpl.inputs[1].residence == Residence::Arena ? arch.feature_map_storage : arch.fast_storage;
     } else if (tpl.weights != WeightPlacement::InPlace) {
       p.weights->dma_to = arch.fast_storage;
-      if (tpl.weights == WeightPlacement::DoubleBuffer) p.weights_double_buffer_depth = bc.ofm_d;
     }
   }
   if (p.bias && tpl.bias == BiasPlacement::Copy) p.bias->dma_to = arch.fast_storage;
+  return p;
+}
+
+void apply_block_config(model::Pass& p, const LayerSpace& space, const Template& tpl, const model::BlockConfig& bc) {
+  // The weight stream's double buffer holds slices of the block's OFM depth (not for a matmul,
+  // whose weights are a feature map read in place).
+  const bool matmul = p.op.type == model::OpType::FullyConnected && space.num_inputs == 2;
+  if (p.weights && !matmul && tpl.weights == WeightPlacement::DoubleBuffer) p.weights_double_buffer_depth = bc.ofm_d;
   p.block_config = {bc.ofm_h, bc.ofm_w, bc.ifm_d, bc.ofm_d};
+}
+
+model::Pass make_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl,
+                      const model::BlockConfig& bc) {
+  model::Pass p = make_template_pass(arch, space, tpl);
+  apply_block_config(p, space, tpl, bc);
   return p;
 }
 

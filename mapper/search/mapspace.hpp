@@ -88,6 +88,11 @@ LayerSpace make_layer_space(const arch::Arch& arch, const workloads::Workload& w
 /// The pass of one candidate: the layer's base pass with a template and a block config applied.
 model::Pass make_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl,
                       const model::BlockConfig& block_config);
+/// make_pass in two steps, so a job builds its template's pass once: the base pass with the
+/// template applied, then (per candidate) the block config, which overwrites everything it sets.
+model::Pass make_template_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl);
+void apply_block_config(model::Pass& pass, const LayerSpace& space, const Template& tpl,
+                        const model::BlockConfig& block_config);
 
 /// SRAM the pass itself reserves while it runs: the weight copy or double buffer and the bias copy.
 std::int64_t transient_sram_bytes(const model::Pass& pass);

@@ -25,6 +25,7 @@
 #include <tuple>
 
 #include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -40,11 +41,15 @@ using CompatKey = std::vector<TensorCompat>;
 /// Filters `rows` to its Pareto front in place (order kept).
 void prune(std::vector<PmappingRow>& rows, const std::vector<Column>& cols, ParetoWorkspace& ws,
            std::vector<std::uint32_t>& survivors, std::vector<double>& table) {
-  table.resize(rows.size() * cols.size());
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    for (std::size_t c = 0; c < cols.size(); ++c) table[r * cols.size() + c] = rows[r].value(cols[c]);
+  // The table only grows: pareto_front reads the first rows * cols values, which are all written
+  // here, so zero-filling on every resize would be wasted.
+  const std::size_t nc = cols.size();
+  if (table.size() < rows.size() * nc) table.resize(rows.size() * nc);
+  for (std::size_t c = 0; c < nc; ++c) {
+    const Column col = cols[c];
+    for (std::size_t r = 0; r < rows.size(); ++r) table[r * nc + c] = rows[r].value(col);
   }
-  pareto_front(table.data(), rows.size(), cols.size(), ws, survivors);
+  pareto_front(table.data(), rows.size(), nc, ws, survivors);
   for (std::size_t i = 0; i < survivors.size(); ++i) rows[i] = rows[survivors[i]];
   rows.resize(survivors.size());
 }
@@ -140,8 +145,16 @@ JobOutput run_cpu_job(const arch::Arch& arch, const LayerSpace& space, const FmS
   return out;
 }
 
+/// A worker thread's scratch memory for Pareto filtering, reused by every job it runs.
+struct PruneScratch {
+  ParetoWorkspace ws;
+  std::vector<std::uint32_t> survivors;
+  std::vector<double> table;
+};
+
 JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram& fm, Job& job,
-                  std::uint32_t job_index, const StageOptions& options, StageProgress* progress) {
+                  std::uint32_t job_index, const StageOptions& options, PruneScratch& scratch,
+                  StageProgress* progress) {
   JobOutput out;
   KeepCounters& k = job.counters;
   const Template& tpl = space.templates[job.template_index];
@@ -164,19 +177,24 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
   base_key.push_back({tpl.output.residence, tpl.output.layout, 0, static_cast<std::int8_t>(tpl.output_over_input)});
   const std::size_t out_slot = base_key.size() - 1;
 
-  ParetoWorkspace ws;
-  std::vector<std::uint32_t> survivors;
-  std::vector<double> table;
+  // Within a job only the rolling variants vary: a packed integer names the group, so the hot loop
+  // builds no key vectors. A job has few variants, so a flat list searched linearly beats a map.
   struct VariantGroup {
+    std::uint64_t variant = 0;
     std::vector<PmappingRow> rows;
     std::size_t pruned_size = 0;
   };
-  std::map<std::uint64_t, std::size_t> variants;  // packed rolling variant -> index in `groups`
   std::vector<VariantGroup> groups;
   std::uint64_t sram_rejected = 0;
   std::uint64_t evaluated = 0;
   std::uint64_t interrupted = 0;
   const std::size_t n = space.block_configs.size();
+  // The template's pass is built once; each candidate only sets its block config on it.
+  model::Pass pass = make_template_pass(arch, space, tpl);
+  // Without a weight double buffer (whose size follows the block's OFM depth) the pass's own SRAM
+  // does not depend on the block config.
+  const std::int64_t fixed_transient = transient_sram_bytes(pass);
+  const model::PreparedPass prepared = model::prepare_pass(arch, pass);
   for (std::size_t start = 0; start < n; start += options.chunk_size) {
     const std::size_t end = std::min(n, start + options.chunk_size);
     if (options.stop.stop_requested()) {
@@ -186,8 +204,8 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
     }
     for (std::size_t c = start; c < end; ++c) {
       const model::BlockConfig& bc = space.block_configs[c];
-      const model::Pass pass = make_pass(arch, space, tpl, bc);
-      const std::int64_t transient = transient_sram_bytes(pass);
+      apply_block_config(pass, space, tpl, bc);
+      const std::int64_t transient = pass.weights_double_buffer_depth ? transient_sram_bytes(pass) : fixed_transient;
       // The row as it is, and with each rolling-capable tensor as a rolling buffer; each variant
       // must fit the SRAM with the whole tensors it keeps.
       bool fits[2][2] = {{false, false}, {false, false}};
@@ -206,12 +224,12 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
         ++sram_rejected;
         continue;
       }
-      const model::PassMetrics m = model::evaluate(arch, pass);
+      const model::PassCost cost = model::evaluate_cost(arch, prepared, pass);
       ++evaluated;
       PmappingRow row;
-      row.cycles = m.total_cycles() * repeat;
-      row.offchip_bytes = model::off_chip_bytes(m) * repeat;
-      row.energy_pj = m.energy_pj * repeat;
+      row.cycles = cost.total_cycles * repeat;
+      row.offchip_bytes = cost.off_chip_bytes * repeat;
+      row.energy_pj = cost.energy_pj * repeat;
       row.sram_bytes = static_cast<double>(transient);
       row.job = job_index;
       row.candidate = static_cast<std::uint32_t>(c);
@@ -219,33 +237,35 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
       for (int in_roll = 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll) {
         for (int out_roll = 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
           if (!fits[in_roll][out_roll]) continue;
-          // Within a job only the rolling variants vary: a packed integer names the group, so the
-          // hot loop builds no key vectors.
           const std::uint64_t variant = (static_cast<std::uint64_t>(in_roll) << 48) |
                                         (static_cast<std::uint64_t>(out_roll) << 40) |
                                         (static_cast<std::uint64_t>(in_roll ? in_rows : 0) << 20) |
                                         static_cast<std::uint64_t>(out_roll ? bc.ofm_h : 0);
-          auto [it, inserted] = variants.try_emplace(variant, groups.size());
-          if (inserted) groups.emplace_back();
-          groups[it->second].rows.push_back(row);
+          auto it = std::find_if(groups.begin(), groups.end(), [&](const VariantGroup& g) { return g.variant == variant; });
+          if (it == groups.end()) {
+            it = groups.insert(groups.end(), VariantGroup{variant, {}, 0});
+            it->rows.reserve(std::min<std::size_t>(options.chunk_size, n));  // a chunk's rows on top of the front, mostly
+          }
+          it->rows.push_back(row);
         }
       }
     }
     // Merge the chunk into the running fronts right away.
     for (auto& g : groups) {
       if (g.rows.size() != g.pruned_size) {
-        prune(g.rows, cols, ws, survivors, table);
+        prune(g.rows, cols, scratch.ws, scratch.survivors, scratch.table);
         g.pruned_size = g.rows.size();
       }
     }
   }
-  for (const auto& [variant, index] : variants) {
+  for (VariantGroup& g : groups) {
+    const std::uint64_t variant = g.variant;
     CompatKey key = base_key;
     const bool in_roll = (variant >> 48) & 1;
     const bool out_roll = (variant >> 40) & 1;
     if (in_roll) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>((variant >> 20) & 0xFFFFF)};
     if (out_roll) key[out_slot] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(variant & 0xFFFFF)};
-    out.groups[key] = std::move(groups[index].rows);
+    out.groups[key] = std::move(g.rows);
   }
   k.apply(Cause::SramCapacity, valid_configs - interrupted, sram_rejected);
   k.apply(Cause::Interrupted, valid_configs, interrupted);
@@ -281,6 +301,7 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
   });
 
   std::vector<JobOutput> outputs(num_jobs);
+  tbb::enumerable_thread_specific<PruneScratch> scratch;
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, num_jobs, 1),
       [&](const tbb::blocked_range<std::size_t>& range) {
@@ -288,7 +309,8 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
           const std::uint32_t j = order[i];
           Job& job = result.jobs[j];
           const auto l = static_cast<std::size_t>(job.layer);
-          outputs[j] = run_job(arch, result.layers[l].space, inputs[l].fm[job.template_index], job, j, options, progress);
+          outputs[j] = run_job(arch, result.layers[l].space, inputs[l].fm[job.template_index], job, j, options,
+                               scratch.local(), progress);
           if (progress != nullptr) progress->jobs_done.fetch_add(1, std::memory_order_relaxed);
         }
       },
