@@ -1198,11 +1198,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       }
       const std::vector<JoinRow>& rows = rows_of(gi);
       if (rows.size() < kPilotMinRows) return;
-      std::vector<std::uint32_t> order(rows.size());
-      for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-      const auto by_cycles = [&](std::uint32_t a, std::uint32_t b) {
-        return rows[a].cycles < rows[b].cycles || (rows[a].cycles == rows[b].cycles && a < b);
-      };
+      // (cycles, index): a total order, compared without reaching back into the rows.
+      std::vector<std::pair<double, std::uint32_t>> order(rows.size());
+      for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = {rows[i].cycles, i};
       // The rows at evenly spaced positions of (cycles, index) order, each found by a selection
       // within the range its neighbours leave (no full sort).
       const std::size_t n = std::min(kPilotRows, order.size());
@@ -1212,13 +1210,13 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         if (from >= to) return;  // the positions at[from, to) lie in order[lo, hi)
         const std::size_t mid = from + (to - from) / 2;
         std::nth_element(order.begin() + static_cast<std::ptrdiff_t>(lo), order.begin() + static_cast<std::ptrdiff_t>(at[mid]),
-                         order.begin() + static_cast<std::ptrdiff_t>(hi), by_cycles);
+                         order.begin() + static_cast<std::ptrdiff_t>(hi));
         self(self, lo, at[mid], from, mid);
         self(self, at[mid] + 1, hi, mid + 1, to);
       };
       select(select, 0, order.size(), 0, n);
       std::vector<std::uint32_t>& pick = samples[gi];
-      for (std::size_t i = 0; i < n; ++i) pick.push_back(order[at[i]]);
+      for (std::size_t i = 0; i < n; ++i) pick.push_back(order[at[i]].second);
       for (Column c : {Column::OffchipBytes, Column::Energy, Column::Sram, Column::CascadeSram}) {
         std::uint32_t best = 0;
         for (std::uint32_t i = 1; i < rows.size(); ++i) {
@@ -1339,19 +1337,32 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           std::sort(v.begin(), v.end());
           v.erase(std::unique(v.begin(), v.end()), v.end());
         };
-        // A cascade value lies in [0, capacity] (it is part of a usage that fits), so only limits in
-        // that range and the first one above it can be the least limit at or above a value.
-        const auto useful = [&](std::vector<double>& v) {
-          sort_unique(v);
-          v.erase(v.begin(), std::lower_bound(v.begin(), v.end(), 0.0));
-          const auto above = std::lower_bound(v.begin(), v.end(), capacity);
-          if (above != v.end()) v.erase(above + 1, v.end());
+        // A key's candidate limits come as ascending runs (its own fit checks, then one run per shift
+        // of a deeper key's limits); merged pairwise, they are sorted in O(n log runs).
+        const auto merge_runs = [](std::vector<double>& v, std::vector<std::size_t>& runs) {
+          std::vector<double> buffer(v.size());
+          std::vector<std::size_t> merged_runs;
+          while (runs.size() > 1) {
+            merged_runs.clear();
+            for (std::size_t j = 0; j < runs.size(); j += 2) {
+              const std::size_t mid = j + 1 < runs.size() ? runs[j + 1] : v.size();
+              const std::size_t end = j + 2 < runs.size() ? runs[j + 2] : v.size();
+              const auto at = [&](std::size_t x) { return v.begin() + static_cast<std::ptrdiff_t>(x); };
+              std::merge(at(runs[j]), at(mid), at(mid), at(end), buffer.begin() + static_cast<std::ptrdiff_t>(runs[j]));
+              merged_runs.push_back(runs[j]);
+            }
+            v.swap(buffer);
+            runs.swap(merged_runs);
+          }
         };
-        for (std::size_t i = 0; i < here.size(); ++i) {
+        // Per key, in parallel (the keys are independent).
+        const auto limits_of = [&](std::size_t i) {
           AheadKey& k = here[i];
           if (k.known) {
             sort_unique(direct[i]);
-            for (double add : direct[i]) k.limits.push_back(capacity - add);
+            std::vector<std::size_t> runs{0};
+            // capacity - add falls as add rises: the run is the fit checks in reverse.
+            for (auto add = direct[i].rbegin(); add != direct[i].rend(); ++add) k.limits.push_back(capacity - *add);
             for (auto& [to, add] : shifts[i]) {
               sort_unique(add);
               if (k.limits.size() + add.size() * deeper[to].limits.size() > kMaxLimits * 4) {
@@ -1359,18 +1370,27 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
                 break;
               }
               for (double a : add) {
+                runs.push_back(k.limits.size());
                 for (double lim : deeper[to].limits) {
                   if (lim >= a) k.limits.push_back(lim - a);
                 }
               }
             }
-          }
-          if (k.known) {
-            useful(k.limits);
-            k.known = k.limits.size() <= kMaxLimits;
+            if (k.known) {
+              merge_runs(k.limits, runs);
+              std::vector<double>& v = k.limits;
+              v.erase(std::unique(v.begin(), v.end()), v.end());
+              // A cascade value lies in [0, capacity] (it is part of a usage that fits), so only limits
+              // in that range and the first one above it can be the least limit at or above a value.
+              v.erase(v.begin(), std::lower_bound(v.begin(), v.end(), 0.0));
+              const auto above = std::lower_bound(v.begin(), v.end(), capacity);
+              if (above != v.end()) v.erase(above + 1, v.end());
+              k.known = v.size() <= kMaxLimits;
+            }
           }
           if (!k.known) k.limits.clear();
-        }
+        };
+        in_arena([&] { tbb::parallel_for(std::size_t{0}, here.size(), limits_of); });
       }
       for (std::size_t i = 0; i < levels[0].size(); ++i) {
         KeyWork& kw = work[work_of[i]];
