@@ -1184,6 +1184,12 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     // Each left group's least values, column by column (a row below all of its rows), and, for the
     // dominance filter's pilot, a few rows of each left group, evenly spaced in cycles order plus the
     // least in each column. Per group, in parallel.
+    // Only the sources some pair reads are summarised (a left group whose every pair was moved to a
+    // combined table is not).
+    std::vector<char> source_used(num_sources, 0);
+    for (const auto& [key, pairs] : tasks) {
+      for (const PairTask& t : pairs) source_used[t.left] = 1;
+    }
     std::vector<JoinRow> least_left(num_sources);
     std::vector<std::vector<std::uint32_t>> samples(num_sources);
     const auto summarise_left = [&](std::uint32_t gi) {
@@ -1230,7 +1236,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     in_arena([&] {
       tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, static_cast<std::uint32_t>(num_sources)),
                         [&](const tbb::blocked_range<std::uint32_t>& range) {
-                          for (std::uint32_t gi = range.begin(); gi != range.end(); ++gi) summarise_left(gi);
+                          for (std::uint32_t gi = range.begin(); gi != range.end(); ++gi) {
+                            if (source_used[gi]) summarise_left(gi);
+                          }
                         });
     });
 
@@ -1313,25 +1321,12 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         std::vector<AheadKey>& here = levels[d];
         const std::vector<AheadKey>& deeper = levels[d + 1];
         std::uint32_t deeper_index = 0;  // the deeper keys were made in map order
-        // Per key: the SRAM its next step adds to the cascade value in each fit check, and per deeper
-        // key the amounts by which its value grows on the way there (distinct values only).
-        std::vector<std::vector<double>> direct(here.size());
-        std::vector<std::map<std::uint32_t, std::vector<double>>> shifts(here.size());
+        // Each key's pairs at the next step, with the deeper key each goes to (kNoTrace: none).
+        std::vector<std::vector<std::pair<const PairTask*, std::uint32_t>>> pairs_of_key(here.size());
         for (const auto& [next_key, pairs] : level_tasks[d]) {
           const bool continues = !pairs.empty() && pairs.front().output_rolling && pairs.front().input_rolling;
           const std::uint32_t to = continues ? deeper_index++ : kNoTrace;
-          for (const PairTask& task : pairs) {
-            AheadKey& k = here[task.left];
-            if (!k.known || !task.input_rolling) continue;  // not read: the cascade's value sets no limit
-            if (to != kNoTrace && !deeper[to].known) {
-              k.known = false;
-              continue;
-            }
-            for (double own : distinct_own_sram[static_cast<std::size_t>(s + 1) + d][task.right]) {
-              direct[task.left].push_back(task.full_bytes + task.rolling_bytes + own);
-              if (to != kNoTrace) shifts[task.left][to].push_back(task.rolling_bytes + own + task.held_bytes);
-            }
-          }
+          for (const PairTask& task : pairs) pairs_of_key[task.left].emplace_back(&task, to);
         }
         const auto sort_unique = [](std::vector<double>& v) {
           std::sort(v.begin(), v.end());
@@ -1358,12 +1353,27 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
         // Per key, in parallel (the keys are independent).
         const auto limits_of = [&](std::size_t i) {
           AheadKey& k = here[i];
+          // The SRAM the key's next step adds to the cascade value in each fit check, and per deeper
+          // key the amounts by which its value grows on the way there.
+          std::vector<double> direct;
+          std::map<std::uint32_t, std::vector<double>> shifts;
+          for (const auto& [task, to] : pairs_of_key[i]) {
+            if (!k.known || !task->input_rolling) continue;  // not read: the cascade's value sets no limit
+            if (to != kNoTrace && !deeper[to].known) {
+              k.known = false;
+              continue;
+            }
+            for (double own : distinct_own_sram[static_cast<std::size_t>(s + 1) + d][task->right]) {
+              direct.push_back(task->full_bytes + task->rolling_bytes + own);
+              if (to != kNoTrace) shifts[to].push_back(task->rolling_bytes + own + task->held_bytes);
+            }
+          }
           if (k.known) {
-            sort_unique(direct[i]);
+            sort_unique(direct);
             std::vector<std::size_t> runs{0};
             // capacity - add falls as add rises: the run is the fit checks in reverse.
-            for (auto add = direct[i].rbegin(); add != direct[i].rend(); ++add) k.limits.push_back(capacity - *add);
-            for (auto& [to, add] : shifts[i]) {
+            for (auto add = direct.rbegin(); add != direct.rend(); ++add) k.limits.push_back(capacity - *add);
+            for (auto& [to, add] : shifts) {
               sort_unique(add);
               if (k.limits.size() + add.size() * deeper[to].limits.size() > kMaxLimits * 4) {
                 k.known = false;

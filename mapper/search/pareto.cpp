@@ -113,14 +113,20 @@ void eliminate(const double* rows, std::size_t n, std::size_t k, const double* t
   std::uint32_t pivot_index[kPivots];
   double pivot_sum[kPivots];
   std::size_t pivots = 0;
+  // Tables whose rows are mostly undominated (the join prunes rows its dominance filter let through)
+  // lose little to the pivots: when they drop less than a quarter of the first kProbeRows rows, the
+  // rest are not tested (the sweeps find the front on their own; only the speed changes).
+  constexpr std::size_t kProbeRows = 1024;
+  bool use_pivots = true;
   for (std::size_t i = 0; i < n; ++i) {
+    if (i == kProbeRows && 4 * (i - kept) < i) use_pivots = false;
     const double* r = rows + i * d;
     const double s = row_sum<K>(r, k);
     // NaN anywhere in the row, or +inf and -inf together, makes the sum NaN.
     NPUMAP_ASSERT(!std::isnan(s));
     NPUMAP_ASSERT(tie == nullptr || !std::isnan(tie[i]));
     bool dropped = false;
-    for (std::size_t p = 0; p < pivots; ++p) {
+    for (std::size_t p = 0; use_pivots && p < pivots; ++p) {
       if (weakly_dominates<K>(pivot[p], r, k)) {
         // An exact duplicate of the pivot with a smaller tie-break value is the one to keep.
         if (tie != nullptr && tie[i] < tie[pivot_index[p]] && weakly_dominates<K>(r, pivot[p], k)) continue;
@@ -134,7 +140,7 @@ void eliminate(const double* rows, std::size_t n, std::size_t k, const double* t
     } else {
       entries[kept++] = Entry{s, r[0], static_cast<std::uint32_t>(i)};
     }
-    if (pivots < kPivots || s < pivot_sum[kPivots - 1]) {
+    if (use_pivots && (pivots < kPivots || s < pivot_sum[kPivots - 1])) {
       // Insert in ascending sum order, dropping the largest when full.
       std::size_t p = pivots < kPivots ? pivots++ : kPivots - 1;
       for (; p > 0 && s < pivot_sum[p - 1]; --p) {
