@@ -627,20 +627,6 @@ double off_chip_bytes(const PassMetrics& m) {
   return area_bytes(m, MemArea::Dram) + area_bytes(m, MemArea::OffChipFlash);
 }
 
-double energy_pj(const arch::Arch& arch, const BandwidthArray& bandwidth, std::int64_t macs) {
-  double e = static_cast<double>(macs) * arch.energy.pj_per_mac;
-  for (int a = 0; a < arch::kNumMemAreas; ++a) {
-    double read = 0.0;
-    double write = 0.0;
-    for (const auto& purpose : bandwidth[a]) {
-      read += purpose[kRead];
-      write += purpose[kWrite];
-    }
-    e += read * arch.energy.read_pj_per_byte[a] + write * arch.energy.write_pj_per_byte[a];
-  }
-  return e;
-}
-
 std::string_view purpose_name(TensorPurpose p) {
   constexpr std::array<std::string_view, kNumPurposes> names = {"Unknown",     "Weights", "FeatureMap", "Scratch",
                                                                 "ScratchFast", "LUT",     "FSBias"};

@@ -108,8 +108,6 @@ PassCost evaluate_cost(const arch::Arch& arch, const PreparedPass& prepared, con
 double area_bytes(const PassMetrics& m, arch::MemArea area);
 /// Unscaled off-chip traffic: Dram + OffChipFlash, reads and writes.
 double off_chip_bytes(const PassMetrics& m);
-/// Energy in pJ from unscaled bytes and MACs with the arch's energy table.
-double energy_pj(const arch::Arch& arch, const BandwidthArray& bandwidth, std::int64_t macs);
 /// The total energy of a set of metrics (its energy_pj field), for symmetry with off_chip_bytes.
 inline double total_energy_pj(const PassMetrics& m) { return m.energy_pj; }
 
