@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include <tbb/parallel_for.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -186,6 +188,7 @@ class Converter {
     name_tensors();
     classify_tensors();
     const std::vector<int> order = node_order();
+    encode_weights_in_parallel();
     std::string layers;
     for (int node : order) {
       if (node < num_passes()) {
@@ -489,18 +492,56 @@ class Converter {
     return fmt::format("  - {{{}}}\n", fmt::join(kv, ", "));
   }
 
-  /// weight_compression(), once per distinct weight tensor and pass shape: an unrolled LSTM reuses
-  /// each weight tensor in every time step.
+  using CompressionKey = std::tuple<int, int, std::vector<std::int32_t>, int, int, int, BuiltinOperator>;
+
+  /// What decides a pass's weight compression: its weight tensor, operator and shapes (nullopt for
+  /// weights the lowering creates, which are encoded per pass).
+  std::optional<CompressionKey> compression_key(const NpuPass& p) const {
+    if (p.weights_tensor < 0 || p.tflite_op_index < 0) return std::nullopt;
+    return std::make_tuple(p.weights_tensor, static_cast<int>(p.op_type), p.weights_shape, static_cast<int>(p.ifm_type),
+                           p.kernel.dilation_h, p.kernel.dilation_w,
+                           model_.subgraphs[0].operators.at(static_cast<std::size_t>(p.tflite_op_index)).code);
+  }
+
+  /// The weight encoder is most of an import's time, and its passes are independent: every pass's
+  /// weight compression is computed here in parallel, once per distinct key (an unrolled LSTM reuses
+  /// each weight tensor in every time step). A pass whose encoding fails keeps its error, raised
+  /// when the conversion, in its own order, reaches the pass, so the message is the one a serial
+  /// import gives.
+  void encode_weights_in_parallel() {
+    std::vector<const NpuPass*> jobs;
+    std::map<CompressionKey, std::size_t> job_of_key;
+    job_of_pass_.assign(g_.passes.size(), kNoJob);
+    for (std::size_t i = 0; i < g_.passes.size(); ++i) {
+      const NpuPass& p = g_.passes[i];
+      if (!has_weights(p.op_type)) continue;
+      const std::optional<CompressionKey> key = compression_key(p);
+      if (key) {
+        const auto [it, fresh] = job_of_key.emplace(*key, jobs.size());
+        if (fresh) jobs.push_back(&p);
+        job_of_pass_[i] = it->second;
+      } else {
+        job_of_pass_[i] = jobs.size();
+        jobs.push_back(&p);
+      }
+    }
+    job_ratio_.assign(jobs.size(), 0.0);
+    job_error_.assign(jobs.size(), nullptr);
+    tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t j) {
+      try {
+        job_ratio_[j] = weight_compression(model_, *jobs[j], accel_, options_.vela_rewrites);
+      } catch (...) {
+        job_error_[j] = std::current_exception();
+      }
+    });
+  }
+
+  /// The pass's weight compression from encode_weights_in_parallel().
   double cached_weight_compression(const NpuPass& p) {
-    if (p.weights_tensor < 0 || p.tflite_op_index < 0) return weight_compression(model_, p, accel_, options_.vela_rewrites);
-    const auto key = std::make_tuple(p.weights_tensor, static_cast<int>(p.op_type), p.weights_shape,
-                                     static_cast<int>(p.ifm_type), p.kernel.dilation_h, p.kernel.dilation_w,
-                                     model_.subgraphs[0].operators.at(static_cast<std::size_t>(p.tflite_op_index)).code);
-    const auto it = compression_cache_.find(key);
-    if (it != compression_cache_.end()) return it->second;
-    const double r = weight_compression(model_, p, accel_, options_.vela_rewrites);
-    compression_cache_.emplace(key, r);
-    return r;
+    const std::size_t job = job_of_pass_.at(static_cast<std::size_t>(&p - g_.passes.data()));
+    NPUMAP_ASSERT(job != kNoJob);
+    if (job_error_[job]) std::rethrow_exception(job_error_[job]);
+    return job_ratio_[job];
   }
 
   std::string cpu_lines(const CpuOp& c) {
@@ -541,7 +582,10 @@ class Converter {
   std::vector<int> writer_count_;  ///< per lowered tensor: passes and CPU operators writing it
   std::vector<std::vector<std::int64_t>> declared_view_;  ///< per lowered tensor: see dims()
   std::unordered_map<std::string, int> layer_names_;
-  std::map<std::tuple<int, int, std::vector<std::int32_t>, int, int, int, BuiltinOperator>, double> compression_cache_;
+  static constexpr std::size_t kNoJob = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> job_of_pass_;        ///< per pass: its weight-encoding job, or kNoJob
+  std::vector<double> job_ratio_;               ///< per job: encoded / raw weight bytes
+  std::vector<std::exception_ptr> job_error_;   ///< per job: the encoder's error, if it failed
 };
 
 }  // namespace
