@@ -1901,6 +1901,9 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       if (should_stop()) return;
       prune(total);
       bound_filter(total);
+      // Kept until the step's keys are all merged: only the front's rows (the table was sized for
+      // rows merged between prunings), so the next keys reuse the memory instead of touching more.
+      total.rows.shrink_to_fit();
       kw.rows = std::move(total.rows);
       kw.paired = total.paired;
       kw.stored = total.stored;

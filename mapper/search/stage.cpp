@@ -265,6 +265,10 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
     const bool out_roll = (variant >> 40) & 1;
     if (in_roll) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>((variant >> 20) & 0xFFFFF)};
     if (out_roll) key[out_slot] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(variant & 0xFFFFF)};
+    // The rows were reserved for a chunk on top of the front; the job's output keeps only the
+    // front (14,521 jobs of yolo-fastest_1.1_320 held 277 MB of unused capacity until the per-layer
+    // merge, most of the run's peak memory and page faults).
+    g.rows.shrink_to_fit();
     out.groups[key] = std::move(g.rows);
   }
   k.apply(Cause::SramCapacity, valid_configs - interrupted, sram_rejected);
