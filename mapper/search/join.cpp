@@ -540,14 +540,23 @@ struct PassHistory {
   std::uint64_t keys = 0;  ///< groups out, summed over the steps
 };
 
+/// The cascade clamp's limits of the keys found so far, per step that produces the key (only keys
+/// whose limits are known). A key's limits depend only on the key and the steps after its own, so
+/// the look-ahead of one step serves the next steps (its deeper keys are their keys) and the quick
+/// passes serve the exact one.
+struct ClampCache {
+  std::vector<std::unordered_map<LiveKey, std::vector<double>, LiveKeyHash>> by_step;
+};
+
 JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbents* incumbents, bool* thinned,
-                     const PassHistory& history) {
+                     const PassHistory& history, ClampCache& clamp_cache) {
   JoinResult result;
   // Only the exact pass counts towards a progress display.
   JoinProgress* const progress = beam == 0 ? problem.progress : nullptr;
   const auto& tensors = problem.tensors;
   const int num_steps = static_cast<int>(problem.steps.size());
   if (num_steps == 0) return result;
+  clamp_cache.by_step.resize(static_cast<std::size_t>(num_steps));
 
   // For look-ahead: consumer steps of each tensor, and per (step, input slot) which
   // (residence, layout) pairs that layer's groups accept.
@@ -1291,9 +1300,18 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       std::vector<std::vector<AheadKey>> levels(1);
       std::vector<std::vector<std::pair<LiveKey, std::vector<PairTask>>>> level_tasks;
       std::vector<std::uint32_t> work_of;  // level-0 index -> work index
+      auto& cached = clamp_cache.by_step[static_cast<std::size_t>(s)];
       for (std::uint32_t i = 0; i < work.size(); ++i) {
-        if (!work[i].open_cascade) continue;
-        levels[0].push_back(AheadKey{work[i].key, {}, true});
+        KeyWork& kw = work[i];
+        if (!kw.open_cascade) continue;
+        const auto found = cached.find(*kw.key);
+        if (found != cached.end()) {
+          kw.clamp_cascade = true;
+          kw.cascade_limits = found->second;
+          kw.cascade_grid.build([&](std::size_t j) { return kw.cascade_limits[j]; }, kw.cascade_limits.size());
+          continue;
+        }
+        levels[0].push_back(AheadKey{kw.key, {}, true});
         work_of.push_back(i);
       }
       std::vector<char> intro = introduced;
@@ -1401,6 +1419,13 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           if (!k.known) k.limits.clear();
         };
         in_arena([&] { tbb::parallel_for(std::size_t{0}, here.size(), limits_of); });
+      }
+      // Every key whose limits are known, for the steps after this one and the passes after this one.
+      for (std::size_t d = 0; d < levels.size() && s + static_cast<int>(d) < num_steps; ++d) {
+        auto& at = clamp_cache.by_step[static_cast<std::size_t>(s) + d];
+        for (const AheadKey& k : levels[d]) {
+          if (k.known) at.try_emplace(*k.key, k.limits);
+        }
       }
       for (std::size_t i = 0; i < levels[0].size(); ++i) {
         KeyWork& kw = work[work_of[i]];
@@ -2004,7 +2029,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
     in_arena([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, out_keys.size()), [&](const tbb::blocked_range<std::size_t>& range) {
         for (std::size_t i = range.begin(); i != range.end(); ++i) {
-          const KeyWork& kw = work[out_keys[i].first];
+          KeyWork& kw = work[out_keys[i].first];
           std::size_t node = out_keys[i].second;
           LeftGroup& out = merged[i];
           out.key = *kw.key;
@@ -2015,6 +2040,7 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
             level[node++] = TraceNode{p.parent, p.group, p.member};
             out.rows.push_back(row);
           }
+          std::vector<PendingRow>().swap(kw.rows);  // copied: its memory serves the next keys
         }
       });
     });
@@ -2078,10 +2104,10 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
 }
 
 /// join_pass with its wall time in the debug log (-vv).
-JoinResult timed_pass(const JoinProblem& problem, std::size_t beam, const Incumbents* incumbents,
+JoinResult timed_pass(const JoinProblem& problem, std::size_t beam, const Incumbents* incumbents, ClampCache& clamp_cache,
                       bool* thinned = nullptr, const PassHistory& history = {}) {
   const auto start = std::chrono::steady_clock::now();
-  JoinResult r = join_pass(problem, beam, incumbents, thinned, history);
+  JoinResult r = join_pass(problem, beam, incumbents, thinned, history, clamp_cache);
   const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
   if (beam > 0) {
     spdlog::debug("join quick pass ({} rows per key): {:.1f} ms, {} points", beam, took.count(), r.front.size());
@@ -2094,7 +2120,8 @@ JoinResult timed_pass(const JoinProblem& problem, std::size_t beam, const Incumb
 }  // namespace
 
 JoinResult join(const JoinProblem& problem) {
-  if (!problem.incumbent_bound || problem.tolerance > 0.0) return timed_pass(problem, 0, nullptr);
+  ClampCache clamp_cache;  // the passes of this join share their cascade clamp's limits
+  if (!problem.incumbent_bound || problem.tolerance > 0.0) return timed_pass(problem, 0, nullptr, clamp_cache);
   // Quick passes of growing width, each bounded by the incumbents of the ones before; the union of
   // their fronts (its Pareto front, sorted by the first objective) bounds the exact pass.
   const std::size_t k = problem.objectives.size();
@@ -2103,7 +2130,7 @@ JoinResult join(const JoinProblem& problem) {
   PassHistory history;
   for (std::size_t beam : problem.quick_beams.empty() ? quick_beams(k) : problem.quick_beams) {
     bool thinned = false;
-    JoinResult quick = timed_pass(problem, beam, inc.size() > 0 ? &inc : nullptr, &thinned, history);
+    JoinResult quick = timed_pass(problem, beam, inc.size() > 0 ? &inc : nullptr, clamp_cache, &thinned, history);
     if (quick.partial) return quick;
     history = PassHistory{};
     for (const JoinStepStats& st : quick.steps) {
@@ -2136,7 +2163,7 @@ JoinResult join(const JoinProblem& problem) {
     inc.values.clear();
     for (std::uint32_t i : order) inc.values.insert(inc.values.end(), all.begin() + i * k, all.begin() + (i + 1) * k);
   }
-  return timed_pass(problem, 0, &inc, nullptr, history);
+  return timed_pass(problem, 0, &inc, clamp_cache, nullptr, history);
 }
 
 JoinResult join_best(const JoinProblem& problem) {
@@ -2168,7 +2195,8 @@ JoinResult join_best(const JoinProblem& problem) {
   inc.cap = least.front.front().objective(problem.objectives.front());
   JoinProblem capped = problem;
   if (capped.key_bound == KeyBound::Automatic) capped.key_bound = KeyBound::On;
-  return first_best(timed_pass(capped, 0, &inc));
+  ClampCache clamp_cache;
+  return first_best(timed_pass(capped, 0, &inc, clamp_cache));
 }
 
 }  // namespace npumap::search
