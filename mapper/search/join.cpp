@@ -130,6 +130,8 @@ constexpr std::uint64_t kKeyBoundRowsPerSet = 400;
 constexpr std::size_t kKeyBoundMinRows = std::size_t{1} << 14;
 /// Steps the cascade clamp looks ahead through an open cascade (docs/design/search.md "Cascade clamp").
 constexpr int kMaxAhead = 4;
+/// Consecutive left rows whose least values are checked together before their merges.
+constexpr std::uint32_t kLeastBlock = 16;
 /// Left groups with fewer rows than this are not sampled for the pilot.
 constexpr std::size_t kPilotMinRows = 4 * kPilotRows;
 
@@ -1200,18 +1202,25 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
       for (const PairTask& t : pairs) source_used[t.left] = 1;
     }
     std::vector<JoinRow> least_left(num_sources);
+    std::vector<std::vector<JoinRow>> least_block(num_sources);  // per kLeastBlock consecutive rows
     std::vector<std::vector<std::uint32_t>> samples(num_sources);
     const auto summarise_left = [&](std::uint32_t gi) {
-      JoinRow& m = least_left[gi];
-      m.cycles = m.offchip = m.energy = m.peak = m.cascade = std::numeric_limits<double>::infinity();
-      for (const JoinRow& r : rows_of(gi)) {
+      const auto lower = [](JoinRow& m, const JoinRow& r) {
         m.cycles = std::min(m.cycles, r.cycles);
         m.offchip = std::min(m.offchip, r.offchip);
         m.energy = std::min(m.energy, r.energy);
         m.peak = std::min(m.peak, r.peak);
         m.cascade = std::min(m.cascade, r.cascade);
-      }
+      };
+      JoinRow& m = least_left[gi];
+      m.cycles = m.offchip = m.energy = m.peak = m.cascade = std::numeric_limits<double>::infinity();
       const std::vector<JoinRow>& rows = rows_of(gi);
+      std::vector<JoinRow>& blocks = least_block[gi];
+      blocks.assign((rows.size() + kLeastBlock - 1) / kLeastBlock, m);
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        lower(m, rows[i]);
+        lower(blocks[i / kLeastBlock], rows[i]);
+      }
       if (rows.size() < kPilotMinRows) return;
       // (cycles, index): a total order, compared without reaching back into the rows.
       std::vector<std::pair<double, std::uint32_t>> order(rows.size());
@@ -1846,25 +1855,45 @@ JoinResult join_pass(const JoinProblem& problem, std::size_t beam, const Incumbe
           };
           // A left row's merges all dropped count as merging them one by one would: those over the SRAM
           // capacity, then the rest dominated.
-          const auto drop_all = [&](double cascade_in) {
+          const auto drop_all = [&](double cascade_in, std::size_t left_rows = 1) {
             const std::size_t fit = static_cast<std::size_t>(
                 std::partition_point(summary.sorted_sram.begin(), summary.sorted_sram.end(),
                                      [&](double own) { return !(task.full_bytes + cascade_in + own > capacity); }) -
                 summary.sorted_sram.begin());
-            acc.paired += pg.rows.size();
-            acc.over_capacity += pg.rows.size() - fit;
-            acc.dropped += fit;
+            acc.paired += left_rows * pg.rows.size();
+            acc.over_capacity += left_rows * (pg.rows.size() - fit);
+            acc.dropped += left_rows * fit;
           };
           const auto cascade_in_of = [&](const JoinRow& lr) {
             return task.input_rolling ? lr.cascade + task.rolling_bytes : 0.0;
           };
+          // drop_all for left rows [first, last) (without a rolling input, every row fits the same).
+          const auto drop_range = [&](std::uint32_t first, std::uint32_t last) {
+            if (!task.input_rolling) {
+              drop_all(0.0, last - first);
+              return;
+            }
+            for (std::uint32_t r = first; r < last; ++r) drop_all(cascade_in_of(g_rows[r]));
+          };
           // The same for the whole unit, from the left group's least values (a row below every left row).
           const JoinRow& least = least_left[task.left];
           if (pg.rows.size() > 1 && unit.end - unit.begin > 1 && least_dropped(least, cascade_in_of(least))) {
-            for (std::uint32_t r = unit.begin; r < unit.end; ++r) drop_all(cascade_in_of(g_rows[r]));
+            drop_range(unit.begin, unit.end);
             continue;
           }
+          const std::vector<JoinRow>& blocks = least_block[task.left];
           for (std::uint32_t r = unit.begin; r < unit.end; ++r) {
+            // The same for the next kLeastBlock left rows (consecutive rows are often merges of one
+            // earlier row, so their least values are close), at the start of each block.
+            if (r % kLeastBlock == 0 && pg.rows.size() > 1 && r + 1 < unit.end) {
+              const JoinRow& block = blocks[r / kLeastBlock];
+              if (least_dropped(block, cascade_in_of(block))) {
+                const std::uint32_t end = std::min<std::uint32_t>(unit.end, r + kLeastBlock);
+                drop_range(r, end);
+                r = end - 1;
+                continue;
+              }
+            }
             const JoinRow& lr = g_rows[r];
             const double cascade_in = cascade_in_of(lr);
             if (pg.rows.size() > 1 && least_dropped(lr, cascade_in)) {
