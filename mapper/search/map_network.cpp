@@ -15,6 +15,7 @@
 #include <optional>
 
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 
 namespace npumap::search {
@@ -37,29 +38,42 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     problem.tolerance = options.tolerance;
     problem.stop = stop;
     problem.progress = progress;
-    r.joined = join(problem);
-    r.problem = std::move(problem);
-    add_join_causes(r.keep_rates, r.joined->totals());
-    r.partial = r.partial || r.joined->partial;
     // Without any rolling group (nothing in this network can fuse) the join without fusion is the
     // same problem: its best point is the fused front's.
     bool can_fuse = false;
-    for (const JoinStep& step : r.problem->steps) {
+    for (const JoinStep& step : problem.steps) {
       for (const PmappingGroup& g : step.groups) {
         for (const TensorCompat& c : g.compat) can_fuse = can_fuse || c.residence == Residence::Rolling;
       }
     }
-    if (options.fusion && options.compare_without_fusion && !r.joined->front.empty() && !can_fuse) {
-      r.unfused = UnfusedSummary{r.joined->front[0]};
-    } else if (options.fusion && options.compare_without_fusion && !r.joined->front.empty()) {
+    // The comparison without fusion runs alongside the join when there are two threads or more (its
+    // tasks fill the join's serial moments; neither result depends on the other's scheduling), after
+    // it on one thread (so a stop during the comparison finds the join done); it is used when the
+    // join found a front.
+    std::optional<JoinResult> unfused;
+    if (options.fusion && options.compare_without_fusion && can_fuse) {
       JoinProblem plain = make_join_problem(arch, w, r.stage, options.objectives, false);
       plain.threads = 0;
       plain.tolerance = options.tolerance;
       plain.stop = stop;
       plain.progress = progress;
-      const JoinResult unfused = join_best(plain);
-      r.partial = r.partial || unfused.partial;
-      if (!unfused.front.empty()) r.unfused = UnfusedSummary{unfused.front[0]};
+      if (tbb::this_task_arena::max_concurrency() > 1) {
+        tbb::parallel_invoke([&] { r.joined = join(problem); }, [&] { unfused = join_best(plain); });
+      } else {
+        r.joined = join(problem);
+        if (!r.joined->front.empty()) unfused = join_best(plain);
+      }
+    } else {
+      r.joined = join(problem);
+    }
+    r.problem = std::move(problem);
+    add_join_causes(r.keep_rates, r.joined->totals());
+    r.partial = r.partial || r.joined->partial;
+    if (options.fusion && options.compare_without_fusion && !r.joined->front.empty() && !can_fuse) {
+      r.unfused = UnfusedSummary{r.joined->front[0]};
+    } else if (unfused && !r.joined->front.empty()) {
+      r.partial = r.partial || unfused->partial;
+      if (!unfused->front.empty()) r.unfused = UnfusedSummary{unfused->front[0]};
     }
   }
   if (r.partial) {
