@@ -152,13 +152,17 @@ std::string front_table(const Json& front) {
   if (n > kFullFrontRows) {
     for (std::size_t k = 0; k < kSpreadRows; ++k) shown[k * (n - 1) / (kSpreadRows - 1)] = 1;
   }
-  std::string out = fmt::format("  {:>4} {:>14} {:>10} {:>12} {:>12} {:>12}\n", "#", "cycles", "ms", "offchip", "sram", "energy pJ");
+  // The # column is as wide as the largest index (a 3-objective front on an ethos-u65 preset can
+  // hold 10^5 points or more), at least 4.
+  const std::size_t index_width = std::max<std::size_t>(4, fmt::formatted_size("{}", n == 0 ? 0 : n - 1));
+  std::string out = fmt::format("  {:>{}} {:>14} {:>10} {:>12} {:>12} {:>12}\n", "#", index_width, "cycles", "ms", "offchip",
+                                "sram", "energy pJ");
   std::size_t count = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (!shown[i]) continue;
     ++count;
     const Json& q = front[i];
-    std::string line = fmt::format("  {:>4} {:>14.0f} {:>10.4g} {:>12} {:>12} {:>12}", i, num(q, "cycles"), num(q, "latency_ms"),
+    std::string line = fmt::format("  {:>{}} {:>14.0f} {:>10.4g} {:>12} {:>12} {:>12}", i, index_width, num(q, "cycles"), num(q, "latency_ms"),
                                    common::format_bytes(num(q, "offchip_bytes")), common::format_bytes(num(q, "sram_bytes")),
                                    common::format_si(num(q, "energy_pj")));
     if (n > kFullFrontRows && !note[i].empty()) line += "  " + note[i];

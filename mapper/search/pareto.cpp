@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "common/user_error.hpp"
 
@@ -106,8 +107,10 @@ constexpr std::size_t kPivots = 8;
 // small sum dominates the most on typical data.
 template <std::size_t K>
 void eliminate(const double* rows, std::size_t n, std::size_t k, const double* tie, std::vector<Entry>& entries) {
-  entries.resize(n);
-  std::size_t kept = 0;
+  // clear + reserve, not resize: resizing would write all n entries on every call, which costs as
+  // much as the whole pass when the pivots drop most rows.
+  entries.clear();
+  entries.reserve(n);
   const std::size_t d = dims<K>(k);
   const double* pivot[kPivots];
   std::uint32_t pivot_index[kPivots];
@@ -117,43 +120,48 @@ void eliminate(const double* rows, std::size_t n, std::size_t k, const double* t
   // lose little to the pivots: when they drop less than a quarter of the first kProbeRows rows, the
   // rest are not tested (the sweeps find the front on their own; only the speed changes).
   constexpr std::size_t kProbeRows = 1024;
-  bool use_pivots = true;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i == kProbeRows && 4 * (i - kept) < i) use_pivots = false;
+  const auto step = [&](std::size_t i, auto use_pivots) {
     const double* r = rows + i * d;
     const double s = row_sum<K>(r, k);
     // NaN anywhere in the row, or +inf and -inf together, makes the sum NaN.
     NPUMAP_ASSERT(!std::isnan(s));
     NPUMAP_ASSERT(tie == nullptr || !std::isnan(tie[i]));
-    bool dropped = false;
-    for (std::size_t p = 0; use_pivots && p < pivots; ++p) {
-      if (weakly_dominates<K>(pivot[p], r, k)) {
-        // An exact duplicate of the pivot with a smaller tie-break value is the one to keep.
-        if (tie != nullptr && tie[i] < tie[pivot_index[p]] && weakly_dominates<K>(r, pivot[p], k)) continue;
-        dropped = true;
-        break;
+    if constexpr (use_pivots) {
+      for (std::size_t p = 0; p < pivots; ++p) {
+        if (weakly_dominates<K>(pivot[p], r, k)) {
+          // An exact duplicate of the pivot with a smaller tie-break value is the one to keep.
+          if (tie != nullptr && tie[i] < tie[pivot_index[p]] && weakly_dominates<K>(r, pivot[p], k)) continue;
+          return;
+        }
       }
     }
-    if (dropped) continue;
     if (d <= 5) {
-      entries[kept++] = Entry{r[0], r[1], static_cast<std::uint32_t>(i)};
+      entries.push_back(Entry{r[0], r[1], static_cast<std::uint32_t>(i)});
     } else {
-      entries[kept++] = Entry{s, r[0], static_cast<std::uint32_t>(i)};
+      entries.push_back(Entry{s, r[0], static_cast<std::uint32_t>(i)});
     }
-    if (use_pivots && (pivots < kPivots || s < pivot_sum[kPivots - 1])) {
-      // Insert in ascending sum order, dropping the largest when full.
-      std::size_t p = pivots < kPivots ? pivots++ : kPivots - 1;
-      for (; p > 0 && s < pivot_sum[p - 1]; --p) {
-        pivot[p] = pivot[p - 1];
-        pivot_index[p] = pivot_index[p - 1];
-        pivot_sum[p] = pivot_sum[p - 1];
+    if constexpr (use_pivots) {
+      if (pivots < kPivots || s < pivot_sum[kPivots - 1]) {
+        // Insert in ascending sum order, dropping the largest when full.
+        std::size_t p = pivots < kPivots ? pivots++ : kPivots - 1;
+        for (; p > 0 && s < pivot_sum[p - 1]; --p) {
+          pivot[p] = pivot[p - 1];
+          pivot_index[p] = pivot_index[p - 1];
+          pivot_sum[p] = pivot_sum[p - 1];
+        }
+        pivot[p] = r;
+        pivot_index[p] = static_cast<std::uint32_t>(i);
+        pivot_sum[p] = s;
       }
-      pivot[p] = r;
-      pivot_index[p] = static_cast<std::uint32_t>(i);
-      pivot_sum[p] = s;
     }
+  };
+  const std::size_t probe = std::min(n, kProbeRows);
+  for (std::size_t i = 0; i < probe; ++i) step(i, std::true_type{});
+  if (probe == kProbeRows && 4 * (probe - entries.size()) < probe) {
+    for (std::size_t i = probe; i < n; ++i) step(i, std::false_type{});
+  } else {
+    for (std::size_t i = probe; i < n; ++i) step(i, std::true_type{});
   }
-  entries.resize(kept);
 }
 
 // The rows that survive elimination are sorted by their full order, which starts with key0

@@ -11,6 +11,8 @@
 #include <cctype>
 #include <cstdint>
 #include <set>
+#include <sstream>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -452,6 +454,116 @@ TEST(DefaultOutputFolder, TwoRunsMakeTwoFoldersUnderRuns) {
   }
   EXPECT_EQ(result_without_provenance(read_text(folders[0] / "result.json")),
             result_without_provenance(read_text(folders[1] / "result.json")));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A front too large to print whole (tiny_chain with 3 objectives on ethos-u65-256: 90 points) is
+// summarised: the best point of each objective and an even spread, each row's # being its index
+// in front.csv, and the # column widens for fronts of 10^4 points and more.
+
+/// The rows of the report's front table: (index, the row's text), read between the table's header
+/// (the line starting with spaces and `#`) and the "(K of N points shown" line.
+std::vector<std::pair<std::size_t, std::string>> front_table_rows(const std::string& report, std::string* header) {
+  std::vector<std::pair<std::size_t, std::string>> rows;
+  bool in_table = false;
+  for (const std::string& line : lines_of(report)) {
+    const std::size_t first = line.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    if (!in_table) {
+      if (line[first] == '#') {
+        in_table = true;
+        *header = line;
+      }
+      continue;
+    }
+    if (line[first] == '(' || !std::isdigit(static_cast<unsigned char>(line[first]))) break;
+    rows.emplace_back(std::stoul(line.substr(first)), line);
+  }
+  return rows;
+}
+
+TEST(LargeFrontSummary, ShowsTheExtremesAndASpreadIndexedAsInFrontCsv) {
+  TempDir dir;
+  const std::vector<std::string> args = {"--workload", "workloads/tiny_chain.yaml", "--arch", "ethos-u65-256",
+                                         "--objectives", "cycles,offchip_bytes,sram", "--keep-pareto",
+                                         "--threads", "2", "--out", (dir / "out").string()};
+  const RunResult run = run_mapper(args);
+  ASSERT_EQ(run.status, 0) << command_text(args) << "\n" << run.err;
+  const Json result = Json::parse(read_text(dir / "out" / "result.json"));
+  const Json& front = result["front"];
+  const std::size_t n = front.size();
+  ASSERT_GT(n, 24u) << "the case must produce a front larger than the 24 points printed whole";
+
+  std::string header;
+  const auto rows = front_table_rows(run.out, &header);
+  ASSERT_FALSE(rows.empty()) << run.out;
+  EXPECT_LT(rows.size(), n);
+  EXPECT_LE(rows.size(), 4u + 12u) << "at most one row per objective's best plus the 12-point spread";
+  EXPECT_NE(run.out.find("(" + std::to_string(rows.size()) + " of " + std::to_string(n) + " points shown"),
+            std::string::npos) << run.out;
+  std::set<std::size_t> shown;
+  for (const auto& [index, line] : rows) {
+    ASSERT_LT(index, n) << line;
+    EXPECT_TRUE(shown.insert(index).second) << "row shown twice: " << line;
+    // The cycles column is the point's cycles rounded to an integer.
+    std::istringstream fields(line);
+    std::size_t i = 0;
+    double cycles = 0;
+    fields >> i >> cycles;
+    EXPECT_EQ(cycles, std::round(front[index]["cycles"].get<double>())) << line;
+  }
+  EXPECT_TRUE(shown.count(0) && shown.count(n - 1)) << "the spread starts and ends at the front's ends";
+  // Each labelled row is the first point with that objective's least value.
+  const std::pair<const char*, const char*> labels[] = {
+      {"cycles", "best cycles"}, {"offchip_bytes", "least off-chip"}, {"sram_bytes", "least SRAM"}, {"energy_pj", "least energy"}};
+  for (const auto& [key, label] : labels) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+      if (front[i][key].get<double>() < front[best][key].get<double>()) best = i;
+    }
+    bool found = false;
+    for (const auto& [index, line] : rows) {
+      if (line.find(label) != std::string::npos) {
+        EXPECT_EQ(index, best) << label << ": " << line;
+        found = true;
+      }
+    }
+    EXPECT_TRUE(found) << "no row labelled " << label << "\n" << run.out;
+  }
+
+  // The same result with its front repeated to 12,000 points: every row's columns stay under the
+  // header's (the # column takes the width of the largest index, 11999).
+  Json big = result;
+  Json repeated = Json::array();
+  for (std::size_t i = 0; i < 12000; ++i) repeated.push_back(front[i % n]);
+  big["front"] = repeated;
+  std::vector<Json*> stack = {&big};
+  while (!stack.empty()) {  // every front_size of the document names the new size
+    Json* j = stack.back();
+    stack.pop_back();
+    if (j->is_object()) {
+      for (auto it = j->begin(); it != j->end(); ++it) {
+        if (it.key() == "front_size") *it = 12000;
+        else if (it.key() != "front") stack.push_back(&*it);
+      }
+    } else if (j->is_array()) {
+      for (auto& v : *j) stack.push_back(&v);
+    }
+  }
+  write_text(dir / "big.json", big.dump(1) + "\n");
+  const RunResult shown_big = run_mapper({"show", (dir / "big.json").string()});
+  ASSERT_EQ(shown_big.status, 0) << shown_big.err;
+  std::string big_header;
+  const auto big_rows = front_table_rows(shown_big.out, &big_header);
+  ASSERT_FALSE(big_rows.empty()) << shown_big.out;
+  EXPECT_EQ(big_rows.back().first, 11999u);
+  const std::size_t cycles_end = big_header.find("cycles") + std::string("cycles").size();
+  for (const auto& [index, line] : big_rows) {
+    // The cycles value ends where the header's "cycles" ends.
+    const std::size_t digits_end = line.find(' ', line.find_first_not_of(' ', line.find_first_of("0123456789") +
+                                                                            std::to_string(index).size()));
+    EXPECT_EQ(digits_end, cycles_end) << "\n" << big_header << "\n" << line;
+  }
 }
 
 }  // namespace
