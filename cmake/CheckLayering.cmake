@@ -10,6 +10,8 @@ set(rules
   "workloads/tflite|common/,arch/,workloads/"
   "model|common/,arch/"
   "mapper/search|common/,arch/,workloads/,model/"
+  # The join package: the search's row types and Pareto kernels, never the stage or map_network.
+  "mapper/search/join|common/,model/,mapper/search/compat.hpp,mapper/search/pmapping.hpp,mapper/search/objectives.hpp,mapper/search/keep_rates.hpp,mapper/search/pareto.hpp,mapper/search/dominance_filter.hpp,mapper/search/sorted_search.hpp"
   "mapper/report|common/,arch/,workloads/,model/,mapper/search/"
   "mapper/eval|common/,arch/,model/"
   "mapper/sweep|common/,arch/,workloads/,workloads/tflite/,model/,mapper/search/,mapper/report/"

@@ -28,7 +28,7 @@ struct RunOptions {
   bool keep_pareto = false;                ///< keep and write the whole front (else report the best point)
   /// Objectives of the final front (search::default_objectives(): cycles and off-chip bytes, SRAM as tie-break).
   std::vector<search::Objective> objectives = search::default_objectives();
-  /// Relative tolerance of the join's Pareto pruning (0 = exact); see search::JoinProblem::tolerance.
+  /// Relative tolerance of the join's Pareto pruning (0 = exact); see search::JoinOptions::tolerance.
   double tolerance = 0.0;
   int threads = 1;                         ///< worker threads; the CLI defaults it to the core count
   std::uint64_t seed = 1;                  ///< recorded in provenance; the search is exhaustive, nothing is sampled
