@@ -39,10 +39,15 @@ void FutureSramBound::begin_step(int s, const std::vector<char>& introduced) {
       live_now[i] = (jt.producer_step >= 0 && jt.producer_step <= s) ||
                     (jt.producer_step < 0 && (introduced[static_cast<std::size_t>(tensor)] ||
                                               ctx_.first_consumer[static_cast<std::size_t>(tensor)] <= s));
-      if (live_now[i] && i < 64) mask |= std::uint64_t{1} << i;
+      if (live_now[i] && i < 63) mask |= std::uint64_t{1} << i;
     }
+    // A tensor several layers write (a concatenation) is live from its first writer on: a later writer
+    // of it that runs after this step writes into a tensor the keys hold already.
+    const JoinTensor& out = ctx_.tensor(later.output);
+    const bool out_live = out.producer_step >= 0 && out.producer_step <= s;
+    if (out_live) mask |= std::uint64_t{1} << 63;
     auto& cache = fresh_cache_[static_cast<std::size_t>(t)];
-    const bool cacheable = num_inputs <= 64;
+    const bool cacheable = num_inputs <= 63;
     const auto hit = std::find_if(cache.begin(), cache.end(), [&](const auto& c) { return c.first == mask; });
     if (cacheable && hit != cache.end()) {
       fresh_min[static_cast<std::size_t>(t)] = hit->second;
@@ -58,8 +63,9 @@ void FutureSramBound::begin_step(int s, const std::vector<char>& introduced) {
         for (std::size_t j = 0; j < i; ++j) repeated = repeated || later.inputs[j] == tensor;
         if (!live_now[i] && !repeated) bytes += ctx_.reserved(tensor, g.compat[i]);
       }
-      // An output written in place over an input shares that input's storage.
-      if (g.compat.back().over_input < 0) bytes += ctx_.reserved(later.output, g.compat.back());
+      // An output written in place over an input shares that input's storage; an output already live
+      // is counted with the key's entries.
+      if (g.compat.back().over_input < 0 && !out_live) bytes += ctx_.reserved(later.output, g.compat.back());
       if (g.rows.empty()) continue;
       best = std::min(best, bytes + least_own_sram_[static_cast<std::size_t>(t)][gi]);
     }

@@ -17,7 +17,16 @@
 //
 // The bound of a later step t: the reserved bytes of the key's entries still live at t + the cheapest
 // group of t in the tensors t touches that no key of this step holds yet (its inputs produced later,
-// the network inputs it introduces, and its output) + that group's smallest own SRAM.
+// the network inputs it introduces, and its output unless an earlier writer already made it live) +
+// that group's smallest own SRAM. A tensor several layers write (a concatenation) is live from its
+// first writer on, so for every step between its first and its last writer the key holds it, and its
+// later writers' output is not fresh: counting it again put the floor
+// one whole tensor above the real usage of the later writers' steps. On
+// mlzoo__ssd_mobilenet_v3_int8.tflite on ethos-u55-128 with cycles and peak SRAM, the floor at the
+// first writer of `concat_1` (2034 x 91 bytes, written by six layers) exceeded the peak of every
+// mapping the quick passes had found; the incumbent bound, which reads the bounded peak, then found
+// every row dominated by a real mapping with less SRAM, and the join reported no valid mapping
+// (without the incumbent bound the front lost two of its three points instead).
 // The second part (`fresh`) is the same for every key of a step; it depends on the step only through
 // which of t's tensors are live, so it is cached per t by that set. The key's live bytes are a step
 // function of t (constant between two last consumers), so `future` is one range maximum of `fresh`
@@ -55,7 +64,7 @@ class FutureSramBound {
   const bool on_;
   int s_ = -1;
   std::vector<std::vector<double>> least_own_sram_;  ///< per step and group: its rows' least own SRAM
-  /// Per step: the fresh part by the set of its inputs live (bit i: input i).
+  /// Per step: the fresh part by the set of its tensors live (bit i: input i < 63; bit 63: the output).
   std::vector<std::vector<std::pair<std::uint64_t, double>>> fresh_cache_;
   std::vector<std::vector<double>> fresh_levels_;    ///< sparse table: level j, maxima of 2^j steps
 };
