@@ -2,7 +2,7 @@
 // shipped workloads, and synthetic chains of growing length.
 //
 // The mapper promises results that do not depend on the thread count or on timing (mapper/search/stage.hpp,
-// join.hpp), so every benchmark doubles as a determinism guard: at setup the same input is mapped
+// mapper/search/join/join.hpp), so every benchmark doubles as a determinism guard: at setup the same input is mapped
 // once single-threaded and the size and an FNV-1a hash of the result are kept; every timed
 // iteration, whatever its thread count, must reproduce both exactly or the benchmark calls
 // SkipWithError and the process exits non-zero (Google Benchmark itself exits 0 after

@@ -71,8 +71,7 @@ const char* speedup_name(Speedup s) {
 namespace {
 
 /// The switch of a speed-up (null for the key bound, which has three states).
-template <typename Speedups>
-auto switch_of(Speedups& s, Speedup which) -> decltype(&s.lookahead) {
+bool* switch_of(JoinSpeedups& s, Speedup which) {
   switch (which) {
     case Speedup::Lookahead: return &s.lookahead;
     case Speedup::Collapse: return &s.collapse;
@@ -96,11 +95,6 @@ void JoinSpeedups::set(Speedup s, bool on) {
     return;
   }
   *switch_of(*this, s) = on;
-}
-
-bool JoinSpeedups::on(Speedup s) const {
-  if (s == Speedup::KeyBound) return key_bound != KeyBound::Off;
-  return *switch_of(*this, s);
 }
 
 JoinSpeedups JoinSpeedups::none() {

@@ -111,7 +111,6 @@ struct JoinSpeedups {
 
   /// Switches one speed-up on or off (the key bound: Automatic when on).
   void set(Speedup s, bool on);
-  bool on(Speedup s) const;
   /// Every speed-up off: the plain join the speed-ups are checked against.
   static JoinSpeedups none();
 };
