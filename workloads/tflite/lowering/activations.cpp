@@ -1,5 +1,5 @@
 // Activations and LUT ops: RELU requantisation, LEAKY_RELU, LOGISTIC / TANH and HARD_SWISH as table
-// lookups (the LUT op), and LUT fusion onto the producer.
+// lookups (the LUT op), and LUT fusion onto the producer. Rules: docs/design/lowering/activations.md.
 
 #include <string>
 
@@ -21,6 +21,8 @@ Rejection Lowering::check_hard_swish(const WorkOp& o) {
   return check_types_equal(o);
 }
 
+/// A standalone RELU, RELU6 or RELU_N1_TO_1 that must rescale becomes an AvgPool with the ReLU as its
+/// activation (activations.md, "The RELU family").
 void Lowering::lower_requantising_relu(int id) {
   WorkOp& o = op(id);
   if (!(o.vt == VelaOpType::Relu || o.vt == VelaOpType::Relu6 || o.vt == VelaOpType::ReluN1To1)) return;
@@ -38,6 +40,8 @@ void Lowering::lower_requantising_relu(int id) {
   o.k = {};
 }
 
+/// LEAKY_RELU: a LUT op, a LeakyRelu elementwise op, or Mul (+ Mul) + Maximum (activations.md,
+/// "LEAKY_RELU").
 void Lowering::lower_leaky_relu(int id) {
   WorkOp& o = op(id);
   const int ifm = o.in[0], ofm = o.out[0];
@@ -76,6 +80,7 @@ void Lowering::lower_leaky_relu(int id) {
   add_op(std::move(mx));
 }
 
+/// 8-bit LOGISTIC and TANH become LUT ops; int16 ones stay hardware activations (activations.md).
 void Lowering::lower_sigmoid_tanh(int id) {
   WorkOp& o = op(id);
   if (o.builtin != BuiltinOperator::LOGISTIC && o.builtin != BuiltinOperator::TANH) return;
@@ -85,7 +90,7 @@ void Lowering::lower_sigmoid_tanh(int id) {
              o.vt == VelaOpType::Sigmoid ? "_lut_sigmoid" : "_lut_tanh");
 }
 
-/// The LUT op of 4.6: a no-op Add of scalar 0 whose activation is a table lookup.
+/// The LUT op (activations.md, "The LUT op"): a no-op Add of scalar 0 whose activation is a table lookup.
 void Lowering::make_lut_op(int id, LutKind kind, const std::string& suffix) {
   WorkOp& o = op(id);
   const int ifm = o.in[0], ofm = o.out[0];
@@ -106,9 +111,9 @@ void Lowering::make_lut_op(int id, LutKind kind, const std::string& suffix) {
   tensor(ofm).q = tensor(ifm).q;
 }
 
-/// LUT fusion (4.7): a LUT op hands its table to the only producer of its IFM when that producer is
-/// an NPU compute op with a block type, no activation yet and no other consumer; needs the SHRAM LUT
-/// banks (not on U55-32/64) and the Vela rewrites.
+/// LUT fusion (activations.md, "LUT fusion"): a LUT op hands its table to the only producer of its
+/// IFM when that producer is an NPU compute op with a block type, no activation yet and no other
+/// consumer; needs the SHRAM LUT banks (not on U55-32/64) and the Vela rewrites.
 void Lowering::fuse_lut_activations() {
   if (!(opt.vela_rewrites && lut_banks)) return;
   for (std::size_t id = 0; id < ops.size(); ++id) {

@@ -1,6 +1,6 @@
 // Concatenation, pack, split, split_v, unpack, slice and strided slice: their constraints, the slice
 // writes of a concatenation, the SplitSliceRead ops of the split family, and their absorption into
-// the consumer (or an AvgPool copy).
+// the consumer (or an AvgPool copy). Rules: docs/design/lowering/concat-split.md.
 
 #include <algorithm>
 #include <string>
@@ -89,6 +89,8 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> Lowering::stride
   return {b, e};
 }
 
+/// CONCATENATION and PACK on the NPU become one AvgPool slice write per input into the whole output
+/// (concat-split.md, "Concatenation and PACK").
 void Lowering::lower_concatenations() {
   const std::size_t n = ops.size();
   for (std::size_t id = 0; id < n; ++id) {
@@ -140,6 +142,8 @@ void Lowering::lower_concatenations() {
   relink();
 }
 
+/// Every output of a split-family operator on the NPU gets its own SplitSliceRead with a read offset
+/// (concat-split.md, "The split family"); a SPLIT with one output becomes an identity.
 void Lowering::lower_splits_and_slices() {
   const std::size_t n = ops.size();
   for (std::size_t id = 0; id < n; ++id) {
@@ -232,6 +236,8 @@ void Lowering::lower_splits_and_slices() {
   relink();
 }
 
+/// Each SplitSliceRead folds into its single NPU consumer or becomes an AvgPool copy (concat-split.md,
+/// "Absorbing the slice reads").
 void Lowering::absorb_split_slice_reads() {
   relink();
   for (std::size_t id = 0; id < ops.size(); ++id) {

@@ -1,6 +1,6 @@
 // Convolutions: the constraints of CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV (and their bias),
 // and their rewrites: depth multiplier > 1, 1x1 convolution on a 1x1 IFM -> fully connected, and the
-// transpose convolution's upscaled form.
+// transpose convolution's upscaled form. Rules: docs/design/lowering/convolution.md.
 
 #include <algorithm>
 #include <cstdlib>
@@ -48,6 +48,7 @@ Rejection Lowering::check_transpose_convolution(const WorkOp& o) {
   return std::nullopt;
 }
 
+/// The constraints CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV share (convolution.md, "Constraints").
 Rejection Lowering::check_convolution(const WorkOp& o, bool depthwise) {
   const NpuKernel& k = o.k;
   if (k.stride_w < 1 || k.stride_w > 3 || k.stride_h < 1 || k.stride_h > 3)
@@ -69,7 +70,8 @@ Rejection Lowering::check_convolution(const WorkOp& o, bool depthwise) {
   if (tensor_type_bits(tensor(w).type) != 8)
     return reject("Weight tensor must be 8-bit", "Tensor '" + tensor(w).name + "' is " + std::string(tensor_type_name(tensor(w).type)));
   if (!tensor(w).is_const) return reject("Weight tensor must be constant", "Tensor '" + tensor(w).name + "' has non-const buffer");
-  // C-6: per output channel for CONV (OHWI: O first); over the whole tensor for DW (quirk).
+  // The weight sum: per output channel for CONV (OHWI: O first); over the whole tensor for DW (a Vela
+  // quirk, convolution.md, "Constraints" 7).
   {
     const auto vals = constant_ints(w);
     const auto& zps = tensor(w).q.zero_point;
@@ -114,6 +116,7 @@ Rejection Lowering::check_bias(const WorkOp& o) {
   return std::nullopt;
 }
 
+/// A depthwise convolution with multiplier > 1 is a Conv2DBias (convolution.md, "Depth multiplier").
 void Lowering::lower_depth_multiplier(int id) {
   WorkOp& o = op(id);
   if (o.weights < 0 || o.wshape.empty()) return;
@@ -124,6 +127,7 @@ void Lowering::lower_depth_multiplier(int id) {
   o.wshape = {m, o.k.h, o.k.w, 1};
 }
 
+/// A 1x1 Conv2DBias on a 1x1 IFM is a FullyConnected (convolution.md, "1x1 convolution on a 1x1 IFM").
 void Lowering::convert_1x1_conv_to_fully_connected(int id) {
   WorkOp& o = op(id);
   if (o.ifm_s[1] == 1 && o.ifm_s[2] == 1 && o.k.w == 1 && o.k.h == 1) {
@@ -135,6 +139,8 @@ void Lowering::convert_1x1_conv_to_fully_connected(int id) {
   }
 }
 
+/// TRANSPOSE_CONV becomes a stride-1 convolution over the upscaled IFM with explicit padding
+/// (convolution.md, "Transpose convolution").
 void Lowering::lower_transpose_conv(int id) {
   WorkOp& o = op(id);
   if (o.wshape.empty()) {
@@ -159,8 +165,8 @@ void Lowering::lower_transpose_conv(int id) {
       } else {
         after = std::max(k - 2, 0);
       }
-      // The spec's synthetic checks (3x3 stride 2: SAME (2,2,0,0), VALID (2,2,1,1)) give a leading
-      // pad of k - 1 in both modes.
+      // The leading pad is k - 1 in both modes (3x3 stride 2: SAME (2,2,0,0), VALID (2,2,1,1);
+      // convolution.md, "Transpose convolution").
       return std::make_pair(k - 1, after);
     };
     const auto [t, b] = edge(o.ifm_s[1], o.ofm_s[1], o.k.h);

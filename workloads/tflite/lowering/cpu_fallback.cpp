@@ -1,6 +1,6 @@
 // The CPU fallback: which TFLite operators Vela may place on the NPU at all, Vela's internal type
 // names, the placement of each operator on the NPU or the CPU with Vela's reason lines, and the notice
-// for operators in CPU passes.
+// for operators in CPU passes. Rules: docs/design/lowering/supported-operators.md.
 
 #include <set>
 #include <string>
@@ -145,7 +145,8 @@ std::string vela_type_of(BuiltinOperator op) {
   }
 }
 
-/// Builtins that may be placed on the NPU (3.3); everything else up to CUMSUM is CPU-only (3.4).
+/// Builtins that may be placed on the NPU; everything else up to CUMSUM is CPU-only
+/// (supported-operators.md, "Placement").
 bool npu_candidate(BuiltinOperator op) {
   using B = BuiltinOperator;
   switch (op) {

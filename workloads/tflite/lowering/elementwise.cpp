@@ -1,5 +1,6 @@
 // Elementwise binary and unary operators: the shape and broadcast constraints, the constraints of
-// ADD/SUB/MUL and MAXIMUM/MINIMUM, and the MUL + MAXIMUM pattern (-> LeakyRelu or Abs).
+// ADD/SUB/MUL and MAXIMUM/MINIMUM, and the MUL + MAXIMUM pattern (-> LeakyRelu or Abs). Rules:
+// docs/design/lowering/elementwise.md.
 
 #include <algorithm>
 #include <string>
@@ -36,6 +37,8 @@ Rejection Lowering::check_maximum_minimum(const WorkOp& o) {
   return std::nullopt;
 }
 
+/// Batch 1, one input of the OFM's shape, broadcasting only from size 1 (elementwise.md, "Shape
+/// constraints").
 Rejection Lowering::check_elementwise_shapes(const WorkOp& o) {
   const int a = ifm_of(o), b = ifm2_of(o), out = ofm_of(o);
   std::vector<int> ins{a};
@@ -61,6 +64,8 @@ Rejection Lowering::check_elementwise_shapes(const WorkOp& o) {
   return std::nullopt;
 }
 
+/// MAXIMUM(x, MUL(x, c)) with a constant scalar c: LeakyRelu for c >= 0, Abs for c = -1
+/// (elementwise.md, "The MUL + MAXIMUM pattern").
 void Lowering::fuse_mul_maximum(int id) {
   WorkOp& mx = op(id);
   if (mx.builtin != BuiltinOperator::MAXIMUM || mx.in.size() < 2) return;

@@ -1,5 +1,6 @@
 // The lowered graph: the passes and CPU operators in pass order with their NPU subgraphs, the
 // lowered tensor table with its producers and consumers, and the order Vela's reports list passes in.
+// Rules: docs/design/lowering/pass-packing.md.
 
 #include <utility>
 #include <vector>
@@ -116,7 +117,7 @@ NpuPass Lowering::emit_npu_pass(const PassGroup& gr, int subgraph, LoweredTensor
     p.ifm2_shape = first.ifm2_s;
     p.ifm2_offset = first.ifm2_off;
     // Command generation puts a scalar / broadcast operand second and swaps the pass's op shapes
-    // in place (not its tensors) (4.11).
+    // in place (not its tensors) (elementwise.md, "Operand order").
     const Shape4 a = p.ifm_shape, b = p.ifm2_shape;
     bool swap = a == Shape4{1, 1, 1, 1} && b != a;
     for (int i = 0; i < 4 && !swap; ++i)

@@ -1,4 +1,5 @@
 // FULLY_CONNECTED: its constraints and the flattening of its input (batched input as a 2-D view).
+// Rules: docs/design/lowering/fully-connected.md.
 
 #include <string>
 
@@ -24,6 +25,8 @@ Rejection Lowering::check_fully_connected(const WorkOp& o) {
   return std::nullopt;
 }
 
+/// The IFM seen as b rows of I values; a batch laid out as a small feature map (fully-connected.md,
+/// "The input view").
 void Lowering::flatten_fully_connected_input(int id) {
   WorkOp& o = op(id);
   const std::int32_t I = o.wshape.empty() ? o.ifm_s[3] : o.wshape[3];

@@ -188,7 +188,7 @@ std::optional<std::int32_t> Lowering::raw_option_int(int op_index, int field) co
   return options->GetField<std::int32_t>(slot(field), 0);
 }
 
-/// Removes `o` (a one-in one-out alias op), rewiring as 4.5 describes.
+/// Removes `o` (a one-in one-out alias op), rewiring as reshape.md ("Removal") describes.
 void Lowering::bypass_alias_op(int id) {
   WorkOp& o = op(id);
   const int in = o.in.at(0), out = o.out.at(0);
@@ -209,7 +209,8 @@ void Lowering::bypass_alias_op(int id) {
   relink();
 }
 
-/// Drops ops no longer reachable from the graph outputs (a MUL absorbed by R16, a bypassed PAD).
+/// Drops ops no longer reachable from the graph outputs (a MUL absorbed by the MUL + MAXIMUM
+/// pattern, a PAD all of whose consumers took its padding).
 void Lowering::prune_unreachable() {
   relink();
   std::vector<char> live_t(tensors.size(), 0), live_o(ops.size(), 0);

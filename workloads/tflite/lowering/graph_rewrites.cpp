@@ -1,5 +1,6 @@
 // The per-operator rewrite list in Vela's order, the graph-level first-layer stride-2 rewrite, and the
 // step that finishes the NPU ops (identity bypass, LUT fusion, remaining PADs, explicit padding).
+// Rules: docs/design/lowering/graph-rewrites.md.
 
 #include <cstddef>
 
@@ -7,7 +8,8 @@
 
 namespace npumap::tflite::lowering {
 
-/// Every NPU op gets the rewrites of its kind, in Vela's order (4.6). A rewrite may turn the op into
+/// Every NPU op gets the rewrites of its kind, in Vela's order (graph-rewrites.md, "The operator
+/// rewrites, in order"). A rewrite may turn the op into
 /// another type (a later rewrite of the list then sees it) or replace it by new ops (appended, so this
 /// sweep does not visit them: they are already lowered). `ops[id]` is read afresh after each rewrite
 /// because a rewrite that appends ops may move the vector.
@@ -38,9 +40,10 @@ void Lowering::apply_operator_rewrites() {
   relink();
 }
 
-/// R6: the file's first operator, a stride-2 convolution on a shallow IFM of even width, reads pairs
-/// of adjacent pixels as channels instead: IFM op shape [N, H, W/2, 2C], kernel width halved (an odd
-/// width padded by one column first), stride 1 across the width.
+/// The first-layer stride-2 rewrite (graph-rewrites.md): the file's first operator, a stride-2
+/// convolution on a shallow IFM of even width, reads pairs of adjacent pixels as channels instead:
+/// IFM op shape [N, H, W/2, 2C], kernel width halved (an odd width padded by one column first),
+/// stride 1 across the width.
 void Lowering::rewrite_first_layer_stride2(int id) {
   WorkOp& o = op(id);
   if (o.op_index != 0 || o.k.stride_w != 2 || o.ifm_s[3] > 4 || o.ifm_s[2] % 2 != 0 || o.k.w < 2) return;
@@ -51,8 +54,9 @@ void Lowering::rewrite_first_layer_stride2(int id) {
   o.wshape = {o.wshape[0], o.k.h, kw / 2, o.wshape[3] * 2};
 }
 
-/// S8 (4.7): identities vanish, LUT ops move onto their producers, PADs still on the NPU become
-/// copies, and every op with a padding attribute gets its explicit (top, left, bottom, right).
+/// Finishing the NPU ops (graph-rewrites.md): identities vanish, LUT ops move onto their producers,
+/// PADs still on the NPU become copies, and every op with a padding attribute gets its explicit
+/// (top, left, bottom, right).
 void Lowering::finish_npu_ops() {
   relink();
   bypass_identities();

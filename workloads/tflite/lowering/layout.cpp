@@ -1,16 +1,17 @@
 // Layout eligibility: which feature maps of the lowered graph may use the NHCWB16 brick layout.
+// Rules: docs/design/lowering/layout.md.
 
 #include "workloads/tflite/lowering/lowering.hpp"
 
 namespace npumap::tflite::lowering {
 
-/// S10 (4.9) on the lowered graph: which feature maps may use NHCWB16.
+/// Marks each lowered tensor's nhcwb16_eligible and needs_linear_format (layout.md).
 void mark_layout_eligibility(NpuGraph& g) {
   for (std::size_t t = 0; t < g.tensors.size(); ++t) {
     LoweredTensor& x = g.tensors[t];
     const Shape4 whole = full4(x.shape);
     bool ok = !x.producers.empty() && !x.graph_input && !x.constant && !x.graph_output;
-    // A tensor passed between two NPU subgraphs crosses the CPU graph: it stays NHWC (6.4), although
+    // A tensor passed between two NPU subgraphs crosses the CPU graph: it stays NHWC, although
     // the graph optimiser, which runs before the NPU subgraphs are cut, has cleared its flag.
     bool one_subgraph = true;
     int sub = -1;

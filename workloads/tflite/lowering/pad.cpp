@@ -1,5 +1,6 @@
 // PAD and explicit padding: the PAD constraints, PAD fused into a VALID consumer as hardware padding,
 // the fallback of a remaining PAD to AvgPool copies, and the explicit padding of every padded op.
+// Rules: docs/design/lowering/pad-and-padding.md.
 
 #include <algorithm>
 #include <string>
@@ -35,7 +36,8 @@ Rejection Lowering::check_pad(const WorkOp& o) {
   return std::nullopt;
 }
 
-/// R19: a VALID conv / DW / AvgPool reading a NPU PAD takes the padding in hardware.
+/// A VALID conv / DW / AvgPool reading an NPU PAD takes the padding in hardware (pad-and-padding.md,
+/// "PAD fused into its consumer").
 void Lowering::fuse_pad_into_consumer(int id) {
   WorkOp& o = op(id);
   const VelaOpType vt = o.vt;
@@ -72,6 +74,7 @@ void Lowering::fuse_pad_into_consumer(int id) {
   if (tensor(ifm).cons.empty() && !tensor(ifm).gout) p.dead = true;
 }
 
+/// One PAD as an AvgPool copy of its input plus one copy of zero-point constants per padded side.
 void Lowering::lower_pad_as_copies(int id) {
   WorkOp& p = op(id);
   const int ifm = p.in[0], ofm = p.out[0];
@@ -106,6 +109,8 @@ void Lowering::lower_pad_as_copies(int id) {
   if (r > 0) { const Shape4 s{1, is[1], r, os[3]}; write("_right", zeros("_right", s), s, {0, t, os[2] - r, 0}, NpuActivation::None); }
 }
 
+/// The explicit (top, left, bottom, right) of an op with a padding attribute (pad-and-padding.md,
+/// "Explicit padding").
 void resolve_explicit_padding(WorkOp& o) {
   if (o.pad == NpuPadding::TransposeConv) return;
   const int kh = (o.k.h - 1) * o.k.dilation_h + 1, kw = (o.k.w - 1) * o.k.dilation_w + 1;
@@ -129,7 +134,8 @@ void resolve_explicit_padding(WorkOp& o) {
   }
 }
 
-/// PAD fallback (4.7): every PAD still on the NPU becomes copies into the padded OFM.
+/// Every PAD still on the NPU becomes copies into the padded OFM (pad-and-padding.md, "PAD lowered to
+/// copies").
 void Lowering::lower_remaining_pads() {
   for (std::size_t id = 0; id < ops.size(); ++id) {
     if (ops[id].dead || !ops[id].npu || ops[id].kind != OpKind::Pad) continue;

@@ -1,5 +1,6 @@
 // Pass packing: which ops share a pass (a main op with the post ops after it, or post ops with a
 // created AvgPool), and the order in which Vela lists the passes, which decides the NPU subgraphs.
+// Rules: docs/design/lowering/pass-packing.md.
 
 #include <algorithm>
 #include <set>
@@ -24,8 +25,8 @@ NpuGraph Lowering::pack_passes() {
   return emit_graph(groups, order_pass_groups(groups, group_of));
 }
 
-/// Group membership: walk backwards from each op not yet claimed, consumers before producers.
-/// `group_of` receives each op's group.
+/// Pass membership (pass-packing.md, "What goes into one pass"): walk backwards from each op not yet
+/// claimed, consumers before producers. `group_of` receives each op's group.
 std::vector<PassGroup> Lowering::form_pass_groups(std::vector<int>& group_of) {
   std::vector<PassGroup> groups;
   std::vector<int> order = topological_order();
@@ -74,7 +75,8 @@ std::vector<PassGroup> Lowering::form_pass_groups(std::vector<int>& group_of) {
   return groups;
 }
 
-/// Pass order (6.3): depth-first from the outputs, then reversed; groups never reached go first.
+/// Pass order (pass-packing.md, "Pass order"): depth-first from the outputs, then reversed; groups
+/// never reached go first.
 std::vector<int> Lowering::order_pass_groups(const std::vector<PassGroup>& groups, const std::vector<int>& group_of) {
   std::vector<int> visits(tensors.size(), 0);
   std::vector<char> emitted(groups.size(), 0);

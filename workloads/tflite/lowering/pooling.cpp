@@ -1,5 +1,5 @@
 // AVERAGE_POOL_2D, MAX_POOL_2D and MEAN: their constraints, and MEAN lowered to a depthwise
-// convolution (with a Mul) or an average pool.
+// convolution (with a Mul) or an average pool. Rules: docs/design/lowering/pooling-and-mean.md.
 
 #include <algorithm>
 #include <set>
@@ -60,6 +60,7 @@ Rejection Lowering::check_mean(const WorkOp& o) {
   return std::nullopt;
 }
 
+/// The 4-D view of a MEAN's IFM: [1, s0, s1, s2] for 3-D, [1, s0, s1, 1] for 2-D.
 Shape4 Lowering::mean_ifm_shape(const WorkOp& o) {
   const Dims& s = tensor(o.in[0]).shape;
   if (s.size() == 3) return {1, s[0], s[1], s[2]};
@@ -67,6 +68,8 @@ Shape4 Lowering::mean_ifm_shape(const WorkOp& o) {
   return full4(s);
 }
 
+/// MEAN as a depthwise sum + Mul, an AvgPool, or a scaled depthwise convolution (pooling-and-mean.md,
+/// "Three lowerings").
 void Lowering::lower_mean(int id) {
   WorkOp& o = op(id);
   const int ifm = o.in[0], ofm = o.out[0];

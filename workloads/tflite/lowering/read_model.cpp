@@ -1,5 +1,6 @@
 // Reading subgraph 0 of the model into the work graph: tensors with their quantisation, operators with
 // their Vela type and kernel attributes, and the operand roles (IFM, IFM2, weights, bias, OFM).
+// Rules: docs/design/lowering/reading.md.
 
 #include <string>
 #include <variant>
@@ -19,7 +20,7 @@ void Lowering::read_model() {
     t.type = src.type;
     t.model = static_cast<int>(i);
     const Quantization& q = src.quantization;
-    // Vela keeps quantisation when scale or zero point is present (1.2).
+    // Vela keeps quantisation when scale or zero point is present (reading.md, "Tensors").
     t.has_quant_table = !q.scale.empty() || !q.zero_point.empty();
     t.q.scale = q.scale;
     t.q.zero_point = q.zero_point;
@@ -35,7 +36,7 @@ void Lowering::read_model() {
       bad_input(operator_key(static_cast<int>(i)),
                 "The input file contains operator code '" + std::to_string(code) +
                     "' which is currently not supported (Vela 2.1 knows codes up to CUMSUM = 128)");
-    // A CUSTOM op with options [1,4,1] is an NPU op Vela compiled already (1.1): its weights and
+    // A CUSTOM op with options [1,4,1] is an NPU op Vela compiled already (reading.md): its weights and
     // command stream are opaque, so such a model cannot be lowered again.
     const auto& co = src.custom_options;
     if (src.code == BuiltinOperator::CUSTOM && co.size() == 3 && co[0] == 1 && co[1] == 4 && co[2] == 1)
@@ -97,7 +98,7 @@ void Lowering::classify_operator(WorkOp& o) {
     case B::EXPAND_DIMS: o.kind = OpKind::ExpandDims; break;
     default: o.kind = OpKind::Cpu; break;
   }
-  // Kernel attributes (1.3).
+  // Kernel attributes (reading.md, "Operators").
   if (const auto* c = std::get_if<Conv2DOptions>(&o.opts)) {
     o.k = {1, 1, c->stride_w, c->stride_h, c->dilation_w, c->dilation_h};
     o.has_padding_attr = true;

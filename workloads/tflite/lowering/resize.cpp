@@ -1,5 +1,5 @@
 // RESIZE_BILINEAR: its constraints and its lowering (identity, a broadcast Add for a 1x1 IFM, or a
-// chain of x2 upscales).
+// chain of x2 upscales). Rules: docs/design/lowering/resize.md.
 
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 // SOFTMAX: its constraints and its decomposition into Vela's chain of elementwise ops (31 ops for
-// 8-bit, 14 for int16).
+// 8-bit, 14 for int16). Rules: docs/design/lowering/softmax.md (the tables list the ops below).
 
 #include <string>
 #include <vector>
@@ -25,7 +25,7 @@ void Lowering::decompose_softmax(int id) {
   Shape4 s = o.ifm_s;
   if (s[0] > 1) s = {1, s[0] * s[1], s[2], s[3]};
   if (!((is_8bit(it) && it == ot) || (it == TensorType::INT16 && ot == TensorType::INT16))) {
-    o.npu = false;  // R5 moves it to the CPU (3.3 already rules this out)
+    o.npu = false;  // the CPU takes it (its constraints already rule this out)
     return;
   }
   const std::string name = o.name;

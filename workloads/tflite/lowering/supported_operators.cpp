@@ -1,6 +1,6 @@
 // The supported-operator checks: Vela's walk over the graph, the generic constraints every NPU
 // candidate must meet, the dispatch to each operator family's own constraints, and the 4-D op shapes
-// of the operators placed on the NPU.
+// of the operators placed on the NPU. Rules: docs/design/lowering/supported-operators.md.
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,8 @@
 
 namespace npumap::tflite::lowering {
 
-/// S1 in Vela's pre-order (consumer-first from the outputs): checks, and drops unreachable ops.
+/// Places every operator in Vela's order (consumer-first from the outputs), drops unreachable ops, and
+/// gives the NPU operators their op shapes (supported-operators.md, "The walk").
 void Lowering::check_supported_operators() {
   // Iterative depth-first walk (an explicit stack, so a long operator chain cannot overflow the
   // call stack); children are pushed in reverse so they pop in Vela's recursive order.
@@ -51,6 +52,7 @@ void Lowering::check_supported_operators() {
     if (!o.dead && o.npu) set_op_shapes(o);
 }
 
+/// G1 to G14, in order (supported-operators.md, "Generic constraints").
 Rejection Lowering::check_generic_constraints(const WorkOp& o) {
   using B = BuiltinOperator;
   std::vector<int> all;
@@ -192,6 +194,8 @@ Rejection Lowering::check_operator_constraints(const WorkOp& o) {
   }
 }
 
+/// The 4-D op shapes, weights and bias of an operator placed on the NPU (supported-operators.md, "Op
+/// shapes").
 void Lowering::set_op_shapes(WorkOp& o) {
   const int ifm = ifm_of(o), ifm2 = ifm2_of(o), ofm = ofm_of(o);
   auto fc4 = [&](const Dims& d) -> Shape4 { return d.size() == 2 ? Shape4{d[0], 1, 1, d[1]} : full4(d); };
