@@ -97,8 +97,9 @@ void Lowering::lower_concatenations() {
     WorkOp& o = ops[id];
     if (o.dead || !o.npu || (o.kind != OpKind::Concat && o.kind != OpKind::Pack)) continue;
     if (o.kind == OpKind::Concat && o.act != NpuActivation::None)
-      bad_input(operator_key(o.op_index),
-                "CONCATENATION '" + o.name + "' with a fused activation on the NPU makes Vela 2.1 fail with an internal assertion");
+      bad_input(operator_key(o.op_index, "builtin_options.fused_activation_function"),
+                "CONCATENATION '" + o.name + "' with a fused activation on the NPU makes Vela 2.1 fail with an internal assertion",
+                "apply the activation in a separate operator");
     const int ofm = o.out[0];
     int axis4 = 0;
     std::vector<Shape4> ishapes = o.in_shapes;

@@ -198,7 +198,7 @@ void Lowering::check_operator(int id) {
   for (std::size_t i = 0; ok && i < need; ++i)
     if (o.in[i] < 0) ok = false;
   if (!ok)
-    bad_input(operator_key(o.op_index),
+    bad_input(operator_key(o.op_index, o.out.empty() || o.out[0] < 0 ? "outputs" : "inputs"),
               bname + " '" + o.name + "' needs " + (need == 1 ? std::string("an input") : std::to_string(need) + " inputs") +
                   " and an output");
   Rejection f = check_generic_constraints(o);

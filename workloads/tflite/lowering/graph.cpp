@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include <flatbuffers/flatbuffers.h>
 
@@ -64,9 +65,11 @@ WorkOp make_compute_op(VelaOpType vt, std::string name, std::vector<int> in, std
 
 Rejection reject(std::string c, std::string d) { return std::make_pair(std::move(c), std::move(d)); }
 
-void Lowering::bad_input(const std::string& key, const std::string& msg) const {
-  throw common::UserError(common::SourceLocation{model.name, 0, 0}, key, msg);
+void Lowering::bad_input(const std::string& key, const std::string& msg, const std::string& hint) const {
+  throw common::UserError(common::SourceLocation{model.name, 0, 0}, key, msg, hint);
 }
+
+void internal_error(const std::string& what) { throw std::logic_error("internal error: " + what); }
 
 std::string Lowering::operator_key(int op_index, const std::string& field) {
   std::string key = "subgraphs[0].operators[" + std::to_string(op_index) + "]";
@@ -259,7 +262,7 @@ std::vector<int> Lowering::topological_order() {
   }
   std::size_t live = 0;
   for (const WorkOp& o : ops) live += o.dead ? 0 : 1;
-  if (order.size() != live) bad_input("subgraphs[0]", "the lowered operator graph has a cycle");
+  if (order.size() != live) internal_error("the lowered operator graph has a cycle");
   return order;
 }
 

@@ -1,7 +1,6 @@
 // The lowering pipeline: lower_for_npu() runs the steps in Vela's order on subgraph 0
 // (docs/design/lowering/README.md lists them).
 
-#include <exception>
 #include <set>
 #include <string>
 
@@ -22,26 +21,27 @@ NpuGraph lower_for_npu(const Model& model, const NpuLoweringOptions& options) {
     throw UserError(SourceLocation{model.name, 0, 0}, "accelerator_config",
                     "unknown accelerator config '" + options.accelerator_config + "'",
                     "one of ethos-u55-32, -64, -128, -256, ethos-u65-256, -512");
-  lowering::Lowering c{model, model.subgraphs[0], options, {}, {}, {}, {}, true};
-  try {
-    c.read_model();
-    c.check_supported_operators();
-    c.lower_concatenations();
-    c.lower_splits_and_slices();
-    c.copy_reshapes_between_boundaries();
-    c.remove_reshapes();
-    c.apply_operator_rewrites();
-    c.finish_npu_ops();
-    c.absorb_split_slice_reads();
-    return c.pack_passes();
-  } catch (const UserError&) {
-    throw;
-  } catch (const std::exception& e) {
-    // A malformed graph that slipped past the checks (an index out of range, a missing option):
-    // report it as bad input on one line rather than letting a library exception escape.
-    throw UserError(SourceLocation{model.name, 0, 0}, "subgraphs[0]",
-                    std::string("cannot lower the graph for the NPU: ") + e.what());
-  }
+  using lowering::Lowering;
+  Lowering c{model, model.subgraphs[0], options, {}, {}, {}, {}, true};
+  // Bad input is a UserError from the step that finds it; anything else a step throws is an internal
+  // error of the lowering, named with the step (lowering::run_step).
+  struct Step {
+    const char* name;
+    void (Lowering::*run)();
+  };
+  static constexpr Step steps[] = {
+      {"reading the model", &Lowering::read_model},
+      {"the supported-operator checks", &Lowering::check_supported_operators},
+      {"lowering the concatenations", &Lowering::lower_concatenations},
+      {"lowering the splits and slices", &Lowering::lower_splits_and_slices},
+      {"copying reshapes between boundaries", &Lowering::copy_reshapes_between_boundaries},
+      {"removing the reshapes", &Lowering::remove_reshapes},
+      {"the operator rewrites", &Lowering::apply_operator_rewrites},
+      {"finishing the NPU ops", &Lowering::finish_npu_ops},
+      {"absorbing the slice reads", &Lowering::absorb_split_slice_reads},
+  };
+  for (const Step& step : steps) lowering::run_step(model.name, step.name, [&] { (c.*step.run)(); });
+  return lowering::run_step(model.name, "packing the passes", [&] { return c.pack_passes(); });
 }
 
 }  // namespace npumap::tflite

@@ -16,12 +16,16 @@
 
 #include <array>
 #include <cstdint>
+#include <exception>
+#include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "common/user_error.hpp"
 #include "workloads/tflite/model.hpp"
 #include "workloads/tflite/npu_lowering.hpp"
 
@@ -85,6 +89,28 @@ struct PassGroup {
   bool created_avgpool = false;
   int primary = -1;
 };
+
+/// An inconsistency of the lowering itself (not of the input): std::logic_error "internal error: ...".
+[[noreturn]] void internal_error(const std::string& what);
+
+/// Runs one step of the lowering of `model_name` (`step` names it): a UserError passes through
+/// unchanged; any other exception (an index out of range, a missing option: a check the lowering
+/// lacks, or internal_error) becomes std::logic_error "internal error: lowering <model> for the NPU,
+/// <step>: <what>". std::bad_alloc passes through.
+template <typename F>
+auto run_step(const std::string& model_name, const char* step, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const common::UserError&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    if (what.rfind("internal error: ", 0) == 0) what = what.substr(16);
+    throw std::logic_error("internal error: lowering " + model_name + " for the NPU, " + step + ": " + what);
+  }
+}
 
 /// Why an operator cannot run on the NPU: Vela's constraint line and its detail line; nullopt = it can.
 using Rejection = std::optional<std::pair<std::string, std::string>>;
@@ -152,7 +178,7 @@ struct Lowering {
 
   // ---- errors and the work graph (graph.cpp) ----
   /// Bad or unsupported input: a UserError naming the model file, `key` (the operator and field).
-  [[noreturn]] void bad_input(const std::string& key, const std::string& msg) const;
+  [[noreturn]] void bad_input(const std::string& key, const std::string& msg, const std::string& hint = {}) const;
   /// The key of operator `op_index`'s field ("subgraphs[0].operators[3].inputs"); the operator alone
   /// when `field` is empty.
   static std::string operator_key(int op_index, const std::string& field = {});

@@ -80,7 +80,9 @@ void Lowering::lower_pad_as_copies(int id) {
   const int ifm = p.in[0], ofm = p.out[0];
   const auto v = constant_ints(p.in[1]);
   const std::size_t rows = v.size() / 2;
-  if (rows < 3) bad_input(operator_key(p.op_index), "PAD '" + p.name + "': unreadable paddings");
+  if (rows < 3)  // the checks passed, so only a paddings tensor whose data does not match its shape
+    bad_input(operator_key(p.op_index, "inputs[1]"),
+              "PAD '" + p.name + "': the paddings tensor holds " + std::to_string(v.size()) + " values, not 6 or 8");
   const auto t = static_cast<std::int32_t>(v[(rows - 3) * 2]), b = static_cast<std::int32_t>(v[(rows - 3) * 2 + 1]);
   const auto l = static_cast<std::int32_t>(v[(rows - 2) * 2]), r = static_cast<std::int32_t>(v[(rows - 2) * 2 + 1]);
   const std::string name = p.name;

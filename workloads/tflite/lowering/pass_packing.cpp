@@ -17,8 +17,8 @@ NpuGraph Lowering::pack_passes() {
     const WorkOp& o = ops[id];
     if (o.dead) continue;
     if (o.npu && o.kind != OpKind::Compute)
-      bad_input(operator_key(o.op_index),
-                "internal: operator '" + o.name + "' was left unlowered on the NPU");
+      internal_error("operator '" + o.name + "' (operators[" + std::to_string(o.op_index) +
+                     "]) was left unlowered on the NPU");
   }
   std::vector<int> group_of(ops.size(), -1);
   const std::vector<PassGroup> groups = form_pass_groups(group_of);

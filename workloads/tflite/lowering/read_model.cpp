@@ -33,16 +33,16 @@ void Lowering::read_model() {
     const Operator& src = sg.operators[i];
     const auto code = static_cast<std::int32_t>(src.code);
     if (code > static_cast<std::int32_t>(BuiltinOperator::CUMSUM))
-      bad_input(operator_key(static_cast<int>(i)),
+      bad_input(operator_key(static_cast<int>(i), "opcode_index"),
                 "The input file contains operator code '" + std::to_string(code) +
                     "' which is currently not supported (Vela 2.1 knows codes up to CUMSUM = 128)");
     // A CUSTOM op with options [1,4,1] is an NPU op Vela compiled already (reading.md): its weights and
     // command stream are opaque, so such a model cannot be lowered again.
     const auto& co = src.custom_options;
     if (src.code == BuiltinOperator::CUSTOM && co.size() == 3 && co[0] == 1 && co[1] == 4 && co[2] == 1)
-      bad_input(operator_key(static_cast<int>(i)),
-                "the model was already compiled for Ethos-U (custom operator '" + model.opcode(src).custom_code +
-                    "'); lower the original .tflite instead");
+      bad_input(operator_key(static_cast<int>(i), "custom_options"),
+                "the model was already compiled for Ethos-U (custom operator '" + model.opcode(src).custom_code + "')",
+                "lower the original .tflite instead");
     WorkOp o;
     o.builtin = src.code;
     o.op_index = static_cast<int>(i);

@@ -65,7 +65,11 @@ void Lowering::lower_resize_bilinear(int id) {
     cur = next;
     steps.push_back(cur);
   }
-  if (steps.empty()) bad_input(operator_key(o.op_index), "RESIZE_BILINEAR '" + o.name + "': no upscale chain");
+  // The checks compare heights and widths only; other dimensions that differ leave no chain.
+  if (steps.empty())
+    bad_input(operator_key(o.op_index, "outputs[0]"),
+              "RESIZE_BILINEAR '" + o.name + "' resizes " + shape_text(ifm) + " to " + shape_text(ofm) +
+                  ": only the height and width may change");
   const std::string name = o.name;
   const Shape4 first_in = o.ifm_s;
   const int op_index = o.op_index;

@@ -227,7 +227,7 @@ void Lowering::set_op_shapes(WorkOp& o) {
     o.bias = bias_of(o);
     const Dims& ws = tensor(o.weights).shape;
     if (ws.empty() || (o.builtin != BuiltinOperator::FULLY_CONNECTED && ws.size() != 4))
-      bad_input(operator_key(o.op_index),
+      bad_input(operator_key(o.op_index, "inputs[1]"),
                 "weight tensor '" + tensor(o.weights).name + "' has shape " + py_list(ws) + ", which the NPU cannot use");
     if (o.builtin == BuiltinOperator::CONV_2D) {
       o.wshape = ws;
