@@ -337,7 +337,9 @@ struct Loader {
         where = v->location();
         where_key = v->path();
       } else {
-        where = {};
+        // Not stated anywhere: blamed on the command line's flag, or on the file that could state it.
+        const bool flag = cli_key.rfind("--", 0) == 0;
+        where = flag ? common::SourceLocation{} : top.location();
         where_key = cli_key;
       }
       return name;

@@ -478,9 +478,7 @@ void check_value(const Hit& h, const KeySpec& spec, const Stores& stores, double
     }
     case Type::Port: {
       if (v == "Axi0" || v == "Axi1") return;
-      const std::string near = common::closest_match(v, {"Axi0", "Axi1"});
-      value_error(h, fmt::format("unknown AXI port `{}`", v),
-                  (near.empty() ? std::string() : fmt::format("did you mean `{}`? ", near)) + "ports: Axi0, Axi1");
+      value_error(h, fmt::format("unknown AXI port `{}`", v), "ports: Axi0, Axi1 (case-sensitive, as Vela's MemPort)");
     }
     case Type::Section: {
       if (stores.section(v).first != nullptr) return;

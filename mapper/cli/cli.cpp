@@ -476,7 +476,9 @@ int run_cli(int argc, char** argv) {
         throw common::UserError({}, "--workload", "the network is given twice (--workload and as an argument)", "give it once");
       // A mistyped command (`mapper evl x.json` parses as a network named `evl`).
       std::error_code ec;
-      if (!std::filesystem::exists(positional_model, ec) && !workloads::is_zoo_name(positional_model)) {
+      const std::vector<std::string> zoo = workloads::zoo_names();
+      if (!std::filesystem::exists(positional_model, ec) &&
+          std::find(zoo.begin(), zoo.end(), positional_model) == zoo.end()) {
         const std::string near = common::closest_match(positional_model, {"eval", "list", "show", "import", "sweep"});
         if (!near.empty())
           throw common::UserError({}, "", fmt::format("unknown command `{}`", positional_model), fmt::format("did you mean `mapper {}`?", near));

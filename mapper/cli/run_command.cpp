@@ -93,7 +93,8 @@ std::optional<std::string> cpu_only_message(const workloads::Workload& w, const 
   std::vector<Reason> reasons;
   bool data_types = false;
   for (const workloads::Layer& l : w.layers) {
-    std::string first = l.cpu_reason.substr(0, l.cpu_reason.find('\n'));
+    // The workload holds Vela's lines joined with "; " (a .tflite) or as written (YAML).
+    std::string first = l.cpu_reason.substr(0, std::min(l.cpu_reason.find('\n'), l.cpu_reason.find("; ")));
     if (first.rfind("- ", 0) == 0) first = first.substr(2);
     if (first.empty()) first = "no NPU form";
     auto it = std::find_if(reasons.begin(), reasons.end(), [&](const Reason& r) { return r.text == first; });
