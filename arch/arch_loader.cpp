@@ -3,7 +3,9 @@
 // Flow. A spec that names a preset loads arch/presets/<name>.yaml; otherwise it is a file path. A
 // file may start from a preset (`preset:`), which may itself start from another; the chain is
 // collected into layers, base first. The three identity keys (accelerator, system_config,
-// memory_mode) are taken from the last layer that states them and handed to make_arch(), which
+// memory_mode) are taken from the last layer that states them (or from the command line's overrides,
+// ArchRequest), the two names resolved as Vela sections (arch/vela_config.hpp: the --config files,
+// then the built-ins), and handed to make_arch(), which refuses a combination that cannot exist and
 // supplies every constant of docs/design/npu-model.md §1-§2 and §8.1 plus the default energy table. Then each
 // layer's overrides are applied in order, so a file always wins over the preset it names. Last,
 // the quantities that depend on several keys are recomputed (bandwidth per cycle from the clock
