@@ -16,7 +16,10 @@
 
 #include <array>
 #include <cctype>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -243,12 +246,24 @@ std::optional<ArchProblem> combination_problem(const AcceleratorConfig& accel, c
 }
 
 Arch make_arch(std::string_view accelerator, std::string_view system_config, std::string_view memory_mode) {
+  // Resolving the sections takes ~0.2 ms; pass JSON asks for the same few archs once per record, so
+  // the built archs are kept (a handful: accelerators x sections that exist).
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, std::string, std::string>, Arch> built;
+  const auto key = std::make_tuple(std::string(accelerator), std::string(system_config), std::string(memory_mode));
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = built.find(key); it != built.end()) return it->second;
+  }
   const VelaConfig& builtin = VelaConfig::builtin();
   const AcceleratorConfig& accel = accelerator_config(accelerator);
   if (!builtin.has_system_config(system_config)) unknown_name("system_config", system_config, builtin.system_config_names());
   if (!builtin.has_memory_mode(memory_mode)) unknown_name("memory_mode", memory_mode, builtin.memory_mode_names());
   const NameSources sources;
-  return builtin.make_arch(accel, system_config, memory_mode, sources, nullptr);
+  Arch arch = builtin.make_arch(accel, system_config, memory_mode, sources, nullptr);
+  const std::lock_guard<std::mutex> lock(mutex);
+  built.emplace(key, arch);
+  return arch;
 }
 
 Arch make_arch(const AcceleratorConfig& accel, const SystemConfig& sys, const MemoryMode& mode, const NameSources& sources,

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 
@@ -677,6 +678,14 @@ SystemConfig VelaConfig::system_config(std::string_view name, const AcceleratorC
     throw common::UserError({}, "system_config", fmt::format("unknown system config `{}`", name),
                             (near.empty() ? std::string() : fmt::format("did you mean `{}`? ", near)) + "one of: " + join_names(names));
   }
+  // A built-in section resolves the same way every time (and has no notes): kept once resolved.
+  static std::mutex cache_mutex;
+  static std::map<std::pair<std::string, std::string>, SystemConfig> cache;  // (name, section) -> resolved
+  const auto cache_key = std::make_pair(std::string(name), section);
+  if (store == &builtin_store()) {
+    const std::lock_guard<std::mutex> lock(cache_mutex);
+    if (const auto it = cache.find(cache_key); it != cache.end()) return it->second;
+  }
   SystemConfig sys;
   sys.name = std::string(name);
   sys.builtin = store == &builtin_store();
@@ -756,6 +765,9 @@ SystemConfig VelaConfig::system_config(std::string_view name, const AcceleratorC
                   return "not used by a System_Config";
                 },
                 notes);
+  } else {
+    const std::lock_guard<std::mutex> lock(cache_mutex);
+    cache.emplace(cache_key, sys);
   }
   return sys;
 }
@@ -773,6 +785,13 @@ MemoryMode VelaConfig::memory_mode(std::string_view name, const AcceleratorConfi
     const std::string near = common::closest_match(std::string(name), names);
     throw common::UserError({}, "memory_mode", fmt::format("unknown memory mode `{}`", name),
                             (near.empty() ? std::string() : fmt::format("did you mean `{}`? ", near)) + "one of: " + join_names(names));
+  }
+  static std::mutex cache_mutex;
+  static std::map<std::pair<std::string, std::string>, MemoryMode> cache;  // (name, section) -> resolved
+  const auto cache_key = std::make_pair(std::string(name), section);
+  if (store == &builtin_store()) {
+    const std::lock_guard<std::mutex> lock(cache_mutex);
+    if (const auto it = cache.find(cache_key); it != cache.end()) return it->second;
   }
   MemoryMode mode;
   mode.name = std::string(name);
@@ -840,6 +859,9 @@ MemoryMode VelaConfig::memory_mode(std::string_view name, const AcceleratorConfi
                   return "not used by a Memory_Mode";
                 },
                 notes);
+  } else {
+    const std::lock_guard<std::mutex> lock(cache_mutex);
+    cache.emplace(cache_key, mode);
   }
   return mode;
 }
