@@ -309,6 +309,7 @@ int run_cli(int argc, char** argv) {
                  "Vela's option: a vela.ini whose [System_Config.*] and [Memory_Mode.*] sections --system-config and "
                  "--memory-mode (and arch files) may name; repeatable")
       ->expected(1)
+      ->allow_extra_args(false)  // one file per --config: `--config a.ini model.tflite` leaves the model alone
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--system-config", run.system_config,
                  "Override the arch's system config (Vela's names: --config sections, then `mapper list system-configs`)");

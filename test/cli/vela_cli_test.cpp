@@ -129,8 +129,9 @@ const char* kMyIni =
 TEST(VelaCli, AVelaCommandLineRunsWithMapperInPlaceOfVela) {
   TempDir tmp;
   write_text(tmp / "my.ini", kMyIni);
-  const std::vector<std::string> args = {"workloads/tiny_chain.yaml", "--accelerator-config", "ethos-u55-128",
-                                         "--config", (tmp / "my.ini").string(), "--system-config", "My_U55",
+  // `--config FILE` takes one file: the model after it stays the model.
+  const std::vector<std::string> args = {"--config", (tmp / "my.ini").string(), "workloads/tiny_chain.yaml",
+                                         "--accelerator-config", "ethos-u55-128", "--system-config", "My_U55",
                                          "--memory-mode", "My_Shared_1MB", "--output-dir", (tmp / "out").string(), "-q"};
   const RunResult r = run_mapper(args);
   ASSERT_EQ(r.status, 0) << command_text(args) << "\n" << r.err;
