@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "mapper/search/join.hpp"
+#include "mapper/search/join/join.hpp"
 
 namespace npumap::search {
 
