@@ -1,6 +1,6 @@
 # The two commands of the README's quick start, plus a few conveniences.
-#   make run    install missing packages, build Release, map the default workload
-#   make test   install missing packages, build Release, run the whole test suite
+#   make run    install missing packages, build the mapper executable (Release) and map the default workload
+#   make test   install missing packages, build everything (Release: tests, benchmarks), run the whole test suite
 #   make fuzz   build the libFuzzer harnesses (preset asan: clang, build/asan) and run each FUZZ_SECONDS seconds
 SHELL    := /bin/bash
 PRESET   ?= release
@@ -24,7 +24,9 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# Only the executable: the test and benchmark programs are `make test`'s (and `make build`'s).
+run: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target mapper
 	./$(BUILD)/mapper/mapper --workload $(WORKLOAD) --keep-pareto $(ARGS)
 
 # No test may skip or be left out: ctest counts a skipped test as passed, so its summary is checked

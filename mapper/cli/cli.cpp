@@ -46,6 +46,7 @@
 #include "mapper/sweep/sweep.hpp"
 #include "npumap_version.hpp"
 #include "workloads/tflite/import.hpp"
+#include "workloads/zoo.hpp"
 
 namespace npumap::cli {
 namespace {
@@ -62,22 +63,12 @@ Examples:
   mapper sweep sweeps/example.yaml
 )";
 
-std::vector<std::string> workload_files() {
-  std::vector<std::string> out;
-  const std::filesystem::path dir = std::filesystem::path(NPUMAP_SOURCE_DIR) / "workloads";
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".yaml") out.push_back(entry.path().filename().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 int run_list(const std::string& what, std::ostream& out) {
   if (what == "presets") {
     for (const auto& name : arch::preset_names()) out << name << "\n";
   } else if (what == "workloads") {
-    for (const auto& name : workload_files()) out << "workloads/" << name << "\n";
+    // Names `--workload` and sweep specs accept: the zoo's YAML workloads, then its real models.
+    for (const auto& name : workloads::zoo_names()) out << name << "\n";
   } else if (what == "objectives") {
     for (search::Objective o : search::all_objectives()) out << search::objective_name(o) << "\n";
   } else if (what == "system-configs") {
