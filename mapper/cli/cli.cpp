@@ -107,7 +107,7 @@ int run_import(const std::string& model, const std::string& out_path, const std:
   return 0;
 }
 
-int run_show(const std::string& path, const std::string& format, int point, std::ostream& out) {
+int run_show(const std::string& path, const std::string& format, int point, bool verbose, std::ostream& out) {
   // A run folder stands for its result.json.
   std::error_code ec;
   const std::string file = std::filesystem::is_directory(path, ec) ? (std::filesystem::path(path) / "result.json").string() : path;
@@ -120,11 +120,21 @@ int run_show(const std::string& path, const std::string& format, int point, std:
     if (point >= 0) {
       // One front point: its per-layer breakdown.
       const std::size_t kept = result.contains("front") ? result["front"].size() : 0;
+      const std::size_t size = result.value("front_size", std::size_t{0});
+      if (static_cast<std::size_t>(point) >= std::max(size, kept)) {
+        // Beyond the front: say how many points there are.
+        throw common::UserError({file, 0, 0}, "--point",
+                                size == 0 ? fmt::format("no front point {}: the run found no mapping of the whole network (status {})",
+                                                        point, result.value("status", std::string("?")))
+                                          : fmt::format("no front point {}: the front has {} point{}, numbered 0 to {}", point, size,
+                                                        size == 1 ? "" : "s", size - 1),
+                                size == 0 ? "see the keep rates of `mapper show` for why" : "points count from 0; 0 is the chosen one");
+      }
       if (static_cast<std::size_t>(point) >= kept) {
         throw common::UserError({file, 0, 0}, "--point",
-                                fmt::format("no front point {}: the result keeps {} of {}", point, kept,
-                                            result.value("front_size", 0)),
-                                "points count from 0; rerun with --keep-pareto to keep the whole front");
+                                fmt::format("front point {} is not in this result: it keeps {} of the front's {} points", point,
+                                            kept, size),
+                                "rerun with --keep-pareto to keep every point of the front");
       }
       const auto n = static_cast<std::size_t>(point);
       if (format == "json") {
@@ -139,7 +149,9 @@ int run_show(const std::string& path, const std::string& format, int point, std:
     } else if (format == "csv") {
       out << report::render_csv(result);
     } else {
-      out << report::render_text(result);
+      report::TextOptions text;
+      text.verbose = verbose;
+      out << report::render_text(result, text);
     }
   } catch (const nlohmann::json::exception& e) {
     throw common::UserError({path, 0, 0}, "", std::string("malformed result: ") + e.what(), "was it written by this version?");
@@ -209,7 +221,7 @@ const CLI::Validator kUnsigned(
     "UINT");
 
 int run_cli(int argc, char** argv) {
-  CLI::App app{"npu-mapper: Pareto-optimal mappings of neural networks onto Ethos-U-class NPUs"};
+  CLI::App app{"npu-mapper: Pareto-optimal mappings of neural networks onto Ethos-U-class NPUs", "mapper"};
   app.footer(kExamples);
   app.set_version_flag("--version", fmt::format("mapper {} (git {})", kVersion, kGitRevision));
   app.require_subcommand(0, 1);
@@ -254,7 +266,9 @@ int run_cli(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--no-fusion", run.no_fusion, "Forbid layer fusion through SRAM rolling buffers");
   app.add_flag("--per-layer", run.per_layer, "Stop after the per-layer stage; report each layer's front size, best cycles and keep rates");
-  app.add_flag("-v,--verbose", verbose, "Log the effective configuration and per-stage timings (-vv: per join step)");
+  app.add_flag("-v,--verbose", verbose,
+               "Log the effective configuration and per-stage timings, and report every layer's keep rates by "
+               "filter (-vv: also each join step)");
   app.add_flag("-q,--quiet", quiet, "Only print errors");
   bool internal_error_test = false;  // a test hook: proves that an internal error exits 3 with one line
   app.add_flag("--internal-error-test", internal_error_test)->group("");
@@ -279,6 +293,8 @@ int run_cli(int argc, char** argv) {
   show->add_option("--point", show_point, "Only this front point's per-layer breakdown (0 = the chosen point; csv: layers.csv)")
       ->check(CLI::Range(0, 1 << 30));
   show->add_option("--format", show_format, "Report format")->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
+  bool show_verbose = false;
+  show->add_flag("-v,--verbose", show_verbose, "Also every layer's keep rates by filter and the join's counters");
 
   CLI::App* import = app.add_subcommand("import", "Lower a .tflite model as Vela does and write it as workload YAML");
   std::string import_model;
@@ -314,6 +330,11 @@ int run_cli(int argc, char** argv) {
       ->excludes(shard_option)
       ->expected(1, -1);
 
+  // `mapper` alone: what it can do (the same as --help).
+  if (argc <= 1) {
+    std::cout << app.help();
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -342,7 +363,7 @@ int run_cli(int argc, char** argv) {
       return eval::run_eval(eval_options, std::cout, std::cerr);
     }
     if (list->parsed()) return run_list(list_what, std::cout);
-    if (show->parsed()) return run_show(show_path, show_format, show_point, std::cout);
+    if (show->parsed()) return run_show(show_path, show_format, show_point, show_verbose, std::cout);
     if (import->parsed()) return run_import(import_model, import_out, import_arch, !import_no_rewrites, std::cout);
     if (sweep->parsed()) {
       set_log_verbosity(sweep_quiet ? -1 : sweep_verbose, true);

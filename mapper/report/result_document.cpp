@@ -15,6 +15,7 @@
 #include "common/user_error.hpp"
 #include "model/evaluate.hpp"
 #include "model/pass_json.hpp"
+#include "mapper/search/sram_profile.hpp"
 #include "npumap_version.hpp"
 
 namespace npumap::report {
@@ -65,6 +66,9 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
   j["energy_pj"] = point.energy_pj;
   j["edp"] = point.cycles * point.energy_pj;
   add_timing(j, point.cycles, static_cast<double>(w.total_macs()), arch);
+  // The SRAM in use while each layer runs (layers in topological order, as `layers`); its maximum
+  // is sram_bytes.
+  j["live_sram_bytes"] = sram_profile(problem, point);
   Json layers = Json::array();
   for (std::size_t s = 0; s < w.topological_order.size(); ++s) {
     const auto key = std::make_tuple(s, point.group[s], point.row[s]);
@@ -277,18 +281,23 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
   if (r.joined) {
     const JoinResult& joined = *r.joined;
     result["join"] = {{"steps", join_steps_json(workload, joined)}};
+    // A run stopped during the join reports the best complete mappings its first passes found, if
+    // any, marked as such (front_is_partial): real mappings, not the exact front.
+    const bool found_before_stop = joined.front.empty() && !joined.found_before_stop.empty();
+    const std::vector<FrontPoint>& points = found_before_stop ? joined.found_before_stop : joined.front;
+    if (found_before_stop) result["front_is_partial"] = true;
     Json front = Json::array();
     LayerMappings mappings;
-    const std::size_t keep = run.keep_pareto ? joined.front.size() : std::min<std::size_t>(1, joined.front.size());
+    const std::size_t keep = run.keep_pareto ? points.size() : std::min<std::size_t>(1, points.size());
     for (std::size_t i = 0; i < keep; ++i) {
-      front.push_back(point_json(arch, workload, r.stage, *r.problem, joined.front[i], mappings));
+      front.push_back(point_json(arch, workload, r.stage, *r.problem, points[i], mappings));
     }
-    result["front_size"] = joined.front.size();
+    result["front_size"] = points.size();
     Json summary;
-    if (!joined.front.empty()) {
-      double best_cycles = joined.front[0].cycles, best_offchip = joined.front[0].offchip_bytes;
-      double sram_min = joined.front[0].peak_sram_bytes, sram_max = sram_min;
-      for (const auto& p : joined.front) {
+    if (!points.empty()) {
+      double best_cycles = points[0].cycles, best_offchip = points[0].offchip_bytes;
+      double sram_min = points[0].peak_sram_bytes, sram_max = sram_min;
+      for (const auto& p : points) {
         best_cycles = std::min(best_cycles, p.cycles);
         best_offchip = std::min(best_offchip, p.offchip_bytes);
         sram_min = std::min(sram_min, p.peak_sram_bytes);
@@ -300,7 +309,7 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     result["front_summary"] = summary;
     result["front"] = front;
     result["layer_mappings"] = std::move(mappings.list);
-    result["chosen"] = joined.front.empty() ? Json(nullptr) : Json(0);
+    result["chosen"] = points.empty() ? Json(nullptr) : Json(0);
     if (r.unfused) {
       const FrontPoint& u = r.unfused->best;
       result["no_fusion"] = {{"cycles", u.cycles}, {"offchip_bytes", u.offchip_bytes},
@@ -478,6 +487,10 @@ void check_result_document(const Json& r, const std::string& file) {
     for (std::size_t p = 0; p < front.size(); ++p) {
       const At at = f.index(p);
       const Json& point = object(front[p], at);
+      if (point.contains("live_sram_bytes")) {
+        const Json& live = array(point["live_sram_bytes"], at.key("live_sram_bytes"));
+        for (std::size_t i = 0; i < live.size(); ++i) number(live[i], at.key("live_sram_bytes").index(i));
+      }
       if (!point.contains("layers")) continue;
       const Json& layers = array(point["layers"], at.key("layers"));
       for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -501,6 +514,7 @@ void check_result_document(const Json& r, const std::string& file) {
     count_if(r, "front_size", root, kInt);
   }
   if (r.contains("no_fusion")) object(r["no_fusion"], root.key("no_fusion"));
+  if (r.contains("front_is_partial")) boolean(r["front_is_partial"], root.key("front_is_partial"));
   if (r.contains("join")) {
     const At j = root.key("join");
     const At st = j.key("steps");

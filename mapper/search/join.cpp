@@ -2146,6 +2146,31 @@ JoinResult timed_pass(const JoinProblem& problem, std::size_t beam, const Incumb
   return r;
 }
 
+/// `r` (stopped) with the best of the complete mappings the finished quick passes found: the Pareto
+/// front of `found` on the problem's objectives, sorted by them in order (ties: the order found).
+JoinResult with_found_before_stop(JoinResult r, const std::vector<FrontPoint>& found, const std::vector<Objective>& objectives) {
+  const std::size_t k = objectives.size();
+  if (found.empty() || k == 0) return r;
+  std::vector<double> values;
+  for (const FrontPoint& p : found) {
+    for (Objective o : objectives) values.push_back(p.objective(o));
+  }
+  std::vector<std::uint32_t> keep = pareto_front(values.data(), found.size(), k);
+  std::sort(keep.begin(), keep.end(), [&](std::uint32_t a, std::uint32_t b) {
+    for (std::size_t j = 0; j < k; ++j) {
+      if (values[a * k + j] != values[b * k + j]) return values[a * k + j] < values[b * k + j];
+    }
+    return a < b;
+  });
+  // Equal objective vectors (two passes found the same mapping's values): the first only.
+  keep.erase(std::unique(keep.begin(), keep.end(), [&](std::uint32_t a, std::uint32_t b) {
+               return std::equal(values.begin() + a * k, values.begin() + (a + 1) * k, values.begin() + b * k);
+             }),
+             keep.end());
+  for (std::uint32_t i : keep) r.found_before_stop.push_back(found[i]);
+  return r;
+}
+
 }  // namespace
 
 JoinResult join(const JoinProblem& problem) {
@@ -2157,10 +2182,11 @@ JoinResult join(const JoinProblem& problem) {
   Incumbents inc;
   inc.k = k;
   PassHistory history;
+  std::vector<FrontPoint> found;  // complete mappings of the finished quick passes, for a stop
   for (std::size_t beam : problem.quick_beams.empty() ? quick_beams(k) : problem.quick_beams) {
     bool thinned = false;
     JoinResult quick = timed_pass(problem, beam, inc.size() > 0 ? &inc : nullptr, clamp_cache, &thinned, history);
-    if (quick.partial) return quick;
+    if (quick.partial) return with_found_before_stop(std::move(quick), found, problem.objectives);
     history = PassHistory{};
     for (const JoinStepStats& st : quick.steps) {
       history.rows_paired += st.rows_paired;
@@ -2177,6 +2203,7 @@ JoinResult join(const JoinProblem& problem) {
       }
       return quick;
     }
+    found.insert(found.end(), quick.front.begin(), quick.front.end());
     std::vector<double> all = inc.values;
     for (const FrontPoint& p : quick.front) {
       for (Objective o : problem.objectives) all.push_back(p.objective(o));
@@ -2192,7 +2219,9 @@ JoinResult join(const JoinProblem& problem) {
     inc.values.clear();
     for (std::uint32_t i : order) inc.values.insert(inc.values.end(), all.begin() + i * k, all.begin() + (i + 1) * k);
   }
-  return timed_pass(problem, 0, &inc, clamp_cache, nullptr, history);
+  JoinResult exact = timed_pass(problem, 0, &inc, clamp_cache, nullptr, history);
+  if (exact.partial) return with_found_before_stop(std::move(exact), found, problem.objectives);
+  return exact;
 }
 
 JoinResult join_best(const JoinProblem& problem) {

@@ -51,7 +51,9 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     // it on one thread (so a stop during the comparison finds the join done); it is used when the
     // join found a front.
     std::optional<JoinResult> unfused;
-    if (options.fusion && options.compare_without_fusion && can_fuse) {
+    const bool compare = options.fusion && options.compare_without_fusion && can_fuse;
+    if (progress != nullptr) progress->steps_planned.fetch_add(problem.steps.size() * (compare ? 2 : 1));
+    if (compare) {
       JoinProblem plain = make_join_problem(arch, w, r.stage, options.objectives, false);
       plain.threads = 0;
       plain.tolerance = options.tolerance;
