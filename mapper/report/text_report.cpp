@@ -26,6 +26,7 @@
 #include "common/units.hpp"
 #include "mapper/report/report.hpp"
 #include "mapper/report/report_util.hpp"
+#include "mapper/report/result_document.hpp"
 
 namespace npumap::report {
 
@@ -596,15 +597,15 @@ std::string render_text(const Json& r, const TextOptions& options) {
   out += cpu_block(r);
   const bool has_front = r.contains("front") && !r["front"].empty();
   if (has_front) {
-    const Json& p = r["front"][0];
+    const Json& p = r["front"][chosen_point(r)];
+    const std::string chosen_by = r.value("chosen_by", "best by " + r["objectives"][0].get<std::string>());
     if (r.value("front_is_partial", false)) {
       out += "\n" + wrap_text("", "The run was stopped before the join had its exact front: what follows are the best complete "
                                   "mappings its first passes found (real mappings, not necessarily Pareto-optimal).",
                               "");
-      out += "\nChosen mapping (best by " + r["objectives"][0].get<std::string>() +
-             " of those found before the stop): time and SRAM per layer\n";
+      out += "\nChosen mapping (" + chosen_by + " of those found before the stop): time and SRAM per layer\n";
     } else {
-      out += "\nChosen mapping (best by " + r["objectives"][0].get<std::string>() + "): time and SRAM per layer\n";
+      out += "\nChosen mapping (" + chosen_by + "): time and SRAM per layer\n";
     }
     out += point_blocks(r, p);
     out += front_block(r);
