@@ -235,9 +235,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
       case Format::Csv: out << report::render_csv(document); break;
     }
     if (options.format == Format::Text) {
-      std::string files = (folder / written.front()).string();
-      for (std::size_t i = 1; i < written.size(); ++i) files += ", " + written[i];
-      out << "\nwrote " << files << "\n";
+      out << "\n" << report::render_written(folder, written);
     }
   }
   return report::exit_status(result.status);

@@ -266,7 +266,7 @@ std::string render_layers_csv(const Json& r, std::size_t point) {
   };
   const Json& p = r["front"][point];
   const std::vector<const Json*> layers = point_layers(r, p);
-  const bool have_live = p.contains("live_sram_bytes") && p["live_sram_bytes"].size() == layers.size();
+  const bool have_live = p.contains("sram_in_use_bytes") && p["sram_in_use_bytes"].size() == layers.size();
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const Json& l = *layers[i];
     const Json none = Json::object();
@@ -285,7 +285,7 @@ std::string render_layers_csv(const Json& r, std::size_t point) {
                        num(cyc, "DramAccess"), num(cyc, "OnChipFlashAccess"), num(cyc, "OffChipFlashAccess"),
                        l.value("macs", std::int64_t{0}), num(l, "macs_per_cycle"), num(l, "utilisation"), num(l, "latency_ms"),
                        num(bytes, "Sram"), num(bytes, "Dram"), num(bytes, "OnChipFlash"), num(bytes, "OffChipFlash"),
-                       num(l, "sram_bytes"), have_live ? fmt::format("{}", p["live_sram_bytes"][i].get<double>()) : std::string(),
+                       num(l, "sram_bytes"), have_live ? fmt::format("{}", p["sram_in_use_bytes"][i].get<double>()) : std::string(),
                        block, l.value("traversal", std::string()), l.value("weights", std::string()),
                        l.value("bias", std::string()), field(tensors), l.value("fused_with_previous", false) ? 1 : 0,
                        l.value("fused_with_next", false) ? 1 : 0,

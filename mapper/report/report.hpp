@@ -25,6 +25,8 @@ struct TextOptions {
 /// the gain over the best mapping without fusion; a one-line keep-rate summary (per layer and per
 /// filter with `verbose`, or when nothing maps).
 std::string render_text(const nlohmann::ordered_json& result, const TextOptions& options = {});
+/// "wrote FOLDER: file, file, ..." wrapped at 100 columns (the text report's last line).
+std::string render_written(const std::filesystem::path& folder, const std::vector<std::string>& files);
 /// front.csv: one line per front point.
 std::string render_csv(const nlohmann::ordered_json& result);
 /// layers.csv of one front point (0 = the chosen one): per layer the cycles of each component and the

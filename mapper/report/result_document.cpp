@@ -16,7 +16,6 @@
 #include "mapper/search/point_memory.hpp"
 #include "model/evaluate.hpp"
 #include "model/pass_json.hpp"
-#include "mapper/search/sram_profile.hpp"
 #include "npumap_version.hpp"
 
 namespace npumap::report {
@@ -67,9 +66,6 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
   j["energy_pj"] = point.energy_pj;
   j["edp"] = point.cycles * point.energy_pj;
   add_timing(j, point.cycles, static_cast<double>(w.total_macs()), arch);
-  // The SRAM in use while each layer runs (layers in topological order, as `layers`); its maximum
-  // is sram_bytes.
-  j["live_sram_bytes"] = sram_profile(problem, point);
   Json layers = Json::array();
   for (std::size_t s = 0; s < w.topological_order.size(); ++s) {
     const auto key = std::make_tuple(s, point.group[s], point.row[s]);
@@ -537,9 +533,9 @@ void check_result_document(const Json& r, const std::string& file) {
     for (std::size_t p = 0; p < front.size(); ++p) {
       const At at = f.index(p);
       const Json& point = object(front[p], at);
-      if (point.contains("live_sram_bytes")) {
-        const Json& live = array(point["live_sram_bytes"], at.key("live_sram_bytes"));
-        for (std::size_t i = 0; i < live.size(); ++i) number(live[i], at.key("live_sram_bytes").index(i));
+      if (point.contains("sram_in_use_bytes")) {
+        const Json& live = array(point["sram_in_use_bytes"], at.key("sram_in_use_bytes"));
+        for (std::size_t i = 0; i < live.size(); ++i) number(live[i], at.key("sram_in_use_bytes").index(i));
       }
       if (!point.contains("layers")) continue;
       const Json& layers = array(point["layers"], at.key("layers"));

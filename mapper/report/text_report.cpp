@@ -270,7 +270,7 @@ std::string per_layer_time(const Json& r, const Json& p) {
   const std::vector<const Json*> layers = point_layers(r, p);
   const auto [names, prefix] = short_names(layers);
   const double total = num(p, "cycles");
-  const bool have_live = p.contains("live_sram_bytes") && p["live_sram_bytes"].size() == layers.size();
+  const bool have_live = p.contains("sram_in_use_bytes") && p["sram_in_use_bytes"].size() == layers.size();
   std::vector<Column> cols = {{"layer", false, true, {}},  {"op", false, false, {}},   {"ofm", false, false, {}},
                               {"ms", true, false, {}},     {"time", true, false, {}}, {"live SRAM", true, false, {}},
                               {"off-chip", true, false, {}}, {"bound", false, false, {}}};
@@ -282,7 +282,7 @@ std::string per_layer_time(const Json& r, const Json& p) {
     cols[2].cells.push_back(shape_str(l["ofm_shape"]));
     cols[3].cells.push_back(cpu ? "-" : ms_text(layer_ms(r, l)));
     cols[4].cells.push_back(cpu ? "-" : percent(num(l, "cycles"), total));
-    cols[5].cells.push_back(have_live ? common::format_bytes(p["live_sram_bytes"][i].get<double>()) : "-");
+    cols[5].cells.push_back(have_live ? common::format_bytes(p["sram_in_use_bytes"][i].get<double>()) : "-");
     cols[6].cells.push_back(common::format_bytes(num(l, "offchip_bytes")));
     cols[7].cells.push_back(cpu ? "cpu" : bound_name(l.value("bound_by", std::string())));
   }
@@ -549,13 +549,15 @@ std::string keep_rates_block(const Json& r, const TextOptions& options) {
   const Json& k = r["keep_rates"];
   const auto counts = join_counts(r);
   if (!detailed && !per_layer_only) {
-    std::string line = fmt::format("\nKeep rates: {} candidates, {} valid, {} Pareto-optimal", common::format_si(num(k, "total")),
+    std::string line = fmt::format("{} candidates, {} valid, {} Pareto-optimal", common::format_si(num(k, "total")),
                                    common::format_si(num(k, "valid")), common::format_si(num(k, "pareto_optimal")));
     if (r.contains("join")) {
       line += fmt::format("; join kept {} of {} rows", common::format_si(static_cast<double>(counts[0] - counts[1] - counts[2] - counts[3])),
                           common::format_si(static_cast<double>(counts[0])));
     }
-    return line + " (-v: why)\n";
+    std::vector<std::string> items = words(line);
+    items.push_back("(-v: why)");
+    return "\n" + wrap("Keep rates: ", items, " ", "  ");
   }
   std::string out = std::string("\nPer-layer stage (keep rates") + (detailed ? "" : "; -v: the keep rate of each filter") + "):\n";
   for (const auto& l : r["per_layer"]) {
@@ -565,7 +567,7 @@ std::string keep_rates_block(const Json& r, const TextOptions& options) {
                        fmt::format("{},", plural(l["pmappings"].get<std::uint64_t>(), "pmapping")),
                        fmt::format("best {} cycles", l["best_cycles"].is_null() ? "-" : common::format_si(num(l, "best_cycles")))},
                 " ", "      ");
-    out += "    " + keep_line(l["keep_rates"]) + "\n";
+    out += wrap_text("    ", keep_line(l["keep_rates"]), "      ");
     if (!detailed) continue;
     out += cause_lines(l["keep_rates"], "      ");
     if (l.contains("unsupported")) out += wrap_text("      unsupported: ", l["unsupported"].get<std::string>(), "        ");
@@ -576,11 +578,12 @@ std::string keep_rates_block(const Json& r, const TextOptions& options) {
                        "        ");
     }
   }
-  out += "  overall: " + keep_line(k) + "\n";
+  out += wrap_text("  overall: ", keep_line(k), "    ");
   if (detailed) out += cause_lines(k, "    ");
   if (r.contains("join")) {
-    out += fmt::format("Join: {} merged rows; dropped {} over SRAM capacity, {} dominated, {} by look-ahead\n", counts[0], counts[1],
-                       counts[2], counts[3]);
+    out += wrap_text("Join: ", fmt::format("{} merged rows; dropped {} over SRAM capacity, {} dominated, {} by look-ahead", counts[0],
+                                           counts[1], counts[2], counts[3]),
+                     "  ");
   }
   return out;
 }
@@ -591,6 +594,12 @@ std::string point_blocks(const Json& r, const Json& p) {
 }
 
 }  // namespace
+
+std::string render_written(const std::filesystem::path& folder, const std::vector<std::string>& files) {
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < files.size(); ++i) items.push_back(files[i]);
+  return wrap("wrote " + folder.string() + ": ", items, ", ", "  ");
+}
 
 std::string render_text(const Json& r, const TextOptions& options) {
   std::string out = header_block(r);

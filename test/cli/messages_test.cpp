@@ -56,7 +56,7 @@ TEST(StoppedRun, SaysItWasStoppedNeverNoValidMapping) {
   if (j.value("front_is_partial", false)) {
     ASSERT_FALSE(j["front"].empty());
     EXPECT_NE(r.out.find("Mappings found: "), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("stopped before the exact front was complete"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("stopped before the join had its exact front"), std::string::npos) << r.out;
     EXPECT_NE(read_text(tmp / "out" / "front.svg").find("not the exact front"), std::string::npos);
   } else {
     EXPECT_TRUE(!j.contains("front") || j["front"].empty());
@@ -129,12 +129,14 @@ TEST(SweepSummary, ComparesLatencyInMsAcrossClocks) {
   ASSERT_GE(pareto.size(), 2u);
   const std::vector<std::string> head = csv_cells(pareto[0]);
   const auto column = [&](const char* name) { return static_cast<std::size_t>(std::find(head.begin(), head.end(), name) - head.begin()); };
+  // pareto.csv has one row per front mapping; the summary gives the point's best (least) latency.
+  double best_ms = 1e300;
   for (std::size_t i = 1; i < pareto.size(); ++i) {
     const std::vector<std::string> row = csv_cells(pareto[i]);
-    const double ms = std::stod(row[column("latency_ms")]), hz = std::stod(row[column("core_clock_hz")]);
-    EXPECT_EQ(hz, 1e9);
-    EXPECT_NE(r.out.find(fmt::format(" {:.4g} {:>8g} ", ms, hz / 1e6)), std::string::npos) << ms << " at " << hz << "\n" << r.out;
+    EXPECT_EQ(std::stod(row[column("core_clock_hz")]), 1e9);
+    best_ms = std::min(best_ms, std::stod(row[column("latency_ms")]));
   }
+  EXPECT_NE(r.out.find(fmt::format(" {:.4g} {:>8g} ", best_ms, 1000.0)), std::string::npos) << best_ms << "\n" << r.out;
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "mapper/search/map_network.hpp"
-#include "mapper/search/sram_profile.hpp"
+#include "mapper/search/point_memory.hpp"
 #include "test_support.hpp"
 
 namespace npumap::search {
@@ -104,7 +104,7 @@ TEST(Stop, AStopDuringTheExactPassKeepsTheBestMappingsTheQuickPassesFound) {
     }
     EXPECT_DOUBLE_EQ(cycles, p.cycles);
     EXPECT_DOUBLE_EQ(offchip, p.offchip_bytes);
-    const std::vector<double> live = sram_profile(*r.problem, p);
+    const std::vector<double> live = point_memory(*r.problem, p).sram_bytes;
     EXPECT_EQ(*std::max_element(live.begin(), live.end()), p.peak_sram_bytes);
     EXPECT_LE(p.peak_sram_bytes, static_cast<double>(a.sram_capacity_bytes));
     // Sorted by the objectives in order, and none dominates another.
