@@ -28,6 +28,7 @@
 
 #include <fmt/format.h>
 
+#include "common/data_dir.hpp"
 #include "arch/vela_config.hpp"
 #include "common/user_error.hpp"
 #include "common/yaml_reader.hpp"
@@ -493,7 +494,7 @@ bool parse_byte_size(const std::string& text, std::int64_t& bytes) {
   return true;
 }
 
-std::string default_presets_dir() { return (fs::path(NPUMAP_SOURCE_DIR) / "arch" / "presets").string(); }
+std::string default_presets_dir() { return (common::data_dir() / "presets").string(); }
 
 std::vector<std::string> preset_names(const std::string& presets_dir) {
   std::vector<std::string> names;
@@ -520,6 +521,13 @@ Arch load_arch(const std::string& spec, const std::string& presets_dir) {
   if (fs::is_regular_file(spec, ec)) return load_root(common::YamlNode::load_file(spec), spec, presets_dir, "");
   if (looks_like_path(spec))
     throw common::UserError({spec, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(presets));
+  if (presets.empty()) {
+    // An executable without its data folder (moved out of its install, or a broken install).
+    throw common::UserError({presets_dir, 0, 0}, "arch", fmt::format("no arch presets found, so `{}` is unknown", spec),
+                            fmt::format("mapper reads its presets from {} (found from {}); reinstall, or point "
+                                        "NPUMAP_DATA_DIR at a folder with presets/ and workloads/",
+                                        presets_dir, common::data_dir_origin()));
+  }
   throw common::UserError({}, "arch", fmt::format("unknown preset `{}`", spec), choice_hint(spec, presets));
 }
 

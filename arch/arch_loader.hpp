@@ -12,7 +12,8 @@
 
 namespace npumap::arch {
 
-/// The presets directory of the source tree (NPUMAP_SOURCE_DIR/arch/presets).
+/// The presets directory: presets/ of the data folder (common/data_dir.hpp), which is the source
+/// tree's arch/presets when run from the build tree.
 std::string default_presets_dir();
 
 /// Names of the presets in `presets_dir` (file stems of its *.yaml files), sorted.

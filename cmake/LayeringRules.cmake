@@ -30,6 +30,7 @@ set(NPUMAP_LAYERING_RULES
   "test/support|${_npumap_product}"
   "test/arch|${_npumap_product},test/support"
   "test/cli|${_npumap_product},test/support,test/tflite"
+  "test/docs|${_npumap_product},test/support"
   "test/eval|${_npumap_product},test/support"
   "test/model|${_npumap_product},test/support"
   "test/search|${_npumap_product},test/support"

@@ -151,6 +151,27 @@ void check_single_document(const std::string& text, const std::string& file) {
                   "keep one document per file");
 }
 
+/// A tab in the indentation of the 0-based line `line` of `text` or of the three lines before it
+/// (nearest first): its 1-based line and column, or {0, 0}. YAML indents with spaces only, and
+/// yaml-cpp reports a tab there as some other parse error further on.
+std::pair<int, int> indentation_tab(const std::string& text, int line) {
+  std::vector<std::string> lines;
+  std::size_t from = 0;
+  for (int i = 0; i <= line && from <= text.size(); ++i) {
+    const std::size_t nl = text.find('\n', from);
+    lines.push_back(text.substr(from, nl == std::string::npos ? std::string::npos : nl - from));
+    if (nl == std::string::npos) break;
+    from = nl + 1;
+  }
+  for (int i = static_cast<int>(lines.size()) - 1; i >= 0 && i >= line - 3; --i) {
+    const std::string& l = lines[static_cast<std::size_t>(i)];
+    for (std::size_t c = 0; c < l.size() && (l[c] == ' ' || l[c] == '\t' || l[c] == '-'); ++c) {
+      if (l[c] == '\t') return {i + 1, static_cast<int>(c) + 1};
+    }
+  }
+  return {0, 0};
+}
+
 }  // namespace
 
 YamlNode YamlNode::load_string(const std::string& text, const std::string& file) {
@@ -162,6 +183,10 @@ YamlNode YamlNode::load_string(const std::string& text, const std::string& file)
     check_no_duplicate_keys(root, file);
     return YamlNode(root, name, "");
   } catch (const YAML::Exception& e) {
+    if (const auto [line, column] = indentation_tab(text, e.mark.line); line > 0) {
+      throw UserError({file, line, column}, "", "a tab character in the indentation (YAML indents with spaces only)",
+                      "replace the tab with spaces");
+    }
     throw UserError({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
                     "check indentation, colons and brackets near this position");
   }

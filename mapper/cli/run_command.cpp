@@ -182,8 +182,9 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   search::SearchProgress progress;
   search::SearchResult result;
   {
+    double join_started = -1.0;  // elapsed seconds when the join's first step finished
     report::ProgressLine line(
-        [&progress](double elapsed) {
+        [&progress, &join_started](double elapsed) {
           const search::StageProgress& st = progress.stage;
           const std::uint64_t join_total = progress.join.steps_total.load();
           if (join_total == 0) {
@@ -193,11 +194,16 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
             return fmt::format("{} {:.0f}/{:.0f} jobs, {} pmappings evaluated, {:.1f}s elapsed, ~{:.1f}s left",
                                report::progress_bar(done, total), done, total, st.evaluated.load(), elapsed, eta);
           }
-          // The joins: the one with fusion, then the comparison without (steps of both counted).
-          const double done = static_cast<double>(progress.join.steps_done.load());
-          return fmt::format("{} join: {:.0f}/{} layers merged, {} rows paired, {:.1f}s elapsed",
-                             report::progress_bar(done, static_cast<double>(join_total)), done, join_total,
-                             progress.join.rows_paired.load(), elapsed);
+          // The joins: the one with fusion and the comparison without, their steps planned up front
+          // (a fixed denominator); the estimate extrapolates the time per step so far.
+          const double total = static_cast<double>(std::max(progress.join.steps_planned.load(), join_total));
+          const double done = std::min(total, static_cast<double>(progress.join.steps_done.load()));
+          if (done > 0 && join_started < 0) join_started = elapsed;
+          const std::string left = done > 0 && join_started >= 0 && elapsed > join_started
+                                       ? fmt::format("~{:.0f}s left", (elapsed - join_started) * (total - done) / done)
+                                       : std::string("estimating");
+          return fmt::format("{} join: {:.0f}/{:.0f} layer steps, {} rows paired, {:.1f}s elapsed, {}",
+                             report::progress_bar(done, total), done, total, progress.join.rows_paired.load(), elapsed, left);
         },
         options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
     result = search::map_network(arch, workload, search_options, stop, &progress);
@@ -219,17 +225,17 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   run.time_limit_s = options.time_limit_s;
   const nlohmann::ordered_json document = report::result_document(run, arch, workload, search_options, result);
 
-  report::write_outputs(folder, document);
+  const std::vector<std::string> written = report::write_outputs(folder, document);
   if (options.verbosity >= 0) {
+    report::TextOptions text;
+    text.verbose = options.verbosity >= 1;
     switch (options.format) {
-      case Format::Text: out << report::render_text(document); break;
+      case Format::Text: out << report::render_text(document, text); break;
       case Format::Json: out << report::document_text(document); break;
       case Format::Csv: out << report::render_csv(document); break;
     }
     if (options.format == Format::Text) {
-      out << "\nwrote " << (folder / "result.json").string() << ", front.csv, front.svg, layers.csv";
-      for (const auto& [name, text] : report::render_vela_csvs(document)) out << ", " << name;
-      out << "\n";
+      out << "\n" << report::render_written(folder, written);
     }
   }
   return report::exit_status(result.status);

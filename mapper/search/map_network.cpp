@@ -54,7 +54,9 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     // it on one thread (so a stop during the comparison finds the join done); it is used when the
     // join found a front.
     std::optional<JoinResult> unfused;
-    if (options.fusion && options.compare_without_fusion && can_fuse) {
+    const bool compare = options.fusion && options.compare_without_fusion && can_fuse;
+    if (progress != nullptr) progress->steps_planned.fetch_add(problem.steps.size() * (compare ? 2 : 1));
+    if (compare) {
       const JoinProblem plain = make_join_problem(arch, w, r.stage, false);
       if (tbb::this_task_arena::max_concurrency() > 1) {
         tbb::parallel_invoke([&] { r.joined = join(problem, join_options, context); },

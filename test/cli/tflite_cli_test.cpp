@@ -1,6 +1,6 @@
 // The .tflite front end from the command line: `--workload model.tflite`, `mapper import`, and bad
 // model files, which end in exit status 2 with one line naming the file and nothing written. Real
-// models come from ../shared/models (skipped with a message when absent).
+// models come from workloads/models/.
 
 #include <filesystem>
 #include <string>
@@ -14,7 +14,7 @@
 namespace npumap::cli_test {
 namespace {
 
-const fs::path kPerson = fs::path("..") / "shared" / "models" / "tflm__person_detect.tflite";
+const fs::path kPerson = fs::path("workloads") / "models" / "tflm__person_detect.tflite";
 
 /// A bad model: exit 2, one stderr line that names the file (and `key` when given), nothing on
 /// stdout, no output written.
@@ -45,11 +45,10 @@ TEST(TfliteCli, BadModelFilesAreOneLineErrors) {
   expect_rejected(dir / "identifier.tflite", "wrong identifier");
   write_text(dir / "offsets.tflite", std::string("\xff\xff\xff\x7fTFL3", 8) + std::string(64, '\x7f'));
   expect_rejected(dir / "offsets.tflite", "root offset out of range");
-  if (fs::exists(kPerson)) {
-    const std::string bytes = read_text(kPerson);
-    write_text(dir / "truncated.tflite", bytes.substr(0, bytes.size() / 2));
-    expect_rejected(dir / "truncated.tflite", "truncated real model");
-  }
+  ASSERT_TRUE(fs::exists(kPerson)) << kPerson << " is missing (run from the project root)";
+  const std::string bytes = read_text(kPerson);
+  write_text(dir / "truncated.tflite", bytes.substr(0, bytes.size() / 2));
+  expect_rejected(dir / "truncated.tflite", "truncated real model");
 }
 
 TEST(TfliteCli, ModelsTheLoweringRefusesAreOneLineErrorsNamingTheOperatorAndField) {
@@ -87,7 +86,7 @@ TEST(TfliteCli, ModelsTheLoweringRefusesAreOneLineErrorsNamingTheOperatorAndFiel
 }
 
 TEST(TfliteCli, ImportWritesYamlThatMapsLikeTheModel) {
-  if (!fs::exists(kPerson)) GTEST_SKIP() << "../shared/models is absent";
+  ASSERT_TRUE(fs::exists(kPerson)) << kPerson << " is missing (run from the project root)";
   TempDir dir;
   const RunResult imp = run_mapper({"import", kPerson.string(), "-o", (dir / "person.yaml").string()});
   ASSERT_EQ(imp.status, 0) << imp.err;
@@ -102,8 +101,8 @@ TEST(TfliteCli, ImportWritesYamlThatMapsLikeTheModel) {
 }
 
 TEST(TfliteCli, NoVelaRewritesKeepsTheGraphAsWritten) {
-  const fs::path model = fs::path("..") / "shared" / "models" / "tflm__mobilenet_v2_quantized_1x3x224x224.tflite";
-  if (!fs::exists(model)) GTEST_SKIP() << "../shared/models is absent";
+  const fs::path model = fs::path("workloads") / "models" / "tflm__mobilenet_v2_quantized_1x3x224x224.tflite";
+  ASSERT_TRUE(fs::exists(model)) << model << " is missing (run from the project root)";
   TempDir dir;
   const RunResult on = run_mapper({"import", model.string(), "-o", (dir / "on.yaml").string()});
   const RunResult off = run_mapper({"import", model.string(), "-o", (dir / "off.yaml").string(), "--no-vela-rewrites"});

@@ -91,7 +91,7 @@ TEST(JoinBest, GivesTheFirstPointOfRealNetworksFrontsWithFewerRows) {
         std::size_t tied = 0;
         while (tied < whole.front.size() && whole.front[tied].cycles == whole.front.front().cycles) ++tied;
         const std::vector<FrontPoint> first(whole.front.begin(), whole.front.begin() + static_cast<std::ptrdiff_t>(tied));
-        EXPECT_EQ(front_of(best), front_of(JoinResult{first, false, {}})) << what;
+        EXPECT_EQ(front_of(best), front_of(JoinResult{first, false, {}, {}})) << what;
         EXPECT_LT(best.totals().rows_paired * 4, whole.totals().rows_paired) << what << ": the cap saved little";
       }
     }

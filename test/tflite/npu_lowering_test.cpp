@@ -2,12 +2,12 @@
 //  (a) hand-built models (tflite_builder.hpp), one per operator kind and per fallback rule, each with
 //      the expectation worked out by hand from the rules of docs/design/lowering/ (pass count, types,
 //      op shapes, kernel, padding, CPU reason text);
-//  (b) every (model, config) record of ../shared/data/vela_tflite_reference.json: NPU op counts per
+//  (b) every (model, config) record of test/data/vela_tflite_reference.json: NPU op counts per
 //      type, CPU fallback ops, Vela's reason and warning lines, and every NPU pass (type, ops, op
 //      shapes, kernel, stride, padding, activation, weight shape, NPU subgraph) must equal the record;
-//  (c) every model in ../shared/models (and other_precision/) lowers or fails with a one-line
+//  (c) every model in workloads/models (and other_precision/) lowers or fails with a one-line
 //      UserError, plus a fixed-seed byte-mutation run and the timing of the largest models.
-// Tests run with the working directory at the project root; (b) and (c) skip without ../shared.
+// Tests run with the working directory at the project root (test/support/reference_data.hpp).
 
 #include <algorithm>
 #include <cstdint>
@@ -28,7 +28,7 @@
 #include "tflite_net.hpp"
 #include "workloads/tflite/npu_lowering.hpp"
 #include "workloads/tflite/reader.hpp"
-#include "test/support/shared_dir.hpp"
+#include "test/support/reference_data.hpp"
 
 namespace npumap::tflite {
 namespace {
@@ -1095,10 +1095,11 @@ TEST(NpuLowering, BadInputGivesOneLineUserError) {
 
 // ---------------------------------------------------------------- (b) the reference records
 
-using npumap::testing::kShared;
+using npumap::testing::kModelsDir;
+using npumap::testing::kVelaReference;
 
 nlohmann::json load_reference() {
-  std::ifstream in(kShared / "data" / "vela_tflite_reference.json");
+  std::ifstream in(kVelaReference);
   return nlohmann::json::parse(in);
 }
 
@@ -1243,7 +1244,7 @@ RecordResult check_record(const nlohmann::json& r, const NpuGraph& g) {
 }
 
 TEST(NpuLoweringReference, EveryRecordMatches) {
-  if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
+  ASSERT_TRUE(fs::exists(kVelaReference)) << kVelaReference << " is missing (built by the tests' target npumap_test_data)";
   const nlohmann::json ref = load_reference();
   int records = 0;
   std::cout << "model                                          config         counts cpu_ops reasons warnings passes\n";
@@ -1251,7 +1252,7 @@ TEST(NpuLoweringReference, EveryRecordMatches) {
     if (r["status"] != "ok") continue;
     const std::string model = r["model"].get<std::string>();
     const std::string config = r["config"].get<std::string>();
-    const fs::path path = kShared / "models" / (model + ".tflite");
+    const fs::path path = kModelsDir / (model + ".tflite");
     if (!fs::exists(path)) {
       ADD_FAILURE() << "missing model " << path;
       continue;
@@ -1282,14 +1283,14 @@ TEST(NpuLoweringReference, EveryRecordMatches) {
       EXPECT_EQ(want_order, got_order) << model << " " << config;
     }
   }
-  EXPECT_EQ(records, 39);
+  EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
 }
 
 // ---------------------------------------------------------------- (c) every model lowers
 
 std::vector<fs::path> all_models() {
   std::vector<fs::path> v;
-  for (const fs::path& dir : {kShared / "models", kShared / "models" / "other_precision"}) {
+  for (const fs::path& dir : {kModelsDir, kModelsDir / "other_precision"}) {
     if (!fs::is_directory(dir)) continue;
     for (const auto& e : fs::directory_iterator(dir))
       if (e.path().extension() == ".tflite") v.push_back(e.path());
@@ -1300,7 +1301,7 @@ std::vector<fs::path> all_models() {
 
 TEST(NpuLoweringModels, EveryModelLowersOrFailsCleanly) {
   const auto models = all_models();
-  if (models.empty()) GTEST_SKIP() << "../shared/models is absent";
+  ASSERT_FALSE(models.empty()) << kModelsDir << " is missing (run from the project root)";
   int lowered = 0;
   for (const fs::path& p : models) {
     const Model m = read_model(p.string());
@@ -1315,7 +1316,7 @@ TEST(NpuLoweringModels, EveryModelLowersOrFailsCleanly) {
           for (std::int32_t d : q.ofm_shape) EXPECT_GT(d, 0) << p << " " << q.name;
         }
       } catch (const common::UserError& e) {
-        // None of the shared models is expected to fail; a failure must still be one clean line.
+        // None of the real models is expected to fail; a failure must still be one clean line.
         ADD_FAILURE() << p.filename() << ": " << e.what();
         EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
       }
@@ -1330,8 +1331,8 @@ TEST(NpuLoweringModels, MutatedModelsNeverCrash) {
   int read_ok = 0, lowered = 0, refused = 0;
   for (const char* name : {"tflm__hello_world_int8.tflite", "tflm__micro_speech_quantized.tflite", "tflm__person_detect.tflite",
                            "mlexamples__basic_lstm_quantized_small.tflite"}) {
-    const fs::path path = kShared / "models" / name;
-    if (!fs::exists(path)) GTEST_SKIP() << "../shared/models is absent";
+    const fs::path path = kModelsDir / name;
+    ASSERT_TRUE(fs::exists(path)) << path << " is missing (run from the project root)";
     std::ifstream in(path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::mt19937 rng(12345);

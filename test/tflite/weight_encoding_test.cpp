@@ -1,13 +1,14 @@
 // Tests of the Vela 2.1 weight encoder (workloads/tflite/weight_encoding.hpp, docs/design/lowering/weight-encoding.md):
 //  (a) hand-derived cases: the traversal rule, reorder lengths and orders, codec sizes of streams
 //      small enough to count bits by hand, the bias/scale packing, and the page's examples of the compression scale;
-//  (b) every weighted pass of every record in ../shared/data/vela_tflite_reference.json: the model's
+//  (b) every weighted pass of every record in test/data/vela_tflite_reference.json: the model's
 //      weight tensor encoded with that pass's block depth, depth step and traversal must give the
 //      record's worst-stream and mean compression scales, encoded bytes and bias/scale size;
 //  (c) per record, the whole model's encoded and reordered bytes against Vela's totals;
 //  plus bad input (UserError, never a crash) and every weight operator of the largest model.
-// Tests that need ../shared skip when it is absent. Tests run with the working directory at the
-// project root.
+// The models are workloads/models/, the reference is extracted into the build tree
+// (test/support/reference_data.hpp); the tests fail if either is missing. Tests run with the
+// working directory at the project root.
 
 #include "workloads/tflite/weight_encoding.hpp"
 
@@ -28,6 +29,7 @@
 
 #include "common/user_error.hpp"
 #include "workloads/tflite/reader.hpp"
+#include "test/support/reference_data.hpp"
 
 namespace npumap::tflite {
 namespace {
@@ -35,10 +37,10 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-const char* const kModels = "../shared/models";
-const char* const kReference = "../shared/data/vela_tflite_reference.json";
+const std::string kModels = npumap::testing::kModelsDir.string();
+const std::string kReference = npumap::testing::kVelaReference.string();
 
-bool shared_present() { return fs::is_directory(kModels) && fs::is_regular_file(kReference); }
+bool reference_present() { return fs::is_directory(kModels) && fs::is_regular_file(kReference); }
 
 // ---------------------------------------------------------------------------------------------
 // (a) Hand-derived cases
@@ -398,12 +400,12 @@ std::string compact_shape(const std::vector<int>& s) {
 class WeightReference : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!shared_present()) GTEST_SKIP() << "../shared/models or ../shared/data absent: reference tests skipped";
+    ASSERT_TRUE(reference_present()) << kModels << " or " << kReference << " is missing";
   }
   const Model& model(const std::string& name) {
     auto it = models_.find(name);
     if (it == models_.end())
-      it = models_.emplace(name, read_model(std::string(kModels) + "/" + name + ".tflite")).first;
+      it = models_.emplace(name, read_model(kModels + "/" + name + ".tflite")).first;
     return it->second;
   }
   std::map<std::string, Model> models_;
@@ -459,12 +461,13 @@ TEST_F(WeightReference, PerPassScalesBytesAndBias) {
   std::cout << "[ weights  ] passes " << total << ": scales exact " << scale_exact << ", bytes exact " << bytes_exact
             << ", shapes " << shape_ok << ", traversals " << traversal_ok << ", bias/scale " << bias_ok
             << "; worst scale error " << worst_err << "\n";
-  EXPECT_EQ(total, 1206);
+  EXPECT_EQ(total, 1077);
   // NOT every pass matches. The reorder, the brick split, the traversal and the bias/scale
-  // packing match all 1206 passes (shapes, traversals and reordered totals are exact), so the
+  // packing match all 1077 passes (shapes, traversals and reordered totals are exact), so the
   // remaining error is in the codec: weight-encoding.md ("The codec") names its parts but not all of its
-  // rules, and the encoder reconstructs the rest. 69 passes (34 weight tensors of 7 models) come
-  // out 16 to 48 bytes off (45 larger, 24 smaller than Vela). Typical cases:
+  // rules, and the encoder reconstructs the rest. 55 passes (27 weight tensors of 6 models)
+  // have a compression scale off; 54 of them come out 16 to 48 bytes off (37 larger, 17 smaller
+  // than Vela). Typical cases:
   //  * streams whose last slice holds one value after a free zero-run parameter change (yolo op 3
   //    and vww2 op 42 have the same slice structure but need opposite corrections, so no fixed
   //    chunk-field width fits both: some rule of the slicing is still unknown);
@@ -472,7 +475,7 @@ TEST_F(WeightReference, PerPassScalesBytesAndBias) {
   //    already above Vela's, so a palette section or palette choice differs.
   // These counts are the achieved ones: raise them when the codec improves, never lower them to
   // hide a regression. NPUMAP_WEIGHT_MISMATCHES=1 lists the mismatching passes.
-  constexpr int kExactScales = 1137, kExactBytes = 1138;
+  constexpr int kExactScales = 1022, kExactBytes = 1023;
   EXPECT_EQ(scale_exact, kExactScales) << "of " << total;
   EXPECT_EQ(bytes_exact, kExactBytes) << "of " << total;
   EXPECT_EQ(shape_ok, total);
@@ -514,7 +517,7 @@ TEST_F(WeightReference, WholeModelTotals) {
   // The reordered (unencoded) totals match every record; the encoded totals match where every
   // pass of the record matches (see PerPassScalesBytesAndBias for why some do not). Achieved
   // count, not a target: raise it when the codec improves.
-  constexpr int kExactRecords = 20;
+  constexpr int kExactRecords = 19;
   EXPECT_EQ(exact, kExactRecords) << "of " << records.size();
   EXPECT_LE(worst_diff, 48);
   EXPECT_EQ(reordered_exact, static_cast<int>(records.size()));

@@ -130,6 +130,9 @@ struct JoinOptions {
 struct JoinProgress {
   std::atomic<std::uint64_t> steps_done{0};
   std::atomic<std::uint64_t> steps_total{0};
+  /// The steps of every join the caller means to run, set before they start (map_network), so a
+  /// display has a fixed denominator; steps_total grows as each join's exact pass starts.
+  std::atomic<std::uint64_t> steps_planned{0};
   std::atomic<std::uint64_t> rows_paired{0};
 };
 
@@ -178,6 +181,10 @@ struct JoinResult {
   std::vector<FrontPoint> front;
   bool partial = false;  ///< stopped before the last layer: the front is empty
   std::vector<JoinStepStats> steps;
+  /// Stopped (partial) after join()'s first quick passes had finished: the best complete mappings
+  /// they found (the Pareto front of their union, sorted as `front` is). Real mappings, but not
+  /// the exact front. Empty otherwise.
+  std::vector<FrontPoint> found_before_stop;
   /// The join's filter counts summed over the steps, for the keep rates.
   JoinCounts totals() const;
 };

@@ -11,6 +11,7 @@
 #include "mapper/search/join/join.hpp"
 #include "mapper/search/join/pass.hpp"
 #include "mapper/search/join/quick_passes.hpp"
+#include "mapper/search/pareto.hpp"
 
 namespace npumap::search {
 namespace {
@@ -42,6 +43,31 @@ void count_progress(const JoinRunContext& run, const JoinResult& r) {
   run.progress->rows_paired.fetch_add(r.totals().rows_paired);
 }
 
+/// `r` (stopped) with the best of the complete mappings the finished quick passes found: the Pareto
+/// front of `found` on the objectives, sorted by them in order (ties: the order found).
+JoinResult with_found_before_stop(JoinResult r, const std::vector<FrontPoint>& found, const std::vector<Objective>& objectives) {
+  const std::size_t k = objectives.size();
+  if (found.empty() || k == 0) return r;
+  std::vector<double> values;
+  for (const FrontPoint& p : found) {
+    for (Objective o : objectives) values.push_back(p.objective(o));
+  }
+  std::vector<std::uint32_t> keep = pareto_front(values.data(), found.size(), k);
+  std::sort(keep.begin(), keep.end(), [&](std::uint32_t a, std::uint32_t b) {
+    for (std::size_t j = 0; j < k; ++j) {
+      if (values[a * k + j] != values[b * k + j]) return values[a * k + j] < values[b * k + j];
+    }
+    return a < b;
+  });
+  // Equal objective vectors (two passes found the same mapping's values): the first only.
+  keep.erase(std::unique(keep.begin(), keep.end(), [&](std::uint32_t a, std::uint32_t b) {
+               return std::equal(values.begin() + a * k, values.begin() + (a + 1) * k, values.begin() + b * k);
+             }),
+             keep.end());
+  for (std::uint32_t i : keep) r.found_before_stop.push_back(found[i]);
+  return r;
+}
+
 }  // namespace
 
 JoinResult join(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& run) {
@@ -54,12 +80,13 @@ JoinResult join(const JoinProblem& problem, const JoinOptions& options, const Jo
   Incumbents inc;
   inc.k = k;
   PassHistory history;
+  std::vector<FrontPoint> found;  // complete mappings of the finished quick passes, for a stop
   const std::vector<std::size_t>& beams =
       options.speedups.quick_beams.empty() ? join_internal::default_quick_beams(k) : options.speedups.quick_beams;
   for (std::size_t beam : beams) {
     thinned = false;
     JoinResult quick = timed_pass(problem, options, run, beam, inc.size() > 0 ? &inc : nullptr, clamp_cache, thinned, history);
-    if (quick.partial) return quick;
+    if (quick.partial) return with_found_before_stop(std::move(quick), found, options.objectives);
     history = PassHistory{};
     for (const JoinStepStats& st : quick.steps) {
       history.rows_paired += st.rows_paired;
@@ -71,9 +98,12 @@ JoinResult join(const JoinProblem& problem, const JoinOptions& options, const Jo
       count_progress(run, quick);
       return quick;
     }
+    found.insert(found.end(), quick.front.begin(), quick.front.end());
     join_internal::add_incumbents(inc, quick, options.objectives);
   }
-  return timed_pass(problem, options, run, 0, &inc, clamp_cache, thinned, history);
+  JoinResult exact = timed_pass(problem, options, run, 0, &inc, clamp_cache, thinned, history);
+  if (exact.partial) return with_found_before_stop(std::move(exact), found, options.objectives);
+  return exact;
 }
 
 JoinResult join_best(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& run) {
