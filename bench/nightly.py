@@ -385,8 +385,8 @@ def parse_args(argv):
                    help="the quick set: one benchmark per area (model, Pareto kernel, stage, join with 2/3/4 "
                         "objectives, end to end, sweep, import) and a few fronts; under 3 min on 2 cores")
     p.add_argument("--pairs", type=int,
-                   help="interleaved pairs per benchmark (default 10 quick, 12 full; at least what the "
-                        "Bonferroni-adjusted intervals need)")
+                   help="interleaved pairs per benchmark (default 16, or what the Bonferroni-adjusted "
+                        "intervals need if more)")
     p.add_argument("--min-time", type=float,
                    help="Google Benchmark --benchmark_min_time of one run, seconds (default 0.05 quick, 0.2 full)")
     p.add_argument("--threshold", type=float, default=0.03,
@@ -415,6 +415,7 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.pairs is not None and not 2 <= a.pairs <= 200:
         p.error("--pairs must be in 2..200")
+
     if not 0.0 <= a.threshold < 1.0:
         p.error("--threshold must be in [0, 1)")
     if not 0.5 <= a.confidence < 1.0:
@@ -573,7 +574,7 @@ def main(argv):
     if not chosen and not front_keys:
         raise Broken("nothing to compare: no benchmark of both builds matches the set/--filter, and no front")
     need = nightly_stats.min_pairs(args.confidence, max(len(chosen), 1))
-    pairs = args.pairs or max(10 if args.quick else 12, need + 1)
+    pairs = args.pairs or max(16, need + 1)
     if chosen and pairs < need:
         raise Broken(f"--pairs {pairs} is too few: {len(chosen)} benchmarks at {args.confidence:g} confidence "
                      f"need at least {need} pairs each (or fewer benchmarks, or a lower --confidence)")
@@ -600,40 +601,45 @@ def main(argv):
     dropped = {}  # name -> why (skipped input, HEAD's own check failed)
     log(f"{len(chosen)} benchmarks x {pairs} pairs, interleaved; {len(fronts['head'])} fronts "
         f"({t_fronts:.0f} s); baseline {base_side.desc}; HEAD {head_side.desc}")
+    def one_pair(i, name):
+        """Runs one more pair of the benchmark; the order alternates from pair to pair (and starts
+        with the baseline on even-numbered benchmarks, HEAD on odd)."""
+        s = samples[name]
+        order = (base_side, head_side) if (len(s["order"]) + i) % 2 == 0 else (head_side, base_side)
+        got = {}
+        for side in order:
+            try:
+                t_run = time.monotonic()
+                got[side.role] = run_benchmark(side, name, min_time, args.timeout)
+                s["seconds"] += time.monotonic() - t_run
+            except RunFailure as e:
+                if e.kind == "absent":
+                    dropped[name] = f"skipped: {e}"
+                    skipped.append(str(e))
+                elif e.kind == "check" and side.role == "head":
+                    dropped[name] = f"HEAD failed its own check: {e}"
+                    answer_diffs.append(f"benchmark {name}: HEAD's run failed its own check: {e}")
+                else:
+                    raise Broken(str(e))
+                return
+        s["order"].append("AB" if order[0] is base_side else "BA")
+        for role in ("baseline", "head"):
+            secs, ans = got[role]
+            s[role].append(secs)
+            prev = bench_answers[role].setdefault(name, ans)
+            if prev != ans:
+                unstable[role].add(name)
+
+    # Every benchmark gets `pairs` pairs, in rounds over all of them, so that each benchmark's pairs
+    # spread over the session.
     for r in range(pairs):
         for i, name in enumerate(chosen):
-            if name in dropped:
-                continue
-            order = (base_side, head_side) if (r + i) % 2 == 0 else (head_side, base_side)
-            got = {}
-            for side in order:
-                try:
-                    t_run = time.monotonic()
-                    got[side.role] = run_benchmark(side, name, min_time, args.timeout)
-                    samples[name]["seconds"] += time.monotonic() - t_run
-                except RunFailure as e:
-                    if e.kind == "absent":
-                        dropped[name] = f"skipped: {e}"
-                        skipped.append(str(e))
-                    elif e.kind == "check" and side.role == "head":
-                        dropped[name] = f"HEAD failed its own check: {e}"
-                        answer_diffs.append(f"benchmark {name}: HEAD's run failed its own check: {e}")
-                    else:
-                        raise Broken(str(e))
-                    break
-            if name in dropped:
-                continue
-            s = samples[name]
-            s["order"].append("AB" if order[0] is base_side else "BA")
-            for role in ("baseline", "head"):
-                secs, ans = got[role]
-                s[role].append(secs)
-                prev = bench_answers[role].setdefault(name, ans)
-                if prev != ans:
-                    unstable[role].add(name)
+            if name not in dropped:
+                one_pair(i, name)
         done = r + 1
         if done in (1, pairs) or done % max(1, pairs // 4) == 0:
             log(f"pair {done}/{pairs} done ({time.monotonic() - t0:.0f} s)")
+
     t_bench = time.monotonic() - t0
 
     # ---- answers

@@ -52,6 +52,12 @@ def machine_spread(speed):
     return spreads[-1], spreads[len(spreads) // 2]
 
 
+def pairs_words(r):
+    counts = [d["pairs"] for d in r["speed"]] or [r["settings"]["pairs"]]
+    lo, hi = min(counts), max(counts)
+    return f"{lo} interleaved pairs each" if lo == hi else f"{lo}-{hi} interleaved pairs each"
+
+
 def interval_words(r):
     """'95% simultaneous intervals (each 99.4%, Bonferroni over 9)'."""
     s, speed = r["settings"], r["speed"]
@@ -76,7 +82,7 @@ def summary_lines(r):
     if len(a["differences"]) > 10:
         out.append(f"nightly:   ... and {len(a['differences']) - 10} more (nightly.md)")
     speed = r["speed"]
-    out.append(f"nightly: speed: time HEAD/baseline [{interval_words(r)}], {s['pairs']} interleaved pairs each; "
+    out.append(f"nightly: speed: time HEAD/baseline [{interval_words(r)}], {pairs_words(r)}; "
                f"slower = at least {1 + s['threshold']:.2f} with the interval above 1; slowest first:")
     width = max([len(d["name"]) for d in speed] + [10])
     for d in speed:
@@ -131,7 +137,7 @@ def svg(r):
     title = (f"time HEAD / baseline per benchmark: {r['verdict']}")
     e.append(f'<text x="12" y="22" font-size="15" font-weight="bold">{escape(title)}</text>')
     sub = (f"HEAD {(head['revision'] or '?')[:10]} vs baseline {(base['revision'] or '?')[:10]} · "
-           f"{s['pairs']} interleaved pairs · {interval_words(r)} · dashed: threshold")
+           f"{pairs_words(r)} · {interval_words(r)} · dashed: threshold")
     e.append(f'<text x="12" y="42" fill="#555">{escape(sub)}</text>')
     y0, y1 = top - 6, top + row * len(speed)
     # Grid: ticks at round ratios within the range.
@@ -175,7 +181,7 @@ def markdown(r):
     L.append(f"# Nightly: {r['verdict']} (exit status {r['status']})")
     L.append("")
     L.append(f"HEAD **{escape_md(head['description'])}** against baseline **{escape_md(base['description'])}**, "
-             f"{r['started']}, {r['set']} set, {s['pairs']} interleaved pairs per benchmark "
+             f"{r['started']}, {r['set']} set, {pairs_words(r)} "
              f"(min time {s['min_time_s']:g} s a run), {interval_words(r)}, threshold "
              f"+{s['threshold'] * 100:g}%. Machine: {r['machine']['nproc']} cores, load "
              f"{r['machine']['loadavg_start'][0]:.1f} at the start and {r['machine']['loadavg_end'][0]:.1f} at the end. "

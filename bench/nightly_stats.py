@@ -6,132 +6,98 @@ members of a pair alike. A pair i gives one log-ratio d_i = ln(time_B,i / time_A
 slows both members by the same factor cancels in it, and what remains is the programs' difference
 plus the noise of load that changed between the two members of a pair.
 
-On the d_i:
-  * the estimate is the Hodges-Lehmann estimator (the median of the n(n+1)/2 Walsh averages
-    (d_i + d_j) / 2, i <= j): as robust as a median to the odd pair that a burst hit on one side
-    only, and less noisy than the median when there is no such pair;
-  * the confidence interval is the distribution-free interval that goes with it (the k-th smallest
-    and k-th largest Walsh average, k from the exact null distribution of the Wilcoxon signed-rank
-    statistic); it only assumes that the noise of a pair is symmetric, which the alternating order
-    makes true of the order effects;
-  * "significant" means the interval excludes 0 (the ratio 1): the same as the exact one-sided
-    Wilcoxon signed-rank test at (1 - confidence) / 2, whose p-value is reported too.
+On a shared machine that noise is mostly small, but now and then the load changes between the two
+members of a pair and that pair's d_i is off by 20-50% either way (on the 2-core development
+machine under a load of 15-20, about one pair in ten). So the statistics are the sign test's,
+which such a pair can only move by one count, whatever its size:
+  * the estimate is the median of the d_i;
+  * its confidence interval is the order-statistic interval of the sign test: [d_(j+1), d_(n-j)] with
+    j the largest count such that P(X <= j) <= (1 - confidence) / 2 for X ~ Binomial(n, 1/2). It
+    assumes nothing about the noise but that, were the programs the same, a pair would be as likely
+    to favour either build (which the alternating order makes true of order effects);
+  * "significant" means the interval excludes 0 (the ratio 1): the exact one-sided sign test at
+    (1 - confidence) / 2, whose p-value (the binomial tail of the count of pairs where HEAD was
+    slower) is reported too;
   * with k benchmarks compared in one night, each interval is taken at 1 - (1 - confidence) / k
     (Bonferroni), so that the k intervals hold together with the stated confidence: the chance that
     a night without any real change calls some benchmark slower stays below (1 - confidence) / 2
     however many benchmarks the set has.
 
-A benchmark regressed when its ratio exp(estimate) is at least 1 + threshold AND the interval's
-lower end is above 1. The threshold keeps a real but negligible change from failing the night;
-the test keeps a large but noisy ratio from failing it. Symmetrically, a ratio at most
-1 / (1 + threshold) whose interval lies below 1 is an improvement (reported, never a failure).
+A benchmark regressed when its ratio exp(median) is at least 1 + threshold AND the interval's lower
+end is above 1. The threshold keeps a real but negligible change from failing the night; the test
+keeps a large but noisy ratio from failing it. Symmetrically, a ratio at most 1 / (1 + threshold)
+whose interval lies below 1 is an improvement (reported, never a failure).
 
-Pure Python (no numpy/scipy), exact for any n: the null distributions are counted, not
-approximated. Tested by bench/test_nightly_stats.py (ctest bench.nightly_stats).
+Pure Python, exact for any n (the binomial distribution is summed, not approximated). Tested by
+bench/test_nightly_stats.py (ctest bench.nightly_stats).
 """
 
 import math
 
-__all__ = ["signed_rank_null_cdf", "wilcoxon_greater_p", "hodges_lehmann", "hl_interval", "compare_pairs",
-           "Comparison", "sign_counts", "min_pairs"]
+__all__ = ["binomial_cdf", "sign_test_greater_p", "median", "sign_interval", "compare_pairs", "Comparison",
+           "sign_counts", "min_pairs"]
 
 
-def _ranks(values):
-    """Midranks (1-based) of values, ties sharing the average of their ranks."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        mid = (i + j) / 2.0 + 1.0
-        for k in range(i, j + 1):
-            ranks[order[k]] = mid
-        i = j + 1
-    return ranks
-
-
-def _subset_sum_counts(weights):
-    """counts[s] = number of subsets of the integer weights summing to s."""
-    total = sum(weights)
-    counts = [0] * (total + 1)
-    counts[0] = 1
-    reach = 0
-    for w in weights:
-        reach += w
-        for s in range(reach, w - 1, -1):
-            counts[s] += counts[s - w]
-    return counts
-
-
-def signed_rank_null_cdf(n):
-    """P(T <= t) for t = 0 .. n(n+1)/2, T the signed-rank statistic of n untied, nonzero values under
-    the null (each rank's sign + or - with probability 1/2)."""
-    counts = _subset_sum_counts(list(range(1, n + 1)))
-    denom = 2.0 ** n
-    cdf, acc = [], 0
-    for c in counts:
-        acc += c
-        cdf.append(acc / denom)
-    return cdf
-
-
-def wilcoxon_greater_p(d):
-    """Exact one-sided p-value of the Wilcoxon signed-rank test of 'the d are centred above 0':
-    P(W+ >= observed) over the 2^m equally likely sign patterns of the m nonzero |d| (ties keep their
-    midranks, so the distribution is the exact conditional one). Zeros are dropped (Wilcoxon's rule).
-    1.0 when no value is nonzero."""
-    nz = [x for x in d if x != 0.0]
-    if not nz:
-        return 1.0
-    # Doubled midranks are integers, so the null distribution is a subset-sum count.
-    ranks2 = [int(round(2 * r)) for r in _ranks([abs(x) for x in nz])]
-    observed = sum(r for r, x in zip(ranks2, nz) if x > 0)
-    counts = _subset_sum_counts(ranks2)
-    return sum(counts[observed:]) / float(2 ** len(nz))
-
-
-def _walsh(d):
-    n = len(d)
-    return sorted((d[i] + d[j]) / 2.0 for i in range(n) for j in range(i, n))
-
-
-def _median(sorted_values):
-    m = len(sorted_values)
-    return sorted_values[m // 2] if m % 2 else (sorted_values[m // 2 - 1] + sorted_values[m // 2]) / 2.0
-
-
-def hodges_lehmann(d):
-    """Median of the Walsh averages."""
-    return _median(_walsh(d))
-
-
-def hl_interval(d, confidence):
-    """Distribution-free confidence interval for the centre of d: (W_(k), W_(M+1-k)) over the sorted
-    Walsh averages, with k - 1 the largest t such that P(T <= t) <= (1 - confidence) / 2 under the
-    null. When even the widest interval (k = 1) cannot reach the confidence (n too small), returns
-    the whole range with achieved=False."""
-    n = len(d)
-    w = _walsh(d)
-    tail = (1.0 - confidence) / 2.0
-    cdf = signed_rank_null_cdf(n)
-    k = 0
-    while k < len(cdf) and cdf[k] <= tail:
-        k += 1
-    # k is now the number of t values with P(T <= t) <= tail, i.e. the largest such t is k - 1.
-    achieved = k >= 1
-    k = max(k, 1)
-    return w[k - 1], w[len(w) - k], achieved, 1.0 - 2.0 * cdf[k - 1]
+def binomial_cdf(n):
+    """[P(X <= j) for j = 0 .. n], X ~ Binomial(n, 1/2)."""
+    out, acc = [], 0
+    for j in range(n + 1):
+        acc += math.comb(n, j)
+        out.append(acc / 2.0 ** n)
+    return out
 
 
 def sign_counts(d):
-    """(pairs where B was slower, pairs where B was faster)."""
+    """(pairs where B was slower, pairs where B was faster); equal times count for neither."""
     return sum(1 for x in d if x > 0), sum(1 for x in d if x < 0)
 
 
+def sign_test_greater_p(d):
+    """Exact one-sided p-value of 'B slower than A': P(X >= pairs slower), X ~ Binomial(m, 1/2) over
+    the m pairs that are not ties. 1.0 when every pair is a tie."""
+    up, down = sign_counts(d)
+    m = up + down
+    if m == 0:
+        return 1.0
+    return sum(math.comb(m, j) for j in range(up, m + 1)) / 2.0 ** m
+
+
+def median(values):
+    v = sorted(values)
+    m = len(v)
+    return v[m // 2] if m % 2 else (v[m // 2 - 1] + v[m // 2]) / 2.0
+
+
+def sign_interval(d, confidence):
+    """The sign test's confidence interval for the median of d: (d_(j+1), d_(n-j)) over the sorted
+    values, j the largest count with P(X <= j) <= (1 - confidence) / 2, X ~ Binomial(n, 1/2).
+    Returns (low, high, reached, coverage); when even (min, max) cannot reach the confidence
+    (P(X <= 0) = 2^-n too large: too few pairs), returns (min, max) with reached=False."""
+    n = len(d)
+    v = sorted(d)
+    tail = (1.0 - confidence) / 2.0
+    cdf = binomial_cdf(n)
+    j = -1
+    while j + 1 <= n // 2 and cdf[j + 1] <= tail:
+        j += 1
+    reached = j >= 0
+    j = max(j, 0)
+    # P(d_(j+1) <= median <= d_(n-j)) = 1 - 2 P(X <= j) (for j = 0: 1 - 2^(1-n)).
+    return v[j], v[n - 1 - j], reached, 1.0 - 2.0 * cdf[j]
+
+
+def min_pairs(confidence, tests):
+    """The fewest pairs with which an interval can reach 1 - (1 - confidence) / tests at all (all
+    pairs on one side has probability 2^-n under the null)."""
+    tail = (1.0 - confidence) / tests / 2.0
+    n = 1
+    while 0.5 ** n > tail:
+        n += 1
+    return n
+
+
 class Comparison:
-    """The comparison of one benchmark: ratio = exp(estimate) of time_B / time_A, its interval, the
+    """The comparison of one benchmark: ratio = exp(median) of time_B / time_A, its interval, the
     p-values, the verdict."""
 
     def __init__(self, **kw):
@@ -166,13 +132,13 @@ def compare_pairs(base_times, head_times, threshold=0.03, confidence=0.95, tests
     if tests < 1:
         raise ValueError("tests must be at least 1")
     d = [math.log(b / a) for a, b in zip(base_times, head_times)]
-    est = hodges_lehmann(d)
+    est = median(d)
     each = 1.0 - (1.0 - confidence) / tests
-    lo, hi, achieved, coverage = hl_interval(d, each)
-    p_slower = wilcoxon_greater_p(d)
-    p_faster = wilcoxon_greater_p([-x for x in d])
+    lo, hi, reached, coverage = sign_interval(d, each)
+    p_slower = sign_test_greater_p(d)
+    p_faster = sign_test_greater_p([-x for x in d])
     up = math.log1p(threshold)
-    if not achieved:
+    if not reached:
         verdict = "noisy"
     elif est >= up and lo > 0.0:
         verdict = "slower"
@@ -186,20 +152,10 @@ def compare_pairs(base_times, head_times, threshold=0.03, confidence=0.95, tests
     a_sorted, b_sorted = sorted(base_times), sorted(head_times)
     return Comparison(
         pairs=len(d), ratio=math.exp(est), low=math.exp(lo), high=math.exp(hi), confidence=confidence,
-        tests=tests, interval_confidence=each, coverage=coverage, interval_reached=achieved, p_slower=p_slower, p_faster=p_faster,
-        pairs_slower=slower, pairs_faster=faster, verdict=verdict, threshold=threshold,
-        log_ratios=d,
+        tests=tests, interval_confidence=each, coverage=coverage, interval_reached=reached,
+        p_slower=p_slower, p_faster=p_faster, pairs_slower=slower, pairs_faster=faster, verdict=verdict,
+        threshold=threshold, log_ratios=d,
         # How much the machine moved during the session: the spread of each side's own times
         # (max / min). The pairing is there so that this does not reach the ratio.
         base_spread=a_sorted[-1] / a_sorted[0], head_spread=b_sorted[-1] / b_sorted[0],
-        base_median=_median(a_sorted), head_median=_median(b_sorted))
-
-
-def min_pairs(confidence, tests):
-    """The fewest pairs with which an interval can reach 1 - (1 - confidence) / tests at all (all
-    pairs on one side has probability 2^-n under the null)."""
-    tail = (1.0 - confidence) / tests / 2.0
-    n = 1
-    while 0.5 ** n > tail:
-        n += 1
-    return n
+        base_median=median(a_sorted), head_median=median(b_sorted))

@@ -41,52 +41,50 @@ def machine_pairs(rng, n, slowdown, swing=0.30, split=0.25, jitter=0.01, t=1.0):
 
 
 class ExactDistributions(unittest.TestCase):
-    def test_signed_rank_null_n3(self):
-        # n = 3: the 8 sign patterns of ranks {1, 2, 3} give T+ = 0, 1, 2, 3, 3, 4, 5, 6 (T+ = 3 twice:
-        # {3} and {1, 2}), so P(T <= t) = 1/8, 2/8, 3/8, 5/8, 6/8, 7/8, 8/8.
-        cdf = ns.signed_rank_null_cdf(3)
-        self.assertEqual([round(c * 8) for c in cdf], [1, 2, 3, 5, 6, 7, 8])
+    def test_binomial_cdf_by_hand(self):
+        # n = 4: C(4, j) = 1, 4, 6, 4, 1 over 16.
+        self.assertEqual([round(c * 16) for c in ns.binomial_cdf(4)], [1, 5, 11, 15, 16])
 
-    def test_signed_rank_null_n8_tail(self):
-        # Tables of the Wilcoxon signed-rank test, n = 8: P(T <= 5) = 10/256, P(T <= 6) = 14/256
-        # (subsets of {1..8} with sum <= 5: {}, 1, 2, 3, 4, 5, 12, 13, 14, 23 = 10; sum 6 adds 6, 15, 24, 123).
-        cdf = ns.signed_rank_null_cdf(8)
-        self.assertAlmostEqual(cdf[5], 10 / 256)
-        self.assertAlmostEqual(cdf[6], 14 / 256)
+    def test_sign_test_p(self):
+        # Every pair slower: only the all-plus pattern, p = 2^-n.
+        self.assertAlmostEqual(ns.sign_test_greater_p([0.1, 0.2, 0.3, 0.4, 0.5]), 1 / 32)
+        # 4 of 5 slower: P(X >= 4) = (C(5,4) + C(5,5)) / 32 = 6/32, whatever the sizes.
+        self.assertAlmostEqual(ns.sign_test_greater_p([0.1, 0.2, -5.0, 0.4, 0.5]), 6 / 32)
+        self.assertAlmostEqual(ns.sign_test_greater_p([-0.1, -0.2, -0.3]), 1.0)
 
-    def test_wilcoxon_all_positive(self):
-        # Every difference positive: only the all-plus pattern reaches W+ = max, p = 2^-n.
-        self.assertAlmostEqual(ns.wilcoxon_greater_p([0.1, 0.2, 0.3, 0.4, 0.5]), 1 / 32)
-        self.assertAlmostEqual(ns.wilcoxon_greater_p([-0.1, -0.2, -0.3]), 1.0)
-
-    def test_wilcoxon_ties_use_midranks(self):
-        # |d| = 1, 1, 2: midranks 1.5, 1.5, 3; W+ of (+1, -1, +2) = 4.5. Over the 8 sign patterns the
-        # sums are 0, 1.5, 1.5, 3, 3, 4.5, 4.5, 6: P(W+ >= 4.5) = 3/8.
-        self.assertAlmostEqual(ns.wilcoxon_greater_p([1.0, -1.0, 2.0]), 3 / 8)
-
-    def test_wilcoxon_drops_zeros(self):
-        self.assertAlmostEqual(ns.wilcoxon_greater_p([0.0, 0.0, 0.3, 0.4]), 1 / 4)
-        self.assertEqual(ns.wilcoxon_greater_p([0.0, 0.0]), 1.0)
-
-    def test_hodges_lehmann_by_hand(self):
-        # d = 1, 2, 4: Walsh averages 1, 1.5, 2.5, 2, 3, 4 -> sorted 1, 1.5, 2, 2.5, 3, 4 -> median 2.25.
-        self.assertAlmostEqual(ns.hodges_lehmann([1.0, 2.0, 4.0]), 2.25)
+    def test_sign_test_drops_ties(self):
+        # Two ties leave 2 pairs, both slower: p = 1/4.
+        self.assertAlmostEqual(ns.sign_test_greater_p([0.0, 0.0, 0.3, 0.4]), 1 / 4)
+        self.assertEqual(ns.sign_test_greater_p([0.0, 0.0]), 1.0)
 
     def test_interval_by_hand(self):
-        # n = 8 at 90%: P(T <= 5) = 0.039 <= 0.05 < P(T <= 6), so k = 6: the 6th smallest and 6th
-        # largest of the 36 Walsh averages (i + j) / 2, i <= j, of d = 1..8. Smallest first: 1 (1,1),
-        # 1.5 (1,2), 2 (1,3) (2,2), 2.5 (1,4) (2,3): the 6th is 2.5; by symmetry the 6th largest 6.5.
-        lo, hi, reached, coverage = ns.hl_interval([float(i) for i in range(1, 9)], 0.90)
-        self.assertEqual((lo, hi), (2.5, 6.5))
+        # n = 10 at 95%: P(X <= 1) = 11/1024 = 0.0107 <= 0.025 < P(X <= 2) = 56/1024, so j = 1: the
+        # interval is (2nd smallest, 2nd largest), covering with 1 - 2 * 11/1024.
+        d = [0.5, -0.3, 0.1, 0.9, 0.2, 0.4, 0.6, 0.8, 0.7, 0.3]
+        lo, hi, reached, coverage = ns.sign_interval(d, 0.95)
+        self.assertEqual((lo, hi), (0.1, 0.8))
         self.assertTrue(reached)
-        self.assertAlmostEqual(coverage, 1 - 2 * 10 / 256)
+        self.assertAlmostEqual(coverage, 1 - 2 * 11 / 1024)
+        self.assertAlmostEqual(ns.median(d), 0.45)
 
     def test_interval_too_few_pairs(self):
-        # n = 3 at 95%: even the widest interval covers only 1 - 2/8 = 75%.
-        lo, hi, reached, coverage = ns.hl_interval([0.1, 0.2, 0.3], 0.95)
+        # n = 4 at 95%: even (min, max) covers only 1 - 2/16 = 87.5%.
+        lo, hi, reached, coverage = ns.sign_interval([0.4, 0.1, 0.3, 0.2], 0.95)
         self.assertFalse(reached)
-        self.assertEqual((lo, hi), (0.1, 0.3))
-        self.assertAlmostEqual(coverage, 0.75)
+        self.assertEqual((lo, hi), (0.1, 0.4))
+        self.assertAlmostEqual(coverage, 0.875)
+        self.assertEqual(ns.compare_pairs([1.0] * 4, [2.0] * 4).verdict, "noisy")
+
+    def test_min_pairs(self):
+        # 2^-n <= (1 - C) / k / 2: k = 1: 2^-6 = 0.0156 <= 0.025; k = 8: 2^-9 = 0.00195 <= 0.003125.
+        self.assertEqual(ns.min_pairs(0.95, 1), 6)
+        self.assertEqual(ns.min_pairs(0.95, 8), 9)
+
+    def test_one_outlier_moves_one_count(self):
+        # A pair that a burst of load hit on one side moves the interval by one order statistic only.
+        d = [0.1] * 15 + [-3.0]
+        lo, hi, _, _ = ns.sign_interval(d, 1 - 0.05 / 8)
+        self.assertEqual((lo, hi), (0.1, 0.1))
 
 
 class Metamorphic(unittest.TestCase):
@@ -123,14 +121,14 @@ class Metamorphic(unittest.TestCase):
 
 
 class SyntheticVerdicts(unittest.TestCase):
-    """The brief's three cases, each over 400 seeds, with the nightly's defaults: 10 pairs, threshold
+    """The brief's three cases, each over 400 seeds, with the nightly's defaults: 16 pairs, threshold
     3%, 95% intervals taken together over the quick set's 8 benchmarks (tests=8, each interval at
     99.4%). The rates are of one benchmark; the asserted bounds leave room for the sampling error of
     400 draws (a rate of 1% is 4 seeds)."""
     SEEDS = range(400)
     K = 8  # benchmarks in the quick set
 
-    def rate(self, slowdown, verdict, n=10, tests=K, **machine):
+    def rate(self, slowdown, verdict, n=16, tests=K, **machine):
         hits = [seed for seed in self.SEEDS
                 if ns.compare_pairs(*machine_pairs(random.Random(seed), n, slowdown, **machine),
                                     tests=tests).verdict == verdict]
@@ -156,7 +154,7 @@ class SyntheticVerdicts(unittest.TestCase):
     def test_thirty_percent_swings_without_difference_do_not_flag(self):
         # The machine moves by up to 30% between pairs and, a quarter of the time, within a pair
         # (one member alone slowed by up to 30% more). The same program must not read slower.
-        for n in (10, 16):
+        for n in (10, 16, 30):
             rate, seeds = self.rate(1.0, "slower", n=n, swing=0.30, split=0.25)
             self.assertLessEqual(rate, 0.005, f"n={n}: flagged slower in {rate:.1%}, seeds {seeds}")
 
@@ -170,8 +168,9 @@ class SyntheticVerdicts(unittest.TestCase):
         self.assertLessEqual(each, 0.01, f"flagged slower in {each:.1%}, seeds {seeds}")
 
     def test_ten_percent_slower_under_swings_is_flagged(self):
-        # 3% timing noise, 30% swings between pairs: a 10% slowdown reads slower nearly always.
-        rate, _ = self.rate(1.10, "slower", swing=0.30, split=0.0, jitter=0.03)
+        # 3% timing noise, 30% swings between pairs and, one pair in ten, within one (the outliers
+        # seen on the 2-core development machine under load): a 10% slowdown reads slower nearly always.
+        rate, _ = self.rate(1.10, "slower", swing=0.30, split=0.1, jitter=0.03)
         self.assertGreater(rate, 0.97)
 
 
