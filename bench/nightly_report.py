@@ -228,7 +228,7 @@ def markdown(r):
         for n in r["notes"]:
             L.append(f"- {escape_md(n)}")
         L.append("")
-    L.append("Ratios are of times (> 1: HEAD slower), the Hodges-Lehmann estimate over the pairs' log-ratios. "
+    L.append("Ratios are of times (> 1: HEAD slower), the median over the pairs, with the sign test's interval. "
              "*slower*: ratio at least 1 + threshold and the interval above 1 (exit 3 when the answers are "
              "identical); *faster*: the mirror image; *same*: the interval within the threshold; *unclear*: "
              "neither (too noisy to tell, or significant but below the threshold). See docs/nightly.md.")

@@ -31,6 +31,10 @@ if "--benchmark_list_tests=true" in sys.argv[1:]:
     print("\n".join(names)); sys.exit(0)
 if cfg.get("crash") == suite:
     os.kill(os.getpid(), 11)
+if cfg.get("check_fails") == suite:  # the benchmark's own check: SkipWithError, exit 1
+    print(json.dumps({"context": {}, "benchmarks": [{"name": names[0], "run_name": names[0], "run_type": "iteration",
+                      "error_occurred": True, "error_message": "front differs from the reference"}]}))
+    sys.exit(1)
 rx = re.compile(args.get("--benchmark_filter", "."))
 reps = int(args.get("--benchmark_repetitions", "1"))
 # A reproducible machine shared by the fake builds of one test: its load moves by up to cfg["load"]
@@ -56,6 +60,9 @@ FAKE_MAPPER = r'''#!{python}
 import json, os, sys
 cfg = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fake.json")))
 out = sys.argv[sys.argv.index("--out") + 1]
+if cfg.get("mapper_fails"):
+    print("tiny.yaml:1:1: error: no valid mapping", file=sys.stderr)
+    sys.exit(2)
 front = [{"cycles": 100.0 + cfg["answer"], "offchip_bytes": 50.0}, {"cycles": 120.0, "offchip_bytes": 40.0}]
 json.dump({"front": front, "front_summary": {"best_cycles": front[0]["cycles"], "best_offchip_bytes": 40.0}},
           open(os.path.join(out, "result.json"), "w"))
@@ -74,7 +81,7 @@ def read(path):
         return f.read()
 
 
-def make_build(root, name, scale=1.0, answer=7, crash=None, load=0.0, seed=1):
+def make_build(root, name, scale=1.0, answer=7, crash=None, load=0.0, seed=1, check_fails=None, mapper_fails=False):
     src = os.path.join(root, name + "-src")
     os.makedirs(os.path.join(src, "workloads"), exist_ok=True)
     write(os.path.join(src, "workloads", "tiny.yaml"), "name: tiny\n")
@@ -82,7 +89,8 @@ def make_build(root, name, scale=1.0, answer=7, crash=None, load=0.0, seed=1):
     for d in ("bench", "mapper"):
         os.makedirs(os.path.join(build, d), exist_ok=True)
     write(os.path.join(build, "CMakeCache.txt"), f"CMAKE_HOME_DIRECTORY:INTERNAL={src}\n")
-    cfg = {"scale": scale, "answer": answer, "crash": crash, "load": load, "seed": seed,
+    cfg = {"scale": scale, "answer": answer, "crash": crash, "load": load, "seed": seed, "check_fails": check_fails,
+           "mapper_fails": mapper_fails,
            "benchmarks": {"model_bench": ["BM_Model"], "mapper_bench": ["BM_Join/a/real_time"]}}
     write(os.path.join(build, "fake.json"), json.dumps(cfg))
     for suite in ("model_bench", "mapper_bench"):  # the nightly notes the other suites as absent
@@ -162,6 +170,27 @@ class NightlyCli(unittest.TestCase):
         r = self.report(out)
         self.assertEqual(r["verdict"], "ANSWERS DIFFER")
         self.assertTrue(any("front_hash 8 (HEAD) vs 7 (baseline)" in d for d in r["answers"]["differences"]))
+
+    def test_head_failing_its_own_check_is_an_answer(self):
+        a = make_build(self.root, "a")
+        b = make_build(self.root, "b", check_fails="model_bench", seed=2)
+        p, out = self.run_nightly(a, b)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertTrue(p.stdout.startswith("nightly: fronts 3/3 identical; benchmark answers 1/2 identical"))
+        self.assertEqual([d["name"] for d in self.report(out)["speed"]], ["mapper_bench:BM_Join/a/real_time"])
+
+    def test_head_mapper_error_is_an_answer(self):
+        a = make_build(self.root, "a")
+        b = make_build(self.root, "b", mapper_fails=True, seed=2)
+        p, out = self.run_nightly(a, b)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertTrue(p.stdout.startswith("nightly: fronts 0/3 identical; benchmark answers 2/2 identical"))
+        self.assertIn("no valid mapping", p.stdout)
+
+    def test_baseline_failing_is_a_broken_run(self):
+        a = make_build(self.root, "a", check_fails="model_bench")
+        p, _ = self.run_nightly(a, make_build(self.root, "b", seed=2))
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
 
     def test_crash_is_a_broken_run(self):
         a = make_build(self.root, "a")
