@@ -45,11 +45,12 @@ def moved_together(speed):
 
 
 def machine_spread(speed):
-    """How much each build's own times moved during the session: the largest and the median max/min."""
-    spreads = sorted(max(d["base_spread"], d["head_spread"]) for d in speed)
+    """How much each build's own times moved during the session (largest / smallest sample of one
+    build): (the median over the benchmarks, the largest, the benchmark with the largest)."""
+    spreads = sorted((max(d["base_spread"], d["head_spread"]), d["name"]) for d in speed)
     if not spreads:
         return None
-    return spreads[-1], spreads[len(spreads) // 2]
+    return spreads[len(spreads) // 2][0], spreads[-1][0], spreads[-1][1]
 
 
 def pairs_words(r):
@@ -96,8 +97,8 @@ def summary_lines(r):
                    f"(build flags, a routine they all share), not the machine")
     spread = machine_spread(speed)
     if spread:
-        out.append(f"nightly: machine: a build's own times varied up to {spread[0]:.2f}x during the session "
-                   f"(median benchmark {spread[1]:.2f}x); the pairing keeps that out of the ratios")
+        out.append(f"nightly: machine: during the session a build's own times varied {spread[0]:.2f}x for the "
+                   f"median benchmark, up to {spread[1]:.2f}x ({spread[2]}); the pairing keeps that out of the ratios")
     for n in r["notes"]:
         out.append(f"nightly: note: {n}")
     slower = [d for d in speed if d["verdict"] == "slower"]
@@ -219,8 +220,9 @@ def markdown(r):
         L.append("")
     spread = machine_spread(r["speed"])
     if spread:
-        L.append(f"During the session a build's own times varied up to {spread[0]:.2f}x (median benchmark "
-                 f"{spread[1]:.2f}x): that is the machine, which the pairing keeps out of the ratios.")
+        L.append(f"During the session a build's own times varied {spread[0]:.2f}x for the median benchmark, up "
+                 f"to {spread[1]:.2f}x (`{spread[2]}`): that is the machine, which the pairing keeps out of the "
+                 f"ratios.")
         L.append("")
     if r["notes"]:
         L.append("## Notes")
