@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End to end on the real build, under load (ctest: bench.nightly_e2e, label slow, a minute or two):
 # bench/nightly.sh compares the build with itself (--baseline-build = --head-build) while this
-# script keeps a CPU hog running, on a small filter (the cycle model, CPU-timed, and tiny_chain's
-# 2-objective join, wall-timed; one front). The same program must read as the same program however
+# script keeps a CPU hog running, on a small filter (the cycle model, CPU-timed, and the small sweep,
+# wall-timed; one front). The same program must read as the same program however
 # busy the machine: exit status 0, no benchmark "slower", the front identical, every file written.
 #   usage: bench/test_nightly_e2e.sh <build dir with bench/*_bench and mapper/mapper>
 set -uo pipefail
@@ -23,7 +23,7 @@ hog=$!
 
 timeout 360 bash "$ROOT/bench/nightly.sh" --baseline-build "$BUILD" --head-build "$BUILD" \
   --filter '^model_bench:BM_EvaluateReferenceMix$' \
-  --filter '^mapper_bench\+smoke:BM_Join/tiny_chain/ethos-u55-256/2obj/real_time$' \
+  --filter '^sweep_bench\+smoke:BM_Sweep/zoo/sharing:1/real_time$' \
   --fronts '^tiny_chain@ethos-u55-256$' --pairs 10 \
   --out "$out" --history "$out/history.jsonl" >"$out/stdout" 2>"$out/stderr"
 rc=$?
