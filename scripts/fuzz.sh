@@ -20,7 +20,7 @@ seconds=${FUZZ_SECONDS:-60}
 parallel=${FUZZ_JOBS:-1}
 bin=build/asan/fuzz  # the harness executables
 build=build/fuzz     # seeds, corpus, artifacts, logs, summary
-all=(fuzz_workload fuzz_arch fuzz_sweep_spec fuzz_pass_json fuzz_block_configs fuzz_result_json fuzz_tflite)
+all=(fuzz_workload fuzz_arch fuzz_vela_ini fuzz_sweep_spec fuzz_pass_json fuzz_block_configs fuzz_result_json fuzz_tflite)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
@@ -38,6 +38,7 @@ link() {  # link DIR FILE...: seed files by path
 }
 link fuzz_workload test/errors/workload_*.yaml workloads/*.yaml
 link fuzz_arch test/errors/arch_*.yaml arch/presets/*.yaml
+link fuzz_vela_ini test/errors/ini_*.ini
 link fuzz_sweep_spec test/errors/sweep_*.yaml sweeps/*.yaml
 link fuzz_pass_json test/errors/pass_*.json
 link fuzz_block_configs test/errors/blockcfg_*.json

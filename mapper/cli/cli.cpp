@@ -1,6 +1,8 @@
 // The command line of `mapper` (CLI11; the only folder that uses it).
 //
 //   mapper --workload W [--arch A] [--keep-pareto] ...     map a workload (run_command.cpp)
+//   mapper MODEL.tflite --accelerator-config C --config vela.ini --system-config S --memory-mode M ...
+//                                                            the same with Vela's option names
 //   mapper eval FILE.json [--check] [--block-configs]        re-evaluate passes or a result.json (mapper/eval/)
 //   mapper list presets|workloads|objectives|system-configs|memory-modes|sweep-parameters   what can be named
 //   mapper show RESULT.json                                  re-print a saved run's report
@@ -31,6 +33,7 @@
 
 #include "arch/arch.hpp"
 #include "arch/arch_loader.hpp"
+#include "arch/vela_config.hpp"
 #include "common/user_error.hpp"
 #include "common/files.hpp"
 #include "common/json_file.hpp"
@@ -46,6 +49,7 @@
 #include "mapper/sweep/sweep.hpp"
 #include "npumap_version.hpp"
 #include "workloads/tflite/import.hpp"
+#include "workloads/zoo.hpp"
 
 namespace npumap::cli {
 namespace {
@@ -55,12 +59,66 @@ Examples:
   mapper --workload workloads/resnet18.yaml --keep-pareto
   mapper --workload workloads/resnet50.yaml --arch ethos-u65-256 --objectives cycles,offchip_bytes
   mapper --workload workloads/mobilenet_v2.yaml --per-layer --format json
+  mapper model.tflite --accelerator-config ethos-u55-128 --config vela.ini --system-config X --memory-mode Y
   mapper eval test/data/npu_reference_passes.json --check
   mapper eval --block-configs test/data/npu_reference_block_configs.json --check
   mapper list presets
   mapper show runs/<timestamp>/result.json
   mapper sweep sweeps/example.yaml
 )";
+
+/// A Vela option (2.1 or later) that npu-mapper has no counterpart for: accepted with a one-line note
+/// when it only changes what Vela prints or how it allocates, refused when it changes what Vela
+/// compiles or asks for an output npu-mapper does not make (docs/user-guide.md "Vela's options").
+struct VelaOption {
+  const char* name;
+  bool takes_value;
+  bool refused;
+  const char* why;
+};
+
+std::vector<VelaOption> vela_only_options() {
+  const char* const printing = "it changes only what Vela prints";
+  return {
+      {"--verbose-all", false, false, "-v logs the resolved configuration and per-stage timings"},
+      {"--verbose-config", false, false, "-v logs the resolved system config and memory mode, and the --config keys not used"},
+      {"--verbose-graph", false, false, printing},
+      {"--verbose-quantization", false, false, printing},
+      {"--verbose-packing", false, false, printing},
+      {"--verbose-tensor-purpose", false, false, printing},
+      {"--verbose-tensor-format", false, false, printing},
+      {"--verbose-schedule", false, false, "the report's per-layer table shows each layer's block config and placements"},
+      {"--verbose-pareto-frontier-schedules", false, false, printing},
+      {"--verbose-allocation", false, false, printing},
+      {"--verbose-high-level-command-stream", false, false, printing},
+      {"--verbose-register-command-stream", false, false, printing},
+      {"--verbose-operators", false, false, printing},
+      {"--verbose-weights", false, false, "the <net>_summary_<sys>.csv file states the weight sizes"},
+      {"--verbose-performance", false, false, "the <net>_per-layer.csv file, its table, is always written"},
+      {"--verbose-progress", false, false, "a progress bar shows on a terminal"},
+      {"--show-cpu-operations", false, false, "the report always lists the operators that run on the CPU"},
+      {"--show-subgraph-io-summary", false, false, printing},
+      {"--timing", false, false, "-v logs per-stage timings"},
+      {"--enable-debug-db", false, false, "no debug database is written"},
+      {"--recursion-limit", true, false, "a Python setting; npu-mapper does not recurse over the graph"},
+      {"--cpu-tensor-alignment", true, false, "the arena is sized by the live feature maps, without alignment"},
+      {"--hillclimb-max-iterations", true, false, "the arena is sized by the live feature maps, with no allocator search"},
+      {"--tensor-allocator", true, false, "the arena is sized by the live feature maps, with no allocator"},
+      {"--max-block-dependency", true, false, "it changes Vela's command stream, not its performance estimate"},
+      {"--force-block-config", true, true, "npu-mapper explores every block config; the report shows each layer's"},
+      {"--block-config-limit", true, true, "npu-mapper explores every block config"},
+      {"--pareto-metric", true, true, "npu-mapper keeps the whole Pareto front; choose its objectives with --objectives"},
+      {"--ifm-streaming", true, true, "npu-mapper explores every placement of every feature map"},
+      {"--cascading", true, true, "npu-mapper explores fusion (cascades); --no-fusion turns it off"},
+      {"--cache-bias-scale-tensor", true, true, "npu-mapper explores bias copies to SRAM"},
+      {"--nhcwb16-between-cascaded-passes", true, true, "npu-mapper explores the layout of every feature map"},
+      {"--weight-estimation-scaling", true, true, "npu-mapper encodes the real weights (or uses the workload's ratios)"},
+      {"--force-symmetric-int-weights", false, true, "npu-mapper encodes the weights with their own zero points"},
+      {"--supported-ops-report", false, true, "npu-mapper writes no operator report; `mapper import` shows how a model is lowered"},
+      {"--list-config-files", false, true, "`mapper list system-configs` and `mapper list memory-modes` print the built-in sections"},
+      {"--api-version", false, true, "npu-mapper has no Python API; see `mapper --version`"},
+  };
+}
 
 std::vector<std::string> workload_files() {
   std::vector<std::string> out;
@@ -81,9 +139,9 @@ int run_list(const std::string& what, std::ostream& out) {
   } else if (what == "objectives") {
     for (search::Objective o : search::all_objectives()) out << search::objective_name(o) << "\n";
   } else if (what == "system-configs") {
-    for (const auto& name : arch::system_config_names()) out << name << "\n";
+    out << arch::builtin_system_configs_ini();  // ini text that --config reads back
   } else if (what == "memory-modes") {
-    for (const auto& name : arch::memory_mode_names()) out << name << "\n";
+    out << arch::builtin_memory_modes_ini();
   } else if (what == "sweep-parameters") {
     for (const auto& name : sweep::sweep_parameter_keys()) out << name << "\n";
   } else {
@@ -235,15 +293,51 @@ int run_cli(int argc, char** argv) {
   bool quiet = false;
   app.add_option("--workload,-w", run.workload,
                  "Workload YAML file (docs/workload-format.md), .tflite model (docs/tflite-import.md) or zoo name");
+  std::string positional_model;  // Vela's way: the network as the first positional argument
+  app.add_option("model", positional_model, "The network, as Vela takes it: the same as --workload");
   bool no_vela_rewrites = false;
   app.add_flag("--no-vela-rewrites", no_vela_rewrites,
                "A .tflite workload keeps its graph as written (no first-layer stride-2 rewrite, PAD fusion, ...)");
-  app.add_option("--arch,-a", run.arch, "Arch preset name or arch YAML file (see `mapper list presets`)")
+  auto* arch_option = app.add_option("--arch,-a", run.arch,
+                                     "Arch preset name or arch YAML file (see `mapper list presets`); default: the "
+                                     "accelerator of --accelerator-config");
+  app.add_option("--accelerator-config", run.accelerator_config,
+                 "Vela's option: the accelerator alone (ethos-u55-32 ... ethos-u65-512), its SRAM from the memory mode")
+      ->excludes(arch_option)
       ->capture_default_str();
+  app.add_option("--config", run.config_files,
+                 "Vela's option: a vela.ini whose [System_Config.*] and [Memory_Mode.*] sections --system-config and "
+                 "--memory-mode (and arch files) may name; repeatable")
+      ->expected(1)
+      ->allow_extra_args(false)  // one file per --config: `--config a.ini model.tflite` leaves the model alone
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--system-config", run.system_config,
-                 "Override the arch's system config (Vela's names; see `mapper list system-configs`)");
+                 "Override the arch's system config (Vela's names: --config sections, then `mapper list system-configs`)");
   app.add_option("--memory-mode", run.memory_mode,
-                 "Override the arch's memory mode (Vela's names; see `mapper list memory-modes`)");
+                 "Override the arch's memory mode (Vela's names: --config sections, then `mapper list memory-modes`)");
+  std::string arena_cache_size_text;
+  app.add_option("--arena-cache-size", arena_cache_size_text,
+                 "Vela's option: the arena's SRAM, or the cache's when the memory mode spills, in bytes (also 512KiB)");
+  app.add_option("--optimise", run.optimise,
+                 "Vela's option: the chosen point of the front: Performance (least cycles) or Size (least SRAM)")
+      ->check(CLI::IsMember({"Performance", "Size"}));
+  app.add_flag("--allow-cpu-only", run.allow_cpu_only,
+               "Map a network no operator of which runs on the NPU (a float model, say) instead of exiting with status 1");
+  const std::vector<VelaOption> vela_options = vela_only_options();
+  std::vector<std::string> vela_values(vela_options.size());
+  std::vector<bool> vela_flags(vela_options.size(), false);
+  std::vector<CLI::Option*> vela_registered;
+  for (std::size_t i = 0; i < vela_options.size(); ++i) {
+    const VelaOption& v = vela_options[i];
+    CLI::Option* o = nullptr;
+    if (v.takes_value) {
+      o = app.add_option(v.name, vela_values[i]);
+    } else {
+      o = app.add_flag_callback(v.name, [&vela_flags, i] { vela_flags[i] = true; });
+    }
+    o->group("");  // not in --help: docs/user-guide.md lists them
+    vela_registered.push_back(o);
+  }
   app.add_option("--weight-compression", run.weight_compression_file,
                  "YAML file of per-layer weight compression ratios (layer: encoded/raw bytes), overriding the workload's");
   app.add_flag("--keep-pareto", run.keep_pareto, "Keep and write the whole Pareto front (default: report the best point)");
@@ -257,7 +351,8 @@ int run_cli(int argc, char** argv) {
   app.add_option("--seed", run.seed, "Seed recorded in provenance (the search is exhaustive: nothing is sampled)")->check(kUnsigned)->capture_default_str();
   app.add_option("--time-limit", time_limit, "Stop at chunk boundaries after this many seconds (result marked partial)")
       ->check(kFinite & CLI::Range(1e-9, 1e9));
-  app.add_option("--out,-o", run.out_dir, "Output folder (default: a new folder runs/<timestamp>)");
+  app.add_option("--out,-o,--output-dir", run.out_dir,
+                 "Output folder (default: a new folder runs/<timestamp>); --output-dir is Vela's name for it");
   app.add_option("--format", format_text, "Report format on stdout")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
@@ -370,9 +465,40 @@ int run_cli(int argc, char** argv) {
       return sweep::run_sweep(sweep_options, &interrupted, std::cout);
     }
 
-    if (run.workload.empty()) {
-      throw common::UserError({}, "--workload", "no workload given", "e.g. --workload workloads/resnet18.yaml");
+    // Vela's options npu-mapper has no use for: a one-line note each, or a refusal.
+    for (std::size_t i = 0; i < vela_options.size(); ++i) {
+      if (vela_registered[i]->count() == 0) continue;
+      const VelaOption& v = vela_options[i];
+      if (v.refused) throw common::UserError({}, v.name, "is a Vela option npu-mapper does not take", v.why);
+      if (!quiet) std::cerr << "note: " << v.name << " is a Vela option npu-mapper ignores: " << v.why << "\n";
     }
+    if (!positional_model.empty()) {
+      if (!run.workload.empty())
+        throw common::UserError({}, "--workload", "the network is given twice (--workload and as an argument)", "give it once");
+      // A mistyped command (`mapper evl x.json` parses as a network named `evl`).
+      std::error_code ec;
+      const std::vector<std::string> zoo = workloads::zoo_names();
+      if (!std::filesystem::exists(positional_model, ec) &&
+          std::find(zoo.begin(), zoo.end(), positional_model) == zoo.end()) {
+        const std::string near = common::closest_match(positional_model, {"eval", "list", "show", "import", "sweep"});
+        if (!near.empty())
+          throw common::UserError({}, "", fmt::format("unknown command `{}`", positional_model), fmt::format("did you mean `mapper {}`?", near));
+      }
+      run.workload = positional_model;
+    }
+    if (run.workload.empty()) {
+      throw common::UserError({}, "--workload", "no workload given",
+                              "e.g. --workload workloads/resnet18.yaml, or the model as Vela takes it: mapper model.tflite");
+    }
+    if (!arena_cache_size_text.empty()) {
+      std::int64_t bytes = 0;
+      if (!arch::parse_byte_size(arena_cache_size_text, bytes) || bytes <= 0)
+        throw common::UserError({}, "--arena-cache-size", fmt::format("expected a positive number of bytes, got `{}`", arena_cache_size_text),
+                                "e.g. 393216 or 384KiB");
+      run.arena_cache_size = bytes;
+    }
+    // Vela lower-cases the accelerator config it is given.
+    for (char& c : run.accelerator_config) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     run.objectives = search::parse_objectives(objectives_text);
     run.format = format_text == "json" ? Format::Json : format_text == "csv" ? Format::Csv : Format::Text;
     run.threads = worker_threads;

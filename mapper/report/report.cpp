@@ -15,6 +15,8 @@
 #include "common/files.hpp"
 #include "common/units.hpp"
 #include "common/user_error.hpp"
+#include "mapper/report/result_document.hpp"
+#include "mapper/report/vela_csv.hpp"
 
 namespace npumap::report {
 namespace {
@@ -237,8 +239,8 @@ std::string render_text(const Json& r) {
 
   const bool has_front = r.contains("front") && !r["front"].empty();
   if (has_front) {
-    const Json& p = r["front"][0];
-    out += "\nChosen mapping (best by " + r["objectives"][0].get<std::string>() + "):\n";
+    const Json& p = r["front"][chosen_point(r)];
+    out += "\nChosen mapping (" + r.value("chosen_by", "best by " + r["objectives"][0].get<std::string>()) + "):\n";
     out += point_table(r, p);
     const Json& s = r["front_summary"];
     out += fmt::format("\nPareto front: {} points; best cycles {}, best off-chip {}, SRAM {} .. {}\n",
@@ -313,7 +315,7 @@ std::string render_csv(const Json& r) {
     for (const Json* l : point_layers(r, p)) fused += (*l)["fused_with_next"].get<bool>() ? 1 : 0;
     out += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{},{},{},{}\n", i, num(p, "cycles"),
                        num(p, "offchip_bytes"), num(p, "sram_bytes"), num(p, "energy_pj"), num(p, "edp"), fused,
-                       i == 0 ? 1 : 0, num(p, "latency_ms"), num(p, "inferences_per_s"), num(p, "macs_per_cycle"),
+                       static_cast<std::size_t>(i) == chosen_point(r) ? 1 : 0, num(p, "latency_ms"), num(p, "inferences_per_s"), num(p, "macs_per_cycle"),
                        num(p, "utilisation"));
     ++i;
   }
@@ -452,7 +454,7 @@ std::string render_svg(const Json& r) {
   for (std::size_t i = 0; i < pts.size(); ++i) {
     out += fmt::format("<circle class=\"point\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"5\" fill=\"{}\" stroke=\"black\" "
                        "stroke-width=\"{}\"><title>#{}: {:.6g} {}, {} off-chip, {} SRAM</title></circle>\n",
-                       px(pts[i][0]), py(pts[i][1]), colour(pts[i][2]), i == 0 ? 2.5 : 0.5, i, pts[i][0], in_ms ? "ms" : "cycles",
+                       px(pts[i][0]), py(pts[i][1]), colour(pts[i][2]), i == chosen_point(r) ? 2.5 : 0.5, i, pts[i][0], in_ms ? "ms" : "cycles",
                        common::format_bytes(pts[i][1]), common::format_bytes(pts[i][2]));
   }
   if (unfused) {
@@ -555,12 +557,12 @@ std::string document_text(const Json& result) {
 
 void write_outputs(const std::filesystem::path& folder, const Json& result) {
   // One folder, renamed into place once; result.json first in case the folder already holds files.
-  common::write_folder_atomic(folder,
-                              {{"result.json", document_text(result)},
-                               {"front.csv", render_csv(result)},
-                               {"front.svg", render_svg(result)},
-                               {"layers.csv", render_layers_csv(result, 0)}},
-                              "--out");
+  std::vector<std::pair<std::string, std::string>> files = {{"result.json", document_text(result)},
+                                                            {"front.csv", render_csv(result)},
+                                                            {"front.svg", render_svg(result)},
+                                                            {"layers.csv", render_layers_csv(result, chosen_point(result))}};
+  for (auto& vela_file : render_vela_csvs(result)) files.push_back(std::move(vela_file));  // Vela's CSV files
+  common::write_folder_atomic(folder, files, "--out");
 }
 
 }  // namespace npumap::report

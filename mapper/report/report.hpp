@@ -35,7 +35,8 @@ void check_output_folder(const std::filesystem::path& folder);
 /// The document as result.json text (indent 1); any invalid UTF-8 in a name (e.g. a path given on
 /// the command line) is written as U+FFFD rather than failing the run.
 std::string document_text(const nlohmann::ordered_json& result);
-/// Writes result.json, front.csv, front.svg and layers.csv as one folder (common::write_folder_atomic).
+/// Writes result.json, front.csv, front.svg, layers.csv (of the chosen point) and, when there is a
+/// chosen point, Vela's two CSV files (vela_csv.hpp) as one folder (common::write_folder_atomic).
 void write_outputs(const std::filesystem::path& folder, const nlohmann::ordered_json& result);
 
 }  // namespace npumap::report

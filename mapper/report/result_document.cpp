@@ -13,6 +13,7 @@
 
 #include "common/hash.hpp"
 #include "common/user_error.hpp"
+#include "mapper/search/point_memory.hpp"
 #include "model/evaluate.hpp"
 #include "model/pass_json.hpp"
 #include "npumap_version.hpp"
@@ -190,6 +191,12 @@ Json keep_rates_json(const KeepRates& r) {
   return j;
 }
 
+std::size_t chosen_point(const Json& result) {
+  if (!result.contains("chosen") || !result["chosen"].is_number_unsigned() || !result.contains("front")) return 0;
+  const auto i = result["chosen"].get<std::size_t>();
+  return i < result["front"].size() ? i : 0;
+}
+
 int exit_status(SearchStatus status) {
   switch (status) {
     case SearchStatus::Ok: return 0;
@@ -216,12 +223,18 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     provenance["inputs"]["weight_compression"] = {{"path", run.weight_compression_path},
                                                   {"hash", common::file_fnv1a_hex(run.weight_compression_path)}};
   }
+  if (!run.config_files.empty()) {
+    Json files = Json::array();
+    for (const std::string& f : run.config_files) files.push_back({{"path", f}, {"hash", common::file_fnv1a_hex(f)}});
+    provenance["inputs"]["config"] = files;
+  }
   Json objectives = Json::array();
   for (Objective o : options.objectives) objectives.push_back(objective_name(o));
   provenance["options"] = {{"keep_pareto", run.keep_pareto}, {"objectives", objectives},
                            {"no_fusion", !options.fusion}, {"tolerance", options.tolerance},
                            {"per_layer", run.per_layer},
                            {"time_limit_s", run.time_limit_s ? Json(*run.time_limit_s) : Json(nullptr)}};
+  if (!run.optimise.empty()) provenance["options"]["optimise"] = run.optimise;
   result["provenance"] = provenance;
   result["workload"] = {{"name", workload.name}, {"layers", workload.layers.size()}, {"macs", workload.total_macs()}};
   result["arch"] = {{"name", arch.name},
@@ -243,6 +256,13 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
                       {"read_latency", m.latency_read}, {"write_latency", m.latency_write}};
   }
   result["arch"]["memories"] = memories;
+  // What Vela's summary CSV states about the arch (mapper/report/vela_csv.hpp).
+  Json bandwidth = Json::object();
+  for (const arch::MemArea a : {arch::MemArea::Sram, arch::MemArea::Dram, arch::MemArea::OnChipFlash, arch::MemArea::OffChipFlash})
+    bandwidth[std::string(arch::mem_area_name(a))] = arch.mem(a).bandwidth_per_cycle;
+  result["arch"]["vela"] = {{"accelerator_configuration", arch::vela_accelerator_name(arch.accel)},
+                            {"sram_size_bytes", arch.vela_sram_size},
+                            {"memory_bandwidth_bytes_per_cycle", bandwidth}};
   result["objectives"] = objectives;
   result["partial"] = r.partial;
 
@@ -279,9 +299,36 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     result["join"] = {{"steps", join_steps_json(workload, joined)}};
     Json front = Json::array();
     LayerMappings mappings;
-    const std::size_t keep = run.keep_pareto ? joined.front.size() : std::min<std::size_t>(1, joined.front.size());
-    for (std::size_t i = 0; i < keep; ++i) {
-      front.push_back(point_json(arch, workload, r.stage, *r.problem, joined.front[i], mappings));
+    // The chosen point: the front's first (the best by the first objective), or Vela's --optimise:
+    // Performance the least cycles, Size the least peak SRAM (ties: the other, then off-chip bytes).
+    std::size_t chosen = 0;
+    const auto better = [&](const FrontPoint& a, const FrontPoint& b) {
+      if (run.optimise == "Size") {
+        return std::tie(a.peak_sram_bytes, a.cycles, a.offchip_bytes) < std::tie(b.peak_sram_bytes, b.cycles, b.offchip_bytes);
+      }
+      return std::tie(a.cycles, a.peak_sram_bytes, a.offchip_bytes) < std::tie(b.cycles, b.peak_sram_bytes, b.offchip_bytes);
+    };
+    if (!run.optimise.empty()) {
+      for (std::size_t i = 1; i < joined.front.size(); ++i)
+        if (better(joined.front[i], joined.front[chosen])) chosen = i;
+    }
+    std::vector<std::size_t> kept;
+    if (run.keep_pareto) {
+      for (std::size_t i = 0; i < joined.front.size(); ++i) kept.push_back(i);
+    } else if (!joined.front.empty()) {
+      kept.push_back(chosen);
+    }
+    for (const std::size_t i : kept) {
+      Json p = point_json(arch, workload, r.stage, *r.problem, joined.front[i], mappings);
+      if (i == chosen) {
+        // Per layer, the SRAM in use while it runs, and the arena's peak: Vela's per-layer SRAM usage
+        // and memory used.
+        const PointMemory memory = point_memory(*r.problem, joined.front[i]);
+        p["sram_in_use_bytes"] = memory.sram_bytes;
+        p["arena_peak_bytes"] =
+            memory.arena_bytes.empty() ? 0.0 : *std::max_element(memory.arena_bytes.begin(), memory.arena_bytes.end());
+      }
+      front.push_back(std::move(p));
     }
     result["front_size"] = joined.front.size();
     Json summary;
@@ -300,7 +347,10 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     result["front_summary"] = summary;
     result["front"] = front;
     result["layer_mappings"] = std::move(mappings.list);
-    result["chosen"] = joined.front.empty() ? Json(nullptr) : Json(0);
+    result["chosen"] = joined.front.empty() ? Json(nullptr) : Json(run.keep_pareto ? chosen : 0);
+    if (!run.optimise.empty() && !joined.front.empty()) {
+      result["chosen_by"] = run.optimise == "Size" ? "least SRAM, --optimise Size" : "least cycles, --optimise Performance";
+    }
     if (r.unfused) {
       const FrontPoint& u = r.unfused->best;
       result["no_fusion"] = {{"cycles", u.cycles}, {"offchip_bytes", u.offchip_bytes},

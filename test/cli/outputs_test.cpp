@@ -212,17 +212,21 @@ TempDir* TinyChainRun::dir_ = nullptr;
 std::vector<std::string> TinyChainRun::args_;
 RunResult* TinyChainRun::run_ = nullptr;
 
-TEST_F(TinyChainRun, WritesExactlyTheFourFilesAndNoTemporaries) {
+TEST_F(TinyChainRun, WritesExactlyItsFilesAndNoTemporaries) {
   std::set<std::string> names;
   for (const auto& e : fs::directory_iterator(out())) names.insert(e.path().filename().string());
-  EXPECT_EQ(names, (std::set<std::string>{"result.json", "front.csv", "front.svg", "layers.csv"}));
+  // Ours, then Vela's two CSV files of the chosen point (<net>_summary_<system config>.csv, <net>_per-layer.csv).
+  EXPECT_EQ(names, (std::set<std::string>{"result.json", "front.csv", "front.svg", "layers.csv",
+                                          "tiny_chain_summary_internal-default.csv", "tiny_chain_per-layer.csv"}));
   EXPECT_TRUE(run_->err.empty()) << "a successful run prints nothing on stderr, got:\n" << run_->err;
 }
 
 TEST_F(TinyChainRun, LastStdoutLineNamesTheResultFile) {
   const std::vector<std::string> lines = lines_of(run_->out);
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines.back(), "wrote " + (out() / "result.json").string() + ", front.csv, front.svg, layers.csv");
+  EXPECT_EQ(lines.back(), "wrote " + (out() / "result.json").string() +
+                              ", front.csv, front.svg, layers.csv, tiny_chain_summary_internal-default.csv, "
+                              "tiny_chain_per-layer.csv");
 }
 
 TEST_F(TinyChainRun, ResultJsonRecordsToolAndProvenance) {

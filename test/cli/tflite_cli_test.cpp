@@ -9,14 +9,16 @@
 #include <gtest/gtest.h>
 
 #include "test/cli/cli_harness.hpp"
+#include "test/tflite/tflite_net.hpp"
 
 namespace npumap::cli_test {
 namespace {
 
 const fs::path kPerson = fs::path("..") / "shared" / "models" / "tflm__person_detect.tflite";
 
-/// A bad model: exit 2, one stderr line that names the file, nothing on stdout, no output written.
-void expect_rejected(const fs::path& model, const std::string& what) {
+/// A bad model: exit 2, one stderr line that names the file (and `key` when given), nothing on
+/// stdout, no output written.
+void expect_rejected(const fs::path& model, const std::string& what, const std::string& key = {}) {
   SCOPED_TRACE(what);
   TempDir out;
   for (const std::vector<std::string>& args :
@@ -27,6 +29,8 @@ void expect_rejected(const fs::path& model, const std::string& what) {
     const auto lines = lines_of(r.err);
     ASSERT_EQ(lines.size(), 1u) << r.err;
     EXPECT_NE(lines[0].find(model.string()), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find(key), std::string::npos) << lines[0];
+    EXPECT_EQ(lines[0].find("internal error"), std::string::npos) << lines[0];
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
   EXPECT_FALSE(fs::exists(out / "run"));
@@ -45,6 +49,40 @@ TEST(TfliteCli, BadModelFilesAreOneLineErrors) {
     const std::string bytes = read_text(kPerson);
     write_text(dir / "truncated.tflite", bytes.substr(0, bytes.size() / 2));
     expect_rejected(dir / "truncated.tflite", "truncated real model");
+  }
+}
+
+TEST(TfliteCli, ModelsTheLoweringRefusesAreOneLineErrorsNamingTheOperatorAndField) {
+  // Well-formed files the reader accepts but the lowering refuses as bad input (exit 2, not 3):
+  // a resize that changes the channels, and a concatenation with a fused activation on the NPU.
+  namespace tb = npumap::tflite::testing;
+  using npumap::tflite::Net;
+  const auto write_model = [](const fs::path& path, Net& n, std::vector<std::int32_t> in, std::vector<std::int32_t> out) {
+    n.sg.inputs = std::move(in);
+    n.sg.outputs = std::move(out);
+    tb::ModelSpec m = n.spec;
+    m.subgraphs = {n.sg};
+    write_text(path, tb::build_model(m));
+  };
+  TempDir dir;
+  {
+    Net n;
+    const int x = n.fm("x", {1, 4, 4, 8});
+    const int y = n.fm("y", {1, 4, 4, 16});
+    n.op(npumap::tflite::RESIZE_BILINEAR, {x, n.i32("size", {2}, {4, 4})}, {y},
+         {15, {tb::boolean(2, false), tb::boolean(3, false)}});
+    write_model(dir / "resize.tflite", n, {x}, {y});
+    expect_rejected(dir / "resize.tflite", "resize changing the channels", "subgraphs[0].operators[0].outputs[0]: ");
+  }
+  {
+    Net n;
+    const int a = n.fm("a", {1, 4, 4, 8});
+    const int b = n.fm("b", {1, 4, 4, 8});
+    const int y = n.fm("y", {1, 4, 4, 16});
+    n.op(npumap::tflite::CONCATENATION, {a, b}, {y}, {10, {tb::i32(0, 3), tb::i8(1, 1)}});
+    write_model(dir / "concat.tflite", n, {a, b}, {y});
+    expect_rejected(dir / "concat.tflite", "concatenation with a fused activation",
+                    "subgraphs[0].operators[0].builtin_options.fused_activation_function: ");
   }
 }
 

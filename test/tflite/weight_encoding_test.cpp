@@ -1,6 +1,6 @@
-// Tests of the Vela 2.1 weight encoder (workloads/tflite/weight_encoding.hpp, VELA_LOWERING.md 7):
+// Tests of the Vela 2.1 weight encoder (workloads/tflite/weight_encoding.hpp, docs/design/lowering/weight-encoding.md):
 //  (a) hand-derived cases: the traversal rule, reorder lengths and orders, codec sizes of streams
-//      small enough to count bits by hand, the bias/scale packing, and the spec's table of 7.2;
+//      small enough to count bits by hand, the bias/scale packing, and the page's examples of the compression scale;
 //  (b) every weighted pass of every record in ../shared/data/vela_tflite_reference.json: the model's
 //      weight tensor encoded with that pass's block depth, depth step and traversal must give the
 //      record's worst-stream and mean compression scales, encoded bytes and bias/scale size;
@@ -70,9 +70,9 @@ std::vector<std::int16_t> iota_weights(std::size_t n, int start = 1) {
 
 TEST(WeightReorder, LengthsFromTheShapesAlone) {
   const WeightAccelerator acc;
-  // person_detect's first conv after R3/R6, OHWI [8, 3, 2, 2], PKF 8-bit: one OFM block (8), one
-  // IFM block (min(16, 2) = 2 -> one 8-deep micro-block), one 3x2 sub-kernel of 6 elements padded
-  // to 8: 8 elements x 8 OFM x 8 IFM = 512 values.
+  // person_detect's first conv after the depth multiplier and first-layer rewrites, OHWI
+  // [8, 3, 2, 2], PKF 8-bit: one OFM block (8), one IFM block (min(16, 2) = 2 -> one 8-deep
+  // micro-block), one 3x2 sub-kernel of 6 elements padded to 8: 8 elements x 8 OFM x 8 IFM = 512 values.
   EXPECT_EQ(
       reorder_weight_stream(iota_weights(96), 8, 3, 2, 2, WeightTraversal::PartKernelFirst, 8, 8, acc, 1, 1).size(),
       512u);
@@ -334,7 +334,7 @@ std::vector<RefRecord> load_weight_records() {
           p.traversal = pr.at("block_traversal");
           p.block_depth = pr.at("block_config_HWIdOd").at(3);
           const bool dma = w.contains("dma_source");
-          // 7.1 step 4: streamed (WeightStream cascade, DMA'd weights) bricks are block-depth deep.
+          // After scheduling: streamed (WeightStream cascade, DMA'd weights) bricks are block-depth deep.
           p.depth_step = (cp.at("strategy") == "WeightStream" && dma) ? p.block_depth : 0;
           p.worst = pr.at("weight_compression_scale");
           p.mean = w.at("bandwidth_compression_scale");
@@ -462,7 +462,7 @@ TEST_F(WeightReference, PerPassScalesBytesAndBias) {
   EXPECT_EQ(total, 1206);
   // NOT every pass matches. The reorder, the brick split, the traversal and the bias/scale
   // packing match all 1206 passes (shapes, traversals and reordered totals are exact), so the
-  // remaining error is in the codec: VELA_LOWERING.md 7.5 names its parts but not all of its
+  // remaining error is in the codec: weight-encoding.md ("The codec") names its parts but not all of its
   // rules, and the encoder reconstructs the rest. 69 passes (34 weight tensors of 7 models) come
   // out 16 to 48 bytes off (45 larger, 24 smaller than Vela). Typical cases:
   //  * streams whose last slice holds one value after a free zero-run parameter change (yolo op 3
@@ -521,8 +521,8 @@ TEST_F(WeightReference, WholeModelTotals) {
 }
 
 TEST_F(WeightReference, SpecTableOf72) {
-  // VELA_LOWERING.md 7.2's table, single-brick encodings: person_detect's first conv (a DW with
-  // multiplier 8 on one channel -> R3 conv -> R6 [3,2,2,8], 96 values) is 144 bytes (scale 1.5);
+  // weight-encoding.md's compression scale examples, single-brick encodings: person_detect's first conv (a DW with
+  // multiplier 8 on one channel -> conv -> first-layer rewrite [3,2,2,8], 96 values) is 144 bytes (scale 1.5);
   // its 3x3 DW on 8 channels (72 values) 112 bytes (1.556); yolo's 1x1 convs of 32 values 80 bytes (2.5).
   const Model& pd = model("tflm__person_detect");
   OperatorWeightOptions o;
