@@ -714,12 +714,14 @@ def main(argv):
     for key in sorted(set(reference["fronts"]) - set(head_fronts) - head_failed):
         notes.append(f"front {key}: no HEAD front to compare")
 
-    def tally(ref, head):
-        compared = [k for k in ref if k in head or k in head_failed]
-        return sum(1 for k in compared if head.get(k) == ref[k]), len(compared)
+    def tally(ref, head, universe):
+        """(identical, compared): a HEAD run that failed its own check counts as compared and not
+        identical, whether or not the baseline's answer of it was recorded before the failure."""
+        compared = {k for k in ref if k in head} | {k for k in head_failed if k in universe}
+        return sum(1 for k in compared if k in ref and head.get(k) == ref[k]), len(compared)
 
-    fronts_same, fronts_total = tally(reference["fronts"], head_fronts)
-    bench_same, bench_total = tally(reference["benchmarks"], head_bench)
+    fronts_same, fronts_total = tally(reference["fronts"], head_fronts, set(front_keys))
+    bench_same, bench_total = tally(reference["benchmarks"], head_bench, set(chosen))
 
     # ---- speed
     results = []
