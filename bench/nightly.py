@@ -215,9 +215,14 @@ def existing_build(role, build_dir):
             src = line.split("=", 1)[1].strip()
     if not src:
         raise Broken(f"{cache}: no CMAKE_HOME_DIRECTORY")
-    rev = git("rev-parse", "HEAD", cwd=src, check=False) or None
-    dirty = bool(git("status", "--porcelain", "--untracked-files=no", cwd=src, check=False))
-    desc = f"{os.path.relpath(build_dir, ROOT)} (tree at {rev[:12] if rev else '?'}{', with uncommitted changes' if dirty else ''})"
+    # A source folder inside another checkout (an export under build/) is no git tree of its own:
+    # its revision is unknown, not the enclosing checkout's.
+    top = git("rev-parse", "--show-toplevel", cwd=src, check=False)
+    own = bool(top) and os.path.realpath(top) == os.path.realpath(src)
+    rev = (git("rev-parse", "HEAD", cwd=src, check=False) or None) if own else None
+    dirty = own and bool(git("status", "--porcelain", "--untracked-files=no", cwd=src, check=False))
+    tree = f"tree at {rev[:12]}" if rev else "source not a git checkout"
+    desc = f"{os.path.relpath(build_dir, ROOT)} ({tree}{', with uncommitted changes' if dirty else ''})"
     return Side(role, rev, src, build_dir, desc)
 
 
