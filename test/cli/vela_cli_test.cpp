@@ -385,8 +385,7 @@ TEST(VelaCli, AFloatModelSaysNoOperatorRunsOnTheNpu) {
 }
 
 TEST(VelaCli, ARealModelRunsTheVelaWay) {
-  const fs::path model = fs::path("..") / "shared" / "models" / "tflm__person_detect.tflite";
-  if (!fs::exists(model)) GTEST_SKIP() << "../shared/models is absent";
+  const fs::path model = fs::path("workloads") / "models" / "tflm__person_detect.tflite";
   TempDir tmp;
   const RunResult r = run_mapper({model.string(), "--accelerator-config", "ethos-u65-256", "--system-config",
                                   "Ethos_U65_High_End", "--memory-mode", "Dedicated_Sram_384KB", "--optimise", "Size",
