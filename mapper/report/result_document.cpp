@@ -6,15 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <map>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "common/hash.hpp"
 #include "common/user_error.hpp"
-#include "mapper/search/point_memory.hpp"
-#include "model/evaluate.hpp"
+#include "mapper/search/mapping.hpp"
 #include "model/pass_json.hpp"
 #include "npumap_version.hpp"
 
@@ -38,27 +36,79 @@ void add_timing(Json& j, double cycles, double macs, const arch::Arch& arch) {
   j["utilisation"] = cycles > 0 && peak > 0 ? macs / cycles / peak : 0.0;
 }
 
-/// The distinct layer mappings of the front: a front point lists, per layer in topological order, an
-/// index into this table, so a mapping that many points share (most layers of a large front) is
-/// written once. A mapping is identified by (step, group, row) of the join problem.
-struct LayerMappings {
-  Json list = Json::array();
-  std::map<std::tuple<std::size_t, std::uint32_t, std::uint32_t>, std::size_t> index;
-  /// The index of the mapping `key`, or -1 if it is not in the table yet.
-  std::int64_t find(const std::tuple<std::size_t, std::uint32_t, std::uint32_t>& key) const {
-    const auto it = index.find(key);
-    return it == index.end() ? -1 : static_cast<std::int64_t>(it->second);
+/// One layer mapping of the front as result.json's `layer_mappings` lists it: the layer, its choices,
+/// its costs and (NPU layers) where its time goes and its pass, to re-evaluate with `mapper eval`.
+Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
+  const auto& l = w.layers[static_cast<std::size_t>(m.layer)];
+  Json lj;
+  lj["layer"] = l.name;
+  lj["op"] = workloads::op_name(l);
+  lj["ifm_shape"] = shape_json(l.ifm_shape);
+  lj["ofm_shape"] = shape_json(l.ofm_shape);
+  const auto tensors = [&] {
+    Json t = Json::object();
+    for (std::size_t i = 0; i < l.inputs.size(); ++i) t[w.tensors[static_cast<std::size_t>(l.inputs[i])].name] = describe(m.tensors[i]);
+    t[w.tensors[static_cast<std::size_t>(l.output)].name] = describe(m.tensors.back());
+    return t;
+  };
+  const auto costs = [&] {
+    lj["cycles"] = m.cycles;
+    lj["offchip_bytes"] = m.offchip_bytes;
+    lj["energy_pj"] = m.energy_pj;
+    lj["sram_bytes"] = m.sram_bytes;
+    lj["repeat"] = m.repeat;
+  };
+  if (m.cpu) {
+    // Runs on the CPU: no NPU pass; its tensors stay in the arena.
+    lj["cpu"] = {{"operator", l.cpu_operator}, {"reason", l.cpu_reason}};
+    lj["block_config"] = nullptr;
+    lj["traversal"] = "-";
+    lj["tensors"] = tensors();
+    lj["fused_with_previous"] = false;
+    lj["fused_with_next"] = false;
+    costs();
+    return lj;
   }
-  std::size_t add(const std::tuple<std::size_t, std::uint32_t, std::uint32_t>& key, Json entry) {
-    index.emplace(key, list.size());
-    list.push_back(std::move(entry));
-    return list.size() - 1;
+  const model::BlockConfig& bc = m.block_config;
+  lj["block_config"] = {bc.ofm_h, bc.ofm_w, bc.ifm_d, bc.ofm_d};
+  lj["traversal"] = std::string(model::traversal_name(m.traversal));
+  if (m.pass.weights) lj["weights"] = weight_placement_name(m.weights);
+  if (m.pass.bias) lj["bias"] = bias_placement_name(m.bias);
+  lj["tensors"] = tensors();
+  lj["fused_with_previous"] = m.fused_with_previous;
+  lj["fused_with_next"] = m.fused_with_next;
+  costs();
+  lj["macs"] = l.macs;
+  add_timing(lj, m.cycles, static_cast<double>(l.macs), arch);
+  // Where the layer's time goes: each component's cycles (the pass's total is their maximum, so the
+  // largest bounds it) and the bytes each memory moves; a batched matmul repeats the pass.
+  const double repeat = m.repeat;
+  Json components = Json::object();
+  model::PassCycles bound = model::PassCycles::Npu;
+  for (int c = 0; c < static_cast<int>(model::PassCycles::Total); ++c) {
+    const auto pc = static_cast<model::PassCycles>(c);
+    components[std::string(model::pass_cycles_name(pc))] = m.metrics.cycle(pc) * repeat;
+    if (m.metrics.cycle(pc) > m.metrics.cycle(bound)) bound = pc;
   }
-};
+  lj["cycles_by_component"] = components;
+  lj["bound_by"] = std::string(model::pass_cycles_name(bound));
+  Json bytes = Json::object();
+  for (int a = 0; a < arch::kNumMemAreas; ++a) {
+    const auto area = static_cast<arch::MemArea>(a);
+    const double b = model::area_bytes(m.metrics, area) * repeat;
+    if (b > 0) bytes[std::string(arch::mem_area_name(area))] = b;
+  }
+  lj["bytes_by_area"] = bytes;
+  model::PassLabels labels;
+  labels.layer_name = l.name;
+  labels.placement_name = "npu-mapper";
+  labels.num_valid_block_configs = m.num_block_configs;
+  lj["pass"] = model::write_pass_input(m.pass, arch, labels);
+  return lj;
+}
 
-/// One front point: its totals and, per layer, the index of its mapping in `table`.
-Json point_json(const arch::Arch& arch, const workloads::Workload& w, const StageResult& stage,
-                const JoinProblem& problem, const FrontPoint& point, LayerMappings& table) {
+/// One front point: its totals and, per layer, the index of its mapping in `layer_mappings`.
+Json point_json(const arch::Arch& arch, const workloads::Workload& w, const FrontPoint& point, const PointMapping& mapping) {
   Json j;
   j["cycles"] = point.cycles;
   j["offchip_bytes"] = point.offchip_bytes;
@@ -66,95 +116,7 @@ Json point_json(const arch::Arch& arch, const workloads::Workload& w, const Stag
   j["energy_pj"] = point.energy_pj;
   j["edp"] = point.cycles * point.energy_pj;
   add_timing(j, point.cycles, static_cast<double>(w.total_macs()), arch);
-  Json layers = Json::array();
-  for (std::size_t s = 0; s < w.topological_order.size(); ++s) {
-    const auto key = std::make_tuple(s, point.group[s], point.row[s]);
-    if (const std::int64_t known = table.find(key); known >= 0) {
-      layers.push_back(known);
-      continue;
-    }
-    const int layer = w.topological_order[s];
-    const auto& l = w.layers[static_cast<std::size_t>(layer)];
-    const PmappingGroup& g = problem.steps[s].groups[point.group[s]];
-    const PmappingRow& row = g.rows[point.row[s]];
-    const Job& job = stage.jobs[row.job];
-    const LayerSpace& space = stage.layers[static_cast<std::size_t>(layer)].space;
-    const Template& tpl = space.templates[job.template_index];
-    Json lj;
-    lj["layer"] = l.name;
-    lj["op"] = workloads::op_name(l);
-    lj["ifm_shape"] = shape_json(l.ifm_shape);
-    lj["ofm_shape"] = shape_json(l.ofm_shape);
-    if (space.cpu) {
-      // Runs on the CPU: no NPU pass, nothing to re-evaluate; its tensors stay in the arena.
-      lj["cpu"] = {{"operator", l.cpu_operator}, {"reason", l.cpu_reason}};
-      lj["block_config"] = nullptr;
-      lj["traversal"] = "-";
-      Json tensors = Json::object();
-      for (std::size_t i = 0; i < l.inputs.size(); ++i) {
-        tensors[w.tensors[static_cast<std::size_t>(l.inputs[i])].name] = describe(g.compat[i]);
-      }
-      tensors[w.tensors[static_cast<std::size_t>(l.output)].name] = describe(g.compat.back());
-      lj["tensors"] = tensors;
-      lj["fused_with_previous"] = false;
-      lj["fused_with_next"] = false;
-      lj["cycles"] = row.cycles;
-      lj["offchip_bytes"] = row.offchip_bytes;
-      lj["energy_pj"] = row.energy_pj;
-      lj["sram_bytes"] = row.sram_bytes;
-      lj["repeat"] = space.batch_repeat;
-      layers.push_back(table.add(key, std::move(lj)));
-      continue;
-    }
-    const model::BlockConfig& bc = space.block_configs[row.candidate];
-    const model::Pass pass = make_pass(arch, space, tpl, bc);
-    lj["block_config"] = {bc.ofm_h, bc.ofm_w, bc.ifm_d, bc.ofm_d};
-    lj["traversal"] = std::string(model::traversal_name(tpl.traversal));
-    if (pass.weights) lj["weights"] = weight_placement_name(tpl.weights);
-    if (pass.bias) lj["bias"] = bias_placement_name(tpl.bias);
-    Json tensors = Json::object();
-    for (std::size_t i = 0; i < l.inputs.size(); ++i) {
-      tensors[w.tensors[static_cast<std::size_t>(l.inputs[i])].name] = describe(g.compat[i]);
-    }
-    tensors[w.tensors[static_cast<std::size_t>(l.output)].name] = describe(g.compat.back());
-    lj["tensors"] = tensors;
-    lj["fused_with_previous"] = g.compat[0].residence == Residence::Rolling;
-    lj["fused_with_next"] = g.compat.back().residence == Residence::Rolling;
-    lj["cycles"] = row.cycles;
-    lj["offchip_bytes"] = row.offchip_bytes;
-    lj["energy_pj"] = row.energy_pj;
-    lj["sram_bytes"] = row.sram_bytes;
-    lj["repeat"] = space.batch_repeat;
-    lj["macs"] = l.macs;
-    add_timing(lj, row.cycles, static_cast<double>(l.macs), arch);
-    // Where the layer's time goes: each component's cycles (the pass's total is their maximum, so the
-    // largest bounds it) and the bytes each memory moves; a batched matmul repeats the pass.
-    const model::PassMetrics metrics = model::evaluate(arch, pass);
-    const double repeat = space.batch_repeat;
-    Json components = Json::object();
-    model::PassCycles bound = model::PassCycles::Npu;
-    for (int c = 0; c < static_cast<int>(model::PassCycles::Total); ++c) {
-      const auto pc = static_cast<model::PassCycles>(c);
-      components[std::string(model::pass_cycles_name(pc))] = metrics.cycle(pc) * repeat;
-      if (metrics.cycle(pc) > metrics.cycle(bound)) bound = pc;
-    }
-    lj["cycles_by_component"] = components;
-    lj["bound_by"] = std::string(model::pass_cycles_name(bound));
-    Json bytes = Json::object();
-    for (int a = 0; a < arch::kNumMemAreas; ++a) {
-      const auto area = static_cast<arch::MemArea>(a);
-      const double b = model::area_bytes(metrics, area) * repeat;
-      if (b > 0) bytes[std::string(arch::mem_area_name(area))] = b;
-    }
-    lj["bytes_by_area"] = bytes;
-    model::PassLabels labels;
-    labels.layer_name = l.name;
-    labels.placement_name = "npu-mapper";
-    labels.num_valid_block_configs = static_cast<int>(space.block_configs.size());
-    lj["pass"] = model::write_pass_input(pass, arch, labels);
-    layers.push_back(table.add(key, std::move(lj)));
-  }
-  j["layers"] = layers;
+  j["layers"] = mapping.layers;
   return j;
 }
 
@@ -318,7 +280,6 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   const std::vector<FrontPoint>& points = found_before_stop ? joined.found_before_stop : joined.front;
   if (found_before_stop) result["front_is_partial"] = true;
   Json front = Json::array();
-  LayerMappings mappings;
   // The chosen point: the front's first (the best by the first objective), or Vela's --optimise:
   // Performance the least cycles, Size the least peak SRAM (ties: the other, then off-chip bytes).
   std::size_t chosen = 0;
@@ -338,15 +299,21 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   } else if (!points.empty()) {
     kept.push_back(chosen);
   }
+  std::vector<const FrontPoint*> asked;
+  std::size_t memory_of = kept.size();
   for (const std::size_t i : kept) {
-    Json p = point_json(arch, workload, r.stage, *r.problem, points[i], mappings);
-    if (i == chosen) {
+    if (i == chosen) memory_of = asked.size();
+    asked.push_back(&points[i]);
+  }
+  const FrontMappings mappings = front_mappings(arch, workload, r.stage, *r.problem, asked, memory_of);
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    Json p = point_json(arch, workload, *asked[k], mappings.points[k]);
+    if (const auto& memory = mappings.points[k].memory) {
       // Per layer, the SRAM in use while it runs, and the arena's peak: Vela's per-layer SRAM usage
       // and memory used.
-      const PointMemory memory = point_memory(*r.problem, points[i]);
-      p["sram_in_use_bytes"] = memory.sram_bytes;
+      p["sram_in_use_bytes"] = memory->sram_bytes;
       p["arena_peak_bytes"] =
-          memory.arena_bytes.empty() ? 0.0 : *std::max_element(memory.arena_bytes.begin(), memory.arena_bytes.end());
+          memory->arena_bytes.empty() ? 0.0 : *std::max_element(memory->arena_bytes.begin(), memory->arena_bytes.end());
     }
     front.push_back(std::move(p));
   }
@@ -366,7 +333,9 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   }
   result["front_summary"] = summary;
   result["front"] = front;
-  result["layer_mappings"] = std::move(mappings.list);
+  Json layer_mappings = Json::array();
+  for (const LayerMapping& m : mappings.layers) layer_mappings.push_back(layer_mapping_json(arch, workload, m));
+  result["layer_mappings"] = std::move(layer_mappings);
   result["chosen"] = points.empty() ? Json(nullptr) : Json(run.keep_pareto ? chosen : 0);
   if (!run.optimise.empty() && !points.empty()) {
     result["chosen_by"] = run.optimise == "Size" ? "least SRAM, --optimise Size" : "least cycles, --optimise Performance";

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_harness.hpp"
 
 namespace npumap::cli_test {
@@ -92,6 +94,34 @@ TEST(Csv, FrontCsvIsRectangular) {
   ASSERT_EQ(r.status, 0) << r.err;
   expect_rectangular(tmp / "out" / "front.csv");
   expect_rectangular(tmp / "out" / "layers.csv");
+}
+
+TEST(Csv, FrontCsvFusedLayersCountsEachPointsFusions) {
+  // front.csv's fused_layers of a point is the number of its layer mappings in result.json with
+  // fused_with_next. Regression: a point that reused a layer mapping of an earlier point (person_detect's
+  // second point shares all but a few layers with the first) counted only its new layers' fusions.
+  TempDir tmp;
+  const RunResult r = run_mapper({"--workload", "workloads/models/tflm__person_detect.tflite", "--keep-pareto", "--out",
+                                  (tmp / "out").string(), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json result = nlohmann::json::parse(read_text(tmp / "out" / "result.json"));
+  const std::vector<std::string> lines = lines_of(read_text(tmp / "out" / "front.csv"));
+  std::vector<std::string> rows;
+  for (const std::string& l : lines)
+    if (!l.empty() && l[0] != '#') rows.push_back(l);
+  const std::vector<std::string> head = csv_fields(rows.at(0));
+  const auto column = static_cast<std::size_t>(std::find(head.begin(), head.end(), "fused_layers") - head.begin());
+  ASSERT_LT(column, head.size());
+  ASSERT_EQ(rows.size(), result["front"].size() + 1);
+  ASSERT_GE(result["front"].size(), 2u);
+  std::size_t reusing = 0;  // points after the first: they reuse layer mappings
+  for (std::size_t i = 0; i < result["front"].size(); ++i) {
+    int fused = 0;
+    for (const auto& ref : result["front"][i]["layers"]) fused += result["layer_mappings"][ref.get<std::size_t>()]["fused_with_next"].get<bool>();
+    EXPECT_EQ(csv_fields(rows[i + 1])[column], std::to_string(fused)) << "point " << i;
+    reusing += i > 0 && fused > 0;
+  }
+  EXPECT_GT(reusing, 0u) << "no later point fuses: the check proves nothing";
 }
 
 TEST(SweepRanking, AFasterClockWinsAtEqualCycles) {
