@@ -460,19 +460,11 @@ TEST_F(WeightReference, PerPassScalesBytesAndBias) {
             << ", shapes " << shape_ok << ", traversals " << traversal_ok << ", bias/scale " << bias_ok
             << "; worst scale error " << worst_err << "\n";
   EXPECT_EQ(total, 1206);
-  // NOT every pass matches. The reorder, the brick split, the traversal and the bias/scale
-  // packing match all 1206 passes (shapes, traversals and reordered totals are exact), so the
-  // remaining error is in the codec: VELA_LOWERING.md 7.5 names its parts but not all of its
-  // rules, and the encoder reconstructs the rest. 69 passes (34 weight tensors of 7 models) come
-  // out 16 to 48 bytes off (45 larger, 24 smaller than Vela). Typical cases:
-  //  * streams whose last slice holds one value after a free zero-run parameter change (yolo op 3
-  //    and vww2 op 42 have the same slice structure but need opposite corrections, so no fixed
-  //    chunk-field width fits both: some rule of the slicing is still unknown);
-  //  * palette-section-heavy FC streams (ad01), where the bit count before any chunk padding is
-  //    already above Vela's, so a palette section or palette choice differs.
-  // These counts are the achieved ones: raise them when the codec improves, never lower them to
-  // hide a regression. NPUMAP_WEIGHT_MISMATCHES=1 lists the mismatching passes.
-  constexpr int kExactScales = 1137, kExactBytes = 1138;
+  // Every pass matches: the reorder, the brick split, the traversal, the bias/scale packing and
+  // the codec's bit count (palette sections, palette, zero-run mode, GRC parameter search, slices,
+  // chunk fields and padding) all follow Vela 2.1's rules. NPUMAP_WEIGHT_MISMATCHES=1 lists any
+  // pass that stops matching.
+  constexpr int kExactScales = 1206, kExactBytes = 1206;
   EXPECT_EQ(scale_exact, kExactScales) << "of " << total;
   EXPECT_EQ(bytes_exact, kExactBytes) << "of " << total;
   EXPECT_EQ(shape_ok, total);
@@ -511,12 +503,10 @@ TEST_F(WeightReference, WholeModelTotals) {
   std::cout << "[ weights  ] records " << records.size() << ": encoded totals exact " << exact
             << ", reordered totals exact " << reordered_exact << "; worst encoded difference " << worst_diff
             << " bytes\n";
-  // The reordered (unencoded) totals match every record; the encoded totals match where every
-  // pass of the record matches (see PerPassScalesBytesAndBias for why some do not). Achieved
-  // count, not a target: raise it when the codec improves.
-  constexpr int kExactRecords = 20;
+  // The reordered (unencoded) and the encoded totals match every record.
+  constexpr int kExactRecords = 39;
   EXPECT_EQ(exact, kExactRecords) << "of " << records.size();
-  EXPECT_LE(worst_diff, 48);
+  EXPECT_EQ(worst_diff, 0);
   EXPECT_EQ(reordered_exact, static_cast<int>(records.size()));
 }
 

@@ -75,8 +75,9 @@ std::vector<int> palette_sections(std::span<const std::int16_t> buf) {
   int last_restart = 0, zero_cnt = 0, palette_size = 0;
   bool got_palette = false;
   for (int i = 0; i < size; ++i) {
-    // Zeros are probably coded as runs (not in the palette) when they dominate.
-    const int exclude_zero = zero_cnt > (i - last_restart - zero_cnt) * 4 ? 1 : 0;
+    // Zeros are probably coded as runs (not in the palette) when more than a quarter of the
+    // section so far is zero (integer quarter).
+    const int exclude_zero = zero_cnt > (i - last_restart) / 4 ? 1 : 0;
     if (got_palette && prev_idx[buf[i] + 256] < last_restart) {
       // A value the current palette lacks: one more entry; restart if that costs an index bit on
       // a long-lived palette, or overflows 32 entries.
@@ -302,11 +303,13 @@ std::vector<GrcRun> search_grc(const std::vector<int>& values, bool zero_runs, i
   return runs;
 }
 
-// Unary parts travel in fixed-width chunk fields: 12 bits for weight indices (plain: the unary
-// codes back to back; truncated: one "q > 0" bit per value), 12 bits for zero runs with divisor
-// 0-2 and 8 bits with divisor 3. The last chunk of a slice is padded, so a slice's unary bits round
-// up to the field width. (Inferred from the reference sizes: this padding turns 745 of 1206 exact
-// passes into 1137; without it every stream with many short slices comes out too small.)
+// Unary parts travel in chunks of fixed-width fields. A weight chunk always spends 12 bits on its
+// first unary field, one bit per "position": a value with quotient q takes q/2 + 1 positions
+// (truncated codes: one), and each position whose running quotient is still positive adds one bit
+// to a second, variable-width field (so ceil(q/2) bits; truncated: one bit when q > 0). The last
+// chunk of a slice is padded to the full 12 positions. Zero runs have one field per chunk, 12 bits
+// wide for divisors 0-2 and 8 bits for divisor 3, one position per unit of quotient plus one, the
+// last chunk padded likewise. Remainders add `div` bits per value.
 constexpr int kWeightUnaryField = 12;
 int zero_run_unary_field(int div) { return div < 3 ? 12 : 8; }
 
@@ -314,17 +317,18 @@ int zero_run_unary_field(int div) { return div < 3 ? 12 : 8; }
 std::int64_t weight_payload_bits(std::span<const int> values, const GrcParam& c, int uncompressed_bits) {
   const auto n = static_cast<std::int64_t>(values.size());
   if (c.mode == 2) return n * uncompressed_bits;  // raw indices, no unary part
-  std::int64_t unary = 0, extra = 0;
+  std::int64_t positions = 0, second_field = 0;
   for (int v : values) {
     const int q = v >> c.div;
     if (c.mode == 1) {
-      unary += 1;              // unary0: q > 0
-      extra += q > 0 ? 1 : 0;  // unary1: q > 1, only for q > 0
+      positions += 1;
+      second_field += q > 0 ? 1 : 0;
     } else {
-      unary += q + 1;  // q ones and a zero
+      positions += q / 2 + 1;
+      second_field += (q + 1) / 2;
     }
   }
-  return round_up(unary, kWeightUnaryField) + extra + n * c.div;
+  return round_up(positions, kWeightUnaryField) + second_field + n * c.div;
 }
 
 // Bits of one slice's zero runs under configuration `c`.

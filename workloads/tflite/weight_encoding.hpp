@@ -17,7 +17,7 @@
 //      unary chunk fields, the 3-bit end marker and 0xFF padding to 16 bytes. Only the bit count is
 //      produced, not the bitstream: the size is all the mapper needs, and it does not depend on how
 //      chunks interleave bits. The spec (7.5) names the codec's parts but not all of its rules; the
-//      rules here reproduce 1137 of the 1206 reference passes exactly (see the test for the rest);
+//      rest follow Vela 2.1's codec, and all 1206 reference passes come out exact;
 //   4. report bytes per brick and core, the total, and the compression scales (7.2): per brick,
 //      bytes / (kh*kw*I*min(O, depth_step)); the mean is the bandwidth/storage scale, the maximum
 //      the worst-stream scale.
