@@ -77,26 +77,30 @@ struct GrcRun {
   int end;
 };
 
-// The search keeps each configuration's bit count relative to the best one so far (a lagging
-// configuration switches to the best as soon as it is more than one change behind, so the
-// differences stay small). Weight searches run 16 lanes (13 used), zero-run searches 4.
+// The search keeps each configuration's bit count relative to the best one so far: a lagging
+// configuration switches to the best as soon as it is more than one change (40 bits) behind, so a
+// difference never exceeds 40 plus one value's estimate. A weight value's estimate is at most
+// 10000 (impossible), so the weight search runs 16 lanes of 16 bits (13 used); a zero run's is its
+// length, so the zero-run search runs 4 lanes of 32 bits.
 constexpr int kWeightLanes = 16;
 constexpr int kZeroRunLanes = 4;
-template <int Lanes>
-using LaneCosts = std::array<std::int32_t, Lanes>;
-// Unused lanes cost this much per value: never the best (a real lane's estimate is at most 10000),
-// and their relative cost settles at about this value, far from overflowing.
-constexpr std::int32_t kUnusedLane = 1 << 28;
+template <typename T, int Lanes>
+using LaneCosts = std::array<T, Lanes>;
+using WeightLanes = LaneCosts<std::int16_t, kWeightLanes>;
+using ZeroRunLanes = LaneCosts<std::int32_t, kZeroRunLanes>;
+// Unused weight lanes cost this much per value: never the best (a real lane's estimate is at most
+// 10000) and their difference stays at 40 + this, within 16 bits.
+constexpr std::int16_t kUnusedLane = 20000;
 
 // Estimated bits of `value` under weight configuration j (the search's cost, not the real payload):
 // q + 1 + div, truncated min(q + 1, 2) + div, impossible (10000) past the code's range, and the
 // fixed width of uncompressed indices.
-std::int32_t weight_cost_estimate(int value, int j, int uncompressed_bits) {
+std::int16_t weight_cost_estimate(int value, int j, int uncompressed_bits) {
   const GrcParam& c = kWeightParams[static_cast<std::size_t>(j)];
-  if (c.mode == 2) return uncompressed_bits;
+  if (c.mode == 2) return static_cast<std::int16_t>(uncompressed_bits);
   const int q = value >> c.div;
-  if ((c.mode == 1 && q > 2) || q > 31) return static_cast<std::int32_t>(kImpossible);
-  return (c.mode == 1 ? std::min(q + 1, 2) : q + 1) + c.div;
+  if ((c.mode == 1 && q > 2) || q > 31) return static_cast<std::int16_t>(kImpossible);
+  return static_cast<std::int16_t>((c.mode == 1 ? std::min(q + 1, 2) : q + 1) + c.div);
 }
 
 // Scratch memory of the codec, reused by every stream one thread encodes.
@@ -104,7 +108,7 @@ struct CodecScratch {
   std::vector<int> weights, zruns;
   std::vector<std::uint16_t> switched;    // per value: the configurations that switched to the best
   std::vector<std::uint8_t> best_before;  // per value: the best configuration before it
-  std::vector<LaneCosts<kWeightLanes>> cost_rows;  // weight search: estimate per distinct value and lane
+  std::vector<WeightLanes> cost_rows;  // weight search: estimate per distinct value and lane
   std::vector<GrcRun> wruns, zruns_cfg;
   std::vector<int> restarts;
   std::vector<int> seen;  // palette scan: the distinct values seen so far (+256)
@@ -124,16 +128,35 @@ void palette_sections(std::span<const std::int16_t> buf, CodecScratch& sc) {
   const int size = static_cast<int>(buf.size());
   std::vector<int>& restarts = sc.restarts;
   restarts.assign(1, 0);
-  std::vector<int>& seen = sc.seen;  // values with prev_idx set: the only ones a palette can count
+  // The values seen since the last restart (+256): a window starts at or after it, so only these
+  // can count towards a new palette.
+  std::vector<int>& seen = sc.seen;
   seen.clear();
   std::vector<int>& nonzero_pos = sc.nonzero_pos;  // positions of the non-zero values so far
   nonzero_pos.clear();
   std::array<int, 512> prev_idx;  // last position of each value (+256), -1 = not seen
   prev_idx.fill(-1);
+  const auto forget_before_restart = [&](int restart) {
+    std::erase_if(seen, [&](int v) { return prev_idx[static_cast<std::size_t>(v)] < restart; });
+  };
   int last_restart = 0, zero_cnt = 0, palette_size = 0;
   bool got_palette = false;
+  // The count of distinct values seen at or after a window start, remembered per window size: a
+  // zero does not move the windows (they are counted in non-zero values), so the same window is
+  // tried again at every zero that follows a multiple of 32 non-zero values, and the count then
+  // only needs the new zero. A count holds while no non-zero value has come since (its epoch is
+  // the number of non-zero values when it was made).
+  std::array<int, 5> window_start{};
+  std::array<int, 5> window_count{};
+  std::array<std::size_t, 5> window_epoch;
+  window_epoch.fill(static_cast<std::size_t>(-1));
   for (int i = 0; i < size; ++i) {
     const int vi = buf[static_cast<std::size_t>(i)] + 256;
+    if (vi == 256) {
+      for (std::size_t k = 0; k < 5; ++k) {
+        if (window_epoch[k] == nonzero_pos.size() && prev_idx[256] < window_start[k]) ++window_count[k];
+      }
+    }
     // Zeros are probably coded as runs (not in the palette) when more than a quarter of the
     // section so far is zero (integer quarter).
     const int exclude_zero = zero_cnt > (i - last_restart) / 4 ? 1 : 0;
@@ -147,9 +170,10 @@ void palette_sections(std::span<const std::int16_t> buf, CodecScratch& sc) {
         last_restart = i;
         got_palette = false;
         zero_cnt = 0;
+        seen.clear();
       }
     }
-    if (prev_idx[static_cast<std::size_t>(vi)] < 0) seen.push_back(vi);
+    if (prev_idx[static_cast<std::size_t>(vi)] < last_restart) seen.push_back(vi);
     prev_idx[static_cast<std::size_t>(vi)] = i;
     if (vi == 256) {
       ++zero_cnt;
@@ -161,7 +185,19 @@ void palette_sections(std::span<const std::int16_t> buf, CodecScratch& sc) {
     // covering the last N non-zero values is tried; every N is a multiple of 32, so nothing
     // happens at other counts.
     const int nonzeros_now = i - last_restart - zero_cnt;
-    if (nonzeros_now <= 0 || nonzeros_now % 32 != 0) continue;
+    if (nonzeros_now <= 0 || nonzeros_now % 32 != 0) {
+      if (vi == 256) {
+        // The zeros that follow change nothing but their count and the last position of 0: none
+        // is new to a palette (0 was just seen), none moves a window, and none reaches a window
+        // test (the non-zero count stays where this one left it).
+        int j = i + 1;
+        while (j < size && buf[static_cast<std::size_t>(j)] == 0) ++j;
+        zero_cnt += j - 1 - i;
+        i = j - 1;
+        prev_idx[256] = i;
+      }
+      continue;
+    }
     for (int k = 0; k < 5; ++k) {
       const int n = (32 << k) * (got_palette ? 2 : 1);
       const int nonzeros = i - last_restart - zero_cnt;
@@ -173,8 +209,16 @@ void palette_sections(std::span<const std::int16_t> buf, CodecScratch& sc) {
       int restart_idx = last_restart;
       if (nz_count >= back && nonzero_pos[nz_count - back] > last_restart) restart_idx = nonzero_pos[nz_count - back];
       int new_palette_size = 0;
-      for (int v : seen) {
-        if (prev_idx[static_cast<std::size_t>(v)] >= restart_idx) ++new_palette_size;
+      const std::size_t sk = static_cast<std::size_t>(k);
+      if (window_epoch[sk] == nz_count && window_start[sk] == restart_idx) {
+        new_palette_size = window_count[sk];
+      } else {
+        for (int v : seen) {
+          if (prev_idx[static_cast<std::size_t>(v)] >= restart_idx) ++new_palette_size;
+        }
+        window_epoch[sk] = nz_count;
+        window_start[sk] = restart_idx;
+        window_count[sk] = new_palette_size;
       }
       bool create = false;
       if (got_palette) {
@@ -192,6 +236,7 @@ void palette_sections(std::span<const std::int16_t> buf, CodecScratch& sc) {
         got_palette = true;
         last_restart = restart_idx;
         if (restarts.back() != last_restart) restarts.push_back(last_restart);
+        forget_before_restart(last_restart);
         zero_cnt = 0;
         for (int m = last_restart; m <= i; ++m) {
           if (buf[static_cast<std::size_t>(m)] == 0) ++zero_cnt;
@@ -214,7 +259,7 @@ struct Palette {
 
 Palette make_palette(std::span<const std::int16_t> buf) {
   std::array<int, 512> freq{};
-  for (std::int16_t v : buf) ++freq[v + 256];
+  for (std::int16_t v : buf) ++freq[static_cast<std::size_t>(v + 256)];
 
   // Zero runs when 0 is the most frequent value and more than 4x the second (ties: lowest value).
   int f0 = 0, f1 = 0, v0 = 0;
@@ -301,89 +346,100 @@ struct GrcStep {
 
 // One step of the search over all lanes: `rel` holds each configuration's bits minus the best's,
 // `row` the estimate of the next value per lane, `change` the cost of switching; `rel` becomes
-// relative to the new best.
-template <int Lanes>
-GrcStep grc_step(LaneCosts<Lanes>& rel, const LaneCosts<Lanes>& row, std::int32_t change) {
-#if defined(__SSE2__)
-  // The same arithmetic four lanes at a time (SSE2 has no 32-bit min: compare and select).
-  constexpr int kVectors = Lanes / 4;
-  const __m128i chg = _mm_set1_epi32(change);
-  __m128i next[kVectors];
-  __m128i sw[kVectors];
-  for (int v = 0; v < kVectors; ++v) {
-    const __m128i r = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rel.data() + 4 * v));
-    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row.data() + 4 * v));
-    sw[v] = _mm_cmpgt_epi32(r, chg);
-    const __m128i kept = _mm_or_si128(_mm_and_si128(sw[v], chg),
-                                      _mm_andnot_si128(sw[v], r));
-    next[v] = _mm_add_epi32(kept, w);
+// relative to the new best. The plain form; the SSE2 forms below do the same arithmetic.
+template <typename T, int Lanes>
+GrcStep grc_step_scalar(LaneCosts<T, Lanes>& rel, const LaneCosts<T, Lanes>& row, T change) {
+  LaneCosts<T, Lanes> next;
+  std::uint16_t switched = 0;
+  for (std::size_t j = 0; j < Lanes; ++j) {
+    const bool sw = change < rel[j];
+    next[j] = static_cast<T>((sw ? change : rel[j]) + row[j]);
+    switched = static_cast<std::uint16_t>(switched | (sw ? 1u << j : 0u));
   }
+  T best = next[0];
+  for (std::size_t j = 1; j < Lanes; ++j) best = std::min(best, next[j]);
+  std::uint8_t best_lane = Lanes;
+  for (std::size_t j = 0; j < Lanes; ++j) {
+    rel[j] = static_cast<T>(next[j] - best);
+    if (rel[j] == 0 && best_lane == Lanes) best_lane = static_cast<std::uint8_t>(j);
+  }
+  return {switched, best_lane};
+}
+
+GrcStep grc_step(WeightLanes& rel, const WeightLanes& row, std::int16_t change) {
+#if defined(__SSE2__)
+  const __m128i chg = _mm_set1_epi16(change);
+  const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rel.data()));
+  const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rel.data() + 8));
+  const __m128i sw0 = _mm_cmpgt_epi16(r0, chg);
+  const __m128i sw1 = _mm_cmpgt_epi16(r1, chg);
+  const __m128i n0 = _mm_add_epi16(_mm_min_epi16(r0, chg),
+                                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(row.data())));
+  const __m128i n1 = _mm_add_epi16(_mm_min_epi16(r1, chg),
+                                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(row.data() + 8)));
+  __m128i m = _mm_min_epi16(n0, n1);
+  m = _mm_min_epi16(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+  m = _mm_min_epi16(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+  m = _mm_min_epi16(m, _mm_shufflelo_epi16(_mm_shufflehi_epi16(m, _MM_SHUFFLE(2, 3, 0, 1)), _MM_SHUFFLE(2, 3, 0, 1)));
+  const __m128i d0 = _mm_sub_epi16(n0, m);
+  const __m128i d1 = _mm_sub_epi16(n1, m);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(rel.data()), d0);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(rel.data() + 8), d1);
+  const __m128i zero = _mm_setzero_si128();
+  const auto switched = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(sw0, sw1)));
+  const auto at_best = static_cast<unsigned>(
+      _mm_movemask_epi8(_mm_packs_epi16(_mm_cmpeq_epi16(d0, zero), _mm_cmpeq_epi16(d1, zero))));
+  return {static_cast<std::uint16_t>(switched), static_cast<std::uint8_t>(std::countr_zero(at_best))};
+#else
+  return grc_step_scalar<std::int16_t, kWeightLanes>(rel, row, change);
+#endif
+}
+
+GrcStep grc_step(ZeroRunLanes& rel, const ZeroRunLanes& row, std::int32_t change) {
+#if defined(__SSE2__)
+  // SSE2 has no 32-bit min: compare and select.
+  const __m128i chg = _mm_set1_epi32(change);
+  const __m128i r = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rel.data()));
+  const __m128i sw = _mm_cmpgt_epi32(r, chg);
+  const __m128i next = _mm_add_epi32(_mm_or_si128(_mm_and_si128(sw, chg), _mm_andnot_si128(sw, r)),
+                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(row.data())));
   const auto min4 = [](__m128i a, __m128i b) {
     const __m128i gt = _mm_cmpgt_epi32(a, b);
     return _mm_or_si128(_mm_and_si128(gt, b), _mm_andnot_si128(gt, a));
   };
-  __m128i m = next[0];
-  for (int v = 1; v < kVectors; ++v) m = min4(m, next[v]);
-  m = min4(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+  __m128i m = min4(next, _mm_shuffle_epi32(next, _MM_SHUFFLE(1, 0, 3, 2)));
   m = min4(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
-  __m128i zero[kVectors];  // lanes at the new best
-  for (int v = 0; v < kVectors; ++v) {
-    const __m128i r = _mm_sub_epi32(next[v], m);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(rel.data() + 4 * v), r);
-    zero[v] = _mm_cmpeq_epi32(r, _mm_setzero_si128());
-  }
-  unsigned switched = 0;
-  unsigned at_best = 0;
-  if constexpr (Lanes == 16) {
-    switched = static_cast<unsigned>(_mm_movemask_epi8(
-        _mm_packs_epi16(_mm_packs_epi32(sw[0], sw[1]), _mm_packs_epi32(sw[2], sw[3]))));
-    at_best = static_cast<unsigned>(_mm_movemask_epi8(
-        _mm_packs_epi16(_mm_packs_epi32(zero[0], zero[1]), _mm_packs_epi32(zero[2], zero[3]))));
-  } else {
-    static_assert(Lanes == 4);
-    switched = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(sw[0])));
-    at_best = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(zero[0])));
-  }
+  const __m128i d = _mm_sub_epi32(next, m);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(rel.data()), d);
+  const auto switched = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(sw)));
+  const auto at_best = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(d, _mm_setzero_si128()))));
   return {static_cast<std::uint16_t>(switched), static_cast<std::uint8_t>(std::countr_zero(at_best))};
 #else
-  LaneCosts<Lanes> next;
-  std::uint16_t switched = 0;
-  for (std::size_t j = 0; j < Lanes; ++j) {
-    const bool sw = change < rel[j];
-    next[j] = (sw ? change : rel[j]) + row[j];
-    switched = static_cast<std::uint16_t>(switched | (sw ? 1u << j : 0u));
-  }
-  std::int32_t best = next[0];
-  for (std::size_t j = 1; j < Lanes; ++j) best = std::min(best, next[j]);
-  std::uint8_t best_lane = Lanes;
-  for (std::size_t j = 0; j < Lanes; ++j) {
-    rel[j] = next[j] - best;
-    if (rel[j] == 0 && best_lane == Lanes) best_lane = static_cast<std::uint8_t>(j);
-  }
-  return {switched, best_lane};
+  return grc_step_scalar<std::int32_t, kZeroRunLanes>(rel, row, change);
 #endif
 }
 
 // The search over `n` values whose per-lane estimates `row(i)` gives; `existing` are the run ends
 // of the weight stream (free changes for the zero runs). Writes the runs to `runs`.
-template <int Lanes, typename RowOf>
+template <typename Lanes, typename RowOf>
 void search_grc(std::size_t n, int ncfg, RowOf row, std::span<const GrcRun> existing, CodecScratch& sc,
                 std::vector<GrcRun>& runs) {
+  using T = typename Lanes::value_type;
   sc.switched.resize(n);
   sc.best_before.resize(n);
-  LaneCosts<Lanes> rel;
-  rel.fill(kUnusedLane);
+  Lanes rel;
+  rel.fill(static_cast<T>(kUnusedLane));
   for (int j = 0; j < ncfg; ++j) rel[static_cast<std::size_t>(j)] = 0;
   std::uint8_t best = 0;
   std::size_t existing_idx = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    std::int32_t change = kParamChangeCost;
+    T change = kParamChangeCost;
     if (existing_idx < existing.size() && existing[existing_idx].end == static_cast<int>(i) + 1) {
       change = 0;
       ++existing_idx;
     }
     sc.best_before[i] = best;
-    const GrcStep step = grc_step<Lanes>(rel, row(i), change);
+    const GrcStep step = grc_step(rel, row(i), change);
     sc.switched[i] = step.switched;
     best = step.best;
   }
@@ -415,19 +471,19 @@ void search_weight_grc(std::span<const int> values, int uncompressed_bits, Codec
     for (int j = 0; j < static_cast<int>(kWeightParams.size()); ++j)
       r[static_cast<std::size_t>(j)] = weight_cost_estimate(v, j, uncompressed_bits);
   }
-  search_grc<kWeightLanes>(
+  search_grc<WeightLanes>(
       values.size(), static_cast<int>(kWeightParams.size()),
-      [&](std::size_t i) -> const LaneCosts<kWeightLanes>& { return sc.cost_rows[static_cast<std::size_t>(values[i])]; },
+      [&](std::size_t i) -> const WeightLanes& { return sc.cost_rows[static_cast<std::size_t>(values[i])]; },
       {}, sc, sc.wruns);
 }
 
 // The GRC search of a section's zero runs (4 configurations: q + 1 + div bits each), with the
 // weight runs' ends free.
 void search_zero_run_grc(std::span<const int> runs, CodecScratch& sc) {
-  LaneCosts<kZeroRunLanes> row{};
-  search_grc<kZeroRunLanes>(
+  ZeroRunLanes row{};
+  search_grc<ZeroRunLanes>(
       runs.size(), kZeroRunLanes,
-      [&](std::size_t i) -> const LaneCosts<kZeroRunLanes>& {
+      [&](std::size_t i) -> const ZeroRunLanes& {
         for (int j = 0; j < kZeroRunLanes; ++j) row[static_cast<std::size_t>(j)] = (runs[i] >> j) + 1 + j;
         return row;
       },
