@@ -3,14 +3,19 @@
 // system derived from a system config and a memory mode (§2), SHRAM constants (§8.1) and an energy
 // table. All model constants live here as data; model/ holds no arch literals.
 //
-// Entry points: make_arch() builds an Arch from names (the built-in tables of arch_tables.cpp);
+// Entry points: make_arch() builds an Arch from an accelerator, a system config and a memory mode
+// (Vela's vela.ini sections, arch/vela_config.hpp; the built-in ones are Arm's shipped vela.ini);
 // load_arch() (arch_loader.hpp) reads a preset name or a YAML file.
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "common/user_error.hpp"
 
 namespace npumap::arch {
 
@@ -85,6 +90,64 @@ struct EnergyTable {
   double pj_per_mac = 0.0;
 };
 
+/// Timing of one memory behind an AXI port: a system config's `<Mem>_clock_scale`, `_burst_length`,
+/// `_read_latency` and `_write_latency` (§2.3-§2.4). Vela's values for a key no section sets.
+struct MemoryTiming {
+  double clock_scale = 1.0;
+  int burst_length = 1;
+  int read_latency = 0;
+  int write_latency = 0;
+};
+
+/// A system config (a `[System_Config.<Name>]` section, resolved through `inherit`): the core clock
+/// and the memory behind each AXI port, with Vela's value for every key the section does not set.
+struct SystemConfig {
+  std::string name;
+  double core_clock = 1.0;                                     ///< Hz
+  std::array<MemArea, 2> axi_port{MemArea::Sram, MemArea::Sram};  ///< axi0_port, axi1_port
+  std::array<MemoryTiming, kNumMemAreas> memory{};             ///< by MemArea
+  std::array<bool, kNumMemAreas> clock_scale_set{};            ///< `<Mem>_clock_scale` was stated
+  bool builtin = true;                                         ///< one of Arm's shipped sections (or internal-default)
+  /// Where the section and its port keys are (ini file:line; empty for a built-in), for errors.
+  common::SourceLocation where;
+  std::array<common::SourceLocation, 2> axi_where;
+};
+
+/// A memory mode (a `[Memory_Mode.<Name>]` section): which AXI port holds the constants, the arena
+/// and the cache (§2.2), and the size of the arena or cache SRAM.
+struct MemoryMode {
+  std::string name;
+  AxiPort const_port = AxiPort::Axi1;  ///< Vela's value when unset: MemPort(1)
+  AxiPort arena_port = AxiPort::Axi1;
+  AxiPort cache_port = AxiPort::Axi1;
+  /// `arena_cache_size` (Vela 3 and later) or `cache_sram_size` (Vela 2.1): the cache when the mode
+  /// spills, the arena's SRAM otherwise; unset: the arch's own rule (docs/arch-format.md).
+  std::optional<std::int64_t> arena_cache_size;
+  bool builtin = true;
+  common::SourceLocation where;
+  std::array<common::SourceLocation, 3> port_where;  ///< const, arena, cache
+  common::SourceLocation size_where;
+};
+
+/// Where the names of an arch's system config and memory mode were given (an arch file's key, a
+/// command-line flag, a sweep spec), so that a combination that cannot exist is reported there.
+/// Empty: reported by key name only.
+struct NameSources {
+  common::SourceLocation system_config;
+  std::string system_config_key = "system_config";
+  common::SourceLocation memory_mode;
+  std::string memory_mode_key = "memory_mode";
+};
+
+/// Why a (accelerator, system config, memory mode) combination cannot exist, if it cannot.
+struct ArchProblem {
+  enum class Blame : std::uint8_t { SystemConfig, MemoryMode };
+  Blame blame = Blame::MemoryMode;
+  std::string message;              ///< e.g. "memory mode `Dedicated_Sram` ... which an ethos-u55-256 does not have"
+  common::SourceLocation where;     ///< the ini line at fault, when the section came from an ini file
+  std::string key_path;             ///< e.g. "Memory_Mode.My_Mode.cache_mem_area" (ini) or empty
+};
+
 /// A complete NPU + memory-system description.
 struct Arch {
   std::string name;            ///< preset name or file the arch came from
@@ -133,13 +196,29 @@ std::vector<std::string> accelerator_names();
 /// Names of the built-in system configs and memory modes (§2.3-2.4), "internal-default" first.
 std::vector<std::string> system_config_names();
 std::vector<std::string> memory_mode_names();
+/// Vela's name of an accelerator config, as its summary CSV writes it ("Ethos_U55_256").
+std::string vela_accelerator_name(const AcceleratorConfig& accel);
 
 /// The default energy table (illustrative figures, documented in docs/arch-format.md), by accelerator.
 EnergyTable default_energy_table(const AcceleratorConfig& accel);
 
-/// Build an arch from names: accelerator, system config, memory mode (§2). Unknown names throw common::UserError.
+/// Build an arch from names of built-in sections: accelerator, system config, memory mode (§2).
+/// Unknown names and combinations that cannot exist (combination_problem) throw common::UserError.
 Arch make_arch(std::string_view accelerator, std::string_view system_config = "internal-default",
                std::string_view memory_mode = "internal-default");
+/// Build an arch from resolved sections (§2), as Vela's ArchitectureFeatures does. A combination that
+/// cannot exist throws common::UserError at the ini line at fault, else at `sources`; `valid_hint`
+/// (may be null) words the hint from the problem (the names that would work).
+Arch make_arch(const AcceleratorConfig& accel, const SystemConfig& sys, const MemoryMode& mode,
+               const NameSources& sources = {},
+               const std::function<std::string(const ArchProblem&)>& valid_hint = nullptr);
+
+/// Why the combination cannot exist, or nothing: Vela's own checks (constants in Dram or a flash,
+/// the arena in Sram or Dram, the cache in Sram), a memory the system does not describe (an AXI port's
+/// memory with no `<Mem>_clock_scale` in an ini section), and what an Ethos-U55 lacks: a DRAM port
+/// and a dedicated SRAM (a cache on another port than the arena).
+std::optional<ArchProblem> combination_problem(const AcceleratorConfig& accel, const SystemConfig& sys,
+                                               const MemoryMode& mode);
 
 std::string_view mem_area_name(MemArea a);
 /// Parses "Sram", "Dram", "OnChipFlash", "OffChipFlash" (and "Unknown", "Shram"); false if unknown.

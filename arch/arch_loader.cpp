@@ -3,7 +3,9 @@
 // Flow. A spec that names a preset loads arch/presets/<name>.yaml; otherwise it is a file path. A
 // file may start from a preset (`preset:`), which may itself start from another; the chain is
 // collected into layers, base first. The three identity keys (accelerator, system_config,
-// memory_mode) are taken from the last layer that states them and handed to make_arch(), which
+// memory_mode) are taken from the last layer that states them (or from the command line's overrides,
+// ArchRequest), the two names resolved as Vela sections (arch/vela_config.hpp: the --config files,
+// then the built-ins), and handed to make_arch(), which refuses a combination that cannot exist and
 // supplies every constant of docs/design/npu-model.md §1-§2 and §8.1 plus the default energy table. Then each
 // layer's overrides are applied in order, so a file always wins over the preset it names. Last,
 // the quantities that depend on several keys are recomputed (bandwidth per cycle from the clock
@@ -26,6 +28,8 @@
 
 #include <fmt/format.h>
 
+#include "common/data_dir.hpp"
+#include "arch/vela_config.hpp"
 #include "common/user_error.hpp"
 #include "common/yaml_reader.hpp"
 
@@ -283,6 +287,8 @@ struct Loader {
   std::vector<std::string> presets;
   std::vector<common::YamlNode> layers;      ///< base preset first, the file asked for last
   std::vector<std::string> chain;    ///< presets being read, to catch a preset that names itself
+  ArchRequest request;               ///< the --config sections and the command-line overrides
+  std::vector<std::string>* notes = nullptr;
 
   std::string preset_path(const std::string& name) const { return (fs::path(presets_dir) / (name + ".yaml")).string(); }
 
@@ -316,12 +322,37 @@ struct Loader {
       throw common::UserError(top.location(), "accelerator", "missing required key",
                       "add `accelerator:` or `preset:`; accelerators: " + join(accelerator_names()));
     const std::string acc = read_name(*acc_node, "accelerator", accelerator_names());
-    std::string sys = "internal-default";
-    std::string mode = "internal-default";
-    if (auto v = last("system_config")) sys = read_name(*v, "system config", system_config_names());
-    if (auto v = last("memory_mode")) mode = read_name(*v, "memory mode", memory_mode_names());
+    const VelaConfig& vela = request.vela != nullptr ? *request.vela : VelaConfig::builtin();
+    // The system config and memory mode: a command-line override, else the last layer's key, else
+    // internal-default. Each is reported where it was given.
+    NameSources sources;
+    const auto name_of = [&](const std::string& cli, const std::string& cli_key, std::string_view key, const char* what,
+                             const std::vector<std::string>& valid, common::SourceLocation& where, std::string& where_key) {
+      std::string name = "internal-default";
+      if (!cli.empty()) {
+        name = cli;
+        where = {};
+        where_key = cli_key;
+        if (std::find(valid.begin(), valid.end(), name) == valid.end())
+          throw common::UserError({}, cli_key, fmt::format("unknown {} `{}`", what, name), choice_hint(name, valid));
+      } else if (auto v = last(key)) {
+        name = read_name(*v, what, valid);
+        where = v->location();
+        where_key = v->path();
+      } else {
+        // Not stated anywhere: blamed on the command line's flag, or on the file that could state it.
+        const bool flag = cli_key.rfind("--", 0) == 0;
+        where = flag ? common::SourceLocation{} : top.location();
+        where_key = cli_key;
+      }
+      return name;
+    };
+    const std::string sys = name_of(request.system_config, request.system_config_key, "system_config", "system config",
+                                    vela.system_config_names(), sources.system_config, sources.system_config_key);
+    const std::string mode = name_of(request.memory_mode, request.memory_mode_key, "memory_mode", "memory mode",
+                                     vela.memory_mode_names(), sources.memory_mode, sources.memory_mode_key);
 
-    const Arch base = make_arch(acc, sys, mode);
+    const Arch base = vela.make_arch(accelerator_config(acc), sys, mode, sources, notes);
     Arch arch = base;
     arch.name = default_name;
     Derived derived;
@@ -332,16 +363,41 @@ struct Loader {
         arch.memory[i].bandwidth_per_cycle = arch.axi_port_width_bits * arch.memory[i].clock_scale / 8.0;
     }
 
+    if (request.arena_cache_size) {
+      // Vela's --arena-cache-size: the cache when the mode spills, else the arena's SRAM; it is the
+      // last word on the SRAM the mapper may reserve.
+      if (*request.arena_cache_size <= 0)
+        throw common::UserError({}, request.arena_cache_size_key, fmt::format("must be positive, got {}", *request.arena_cache_size),
+                                "the arena or cache SRAM in bytes, e.g. 393216");
+      if (arch.spilling_enabled) arch.vela_sram_size = *request.arena_cache_size;
+      arch.sram_capacity_bytes = *request.arena_cache_size;
+    }
+    if (arch.spilling_enabled && arch.vela_sram_size <= 0 && !derived.cache_size) {
+      const MemoryMode m = vela.memory_mode(mode, arch.accel);
+      const common::SourceLocation at = m.where.file.empty() ? sources.memory_mode : m.where;
+      throw common::UserError(at, m.where.file.empty() ? sources.memory_mode_key : "Memory_Mode." + mode,
+                              fmt::format("memory mode `{}` spills (its cache is apart from the arena) but states no "
+                                          "arena_cache_size, so the cache has no size",
+                                          mode),
+                              "add arena_cache_size=<bytes> to the section, or pass --arena-cache-size");
+    }
     if (derived.cache_size && !arch.spilling_enabled)
       throw derived.cache_size->error(
           fmt::format("memory mode `{}` does not spill, so it has no cache", mode),
           "remove `cache_size`, or pick memory_mode Dedicated_Sram or Dedicated_Sram_512KB");
     // Without a stated capacity the SRAM is what make_arch() says: the cache when spilling.
-    if (arch.spilling_enabled && !derived.sram_capacity) arch.sram_capacity_bytes = arch.vela_sram_size;
+    if (arch.spilling_enabled && !derived.sram_capacity && !request.arena_cache_size) arch.sram_capacity_bytes = arch.vela_sram_size;
     if (arch.spilling_enabled && arch.vela_sram_size > arch.sram_capacity_bytes) {
       // Point at whatever set the cache size: `cache_size`, else the memory mode, which may sit in a
       // later file than the preset's `sram_capacity`.
-      const std::optional<common::YamlNode> mode_node = last("memory_mode");
+      const std::optional<common::YamlNode> mode_node =
+          request.memory_mode.empty() ? last("memory_mode") : std::optional<common::YamlNode>();
+      if (!derived.cache_size && !mode_node && !derived.sram_capacity) {
+        throw common::UserError(sources.memory_mode, sources.memory_mode_key,
+                                fmt::format("the {} byte cache does not fit in sram_capacity ({} bytes)", arch.vela_sram_size,
+                                            arch.sram_capacity_bytes),
+                                "raise `sram_capacity` or use a smaller cache");
+      }
       const common::YamlNode& at = derived.cache_size ? *derived.cache_size : mode_node ? *mode_node : *derived.sram_capacity;
       throw at.error(fmt::format("the {} byte cache does not fit in sram_capacity ({} bytes)", arch.vela_sram_size,
                                  arch.sram_capacity_bytes),
@@ -362,8 +418,8 @@ struct Loader {
 };
 
 Arch load_root(const common::YamlNode& root, const std::string& default_name, const std::string& presets_dir,
-               const std::string& preset_name) {
-  Loader loader{presets_dir, preset_names(presets_dir), {}, {}};
+               const std::string& preset_name, const ArchRequest& request = {}, std::vector<std::string>* notes = nullptr) {
+  Loader loader{presets_dir, preset_names(presets_dir), {}, {}, request, notes};
   if (!preset_name.empty()) loader.chain.push_back(preset_name);
   loader.collect(root);
   return loader.build(default_name);
@@ -438,7 +494,7 @@ bool parse_byte_size(const std::string& text, std::int64_t& bytes) {
   return true;
 }
 
-std::string default_presets_dir() { return (fs::path(NPUMAP_SOURCE_DIR) / "arch" / "presets").string(); }
+std::string default_presets_dir() { return (common::data_dir() / "presets").string(); }
 
 std::vector<std::string> preset_names(const std::string& presets_dir) {
   std::vector<std::string> names;
@@ -465,7 +521,40 @@ Arch load_arch(const std::string& spec, const std::string& presets_dir) {
   if (fs::is_regular_file(spec, ec)) return load_root(common::YamlNode::load_file(spec), spec, presets_dir, "");
   if (looks_like_path(spec))
     throw common::UserError({spec, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(presets));
+  if (presets.empty()) {
+    // An executable without its data folder (moved out of its install, or a broken install).
+    throw common::UserError({presets_dir, 0, 0}, "arch", fmt::format("no arch presets found, so `{}` is unknown", spec),
+                            fmt::format("mapper reads its presets from {} (found from {}); reinstall, or point "
+                                        "NPUMAP_DATA_DIR at a folder with presets/ and workloads/",
+                                        presets_dir, common::data_dir_origin()));
+  }
   throw common::UserError({}, "arch", fmt::format("unknown preset `{}`", spec), choice_hint(spec, presets));
+}
+
+Arch load_arch(const ArchRequest& request, const std::string& presets_dir, std::vector<std::string>* notes) {
+  if (request.spec.empty()) {
+    // The accelerator alone (Vela's --accelerator-config): every other value from the system config
+    // and memory mode, none from a preset file.
+    const auto names = accelerator_names();
+    if (std::find(names.begin(), names.end(), request.accelerator) == names.end()) {
+      throw common::UserError({}, request.accelerator_key, fmt::format("unknown accelerator config `{}`", request.accelerator),
+                              choice_hint(request.accelerator, names));
+    }
+    const common::YamlNode root =
+        common::YamlNode::load_string(fmt::format("accelerator: \"{}\"\n", request.accelerator), request.accelerator_key);
+    return load_root(root, request.accelerator, presets_dir, "", request, notes);
+  }
+  const auto presets = preset_names(presets_dir);
+  if (std::find(presets.begin(), presets.end(), request.spec) != presets.end()) {
+    const std::string file = (fs::path(presets_dir) / (request.spec + ".yaml")).string();
+    return load_root(common::YamlNode::load_file(file), request.spec, presets_dir, request.spec, request, notes);
+  }
+  std::error_code ec;
+  if (fs::is_regular_file(request.spec, ec))
+    return load_root(common::YamlNode::load_file(request.spec), request.spec, presets_dir, "", request, notes);
+  if (looks_like_path(request.spec))
+    throw common::UserError({request.spec, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(presets));
+  throw common::UserError({}, "arch", fmt::format("unknown preset `{}`", request.spec), choice_hint(request.spec, presets));
 }
 
 Arch load_arch_string(const std::string& text, const std::string& file, const std::string& presets_dir) {
@@ -474,7 +563,7 @@ Arch load_arch_string(const std::string& text, const std::string& file, const st
 
 Arch load_arch_with_overrides(const std::string& base, const common::YamlNode& overrides, const std::string& name,
                               const std::string& presets_dir) {
-  Loader loader{presets_dir, preset_names(presets_dir), {}, {}};
+  Loader loader{presets_dir, preset_names(presets_dir), {}, {}, {}, nullptr};
   if (std::find(loader.presets.begin(), loader.presets.end(), base) != loader.presets.end()) {
     loader.chain.push_back(base);
     loader.collect(common::YamlNode::load_file(loader.preset_path(base)));

@@ -2,6 +2,8 @@
 // Reading an arch: a preset name (arch/presets/<name>.yaml) or a YAML file in the format of
 // docs/arch-format.md. Every problem with the input is a common::UserError located at file:line:col.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,7 +12,8 @@
 
 namespace npumap::arch {
 
-/// The presets directory of the source tree (NPUMAP_SOURCE_DIR/arch/presets).
+/// The presets directory: presets/ of the data folder (common/data_dir.hpp), which is the source
+/// tree's arch/presets when run from the build tree.
 std::string default_presets_dir();
 
 /// Names of the presets in `presets_dir` (file stems of its *.yaml files), sorted.
@@ -22,6 +25,31 @@ std::vector<std::string> preset_names();
 Arch load_arch(const std::string& spec);
 /// As load_arch(spec), resolving preset names (and `preset:` keys) in `presets_dir`.
 Arch load_arch(const std::string& spec, const std::string& presets_dir);
+
+class VelaConfig;
+
+/// An arch as a mapping run asks for it: a preset or arch file (or the accelerator alone), with
+/// Vela's command-line options applied last (`--system-config`, `--memory-mode`, `--arena-cache-size`)
+/// and the sections of Vela's `--config` files available by name.
+struct ArchRequest {
+  std::string spec;          ///< preset name or arch file; empty: `accelerator` alone, as Vela builds it
+  std::string accelerator;   ///< with an empty spec: the accelerator config (Vela's --accelerator-config)
+  std::string system_config;  ///< overrides every file's `system_config`; empty: keep
+  std::string memory_mode;    ///< overrides every file's `memory_mode`; empty: keep
+  /// The arena's SRAM, or the cache's when the memory mode spills (Vela's --arena-cache-size): sets
+  /// the cache size and the SRAM the mapper may reserve, over every file.
+  std::optional<std::int64_t> arena_cache_size;
+  const VelaConfig* vela = nullptr;  ///< sections the names may refer to; null: the built-ins only
+  /// How errors name the overrides (and a system config or memory mode that no file states).
+  std::string system_config_key = "system_config";
+  std::string memory_mode_key = "memory_mode";
+  std::string arena_cache_size_key = "arena_cache_size";
+  std::string accelerator_key = "accelerator";
+};
+
+/// Load the arch of `request`. Keys of the selected --config sections that the model does not use
+/// are appended to `notes` (may be null).
+Arch load_arch(const ArchRequest& request, const std::string& presets_dir, std::vector<std::string>* notes = nullptr);
 
 /// Parse arch YAML held in memory; `file` names it in error messages.
 Arch load_arch_string(const std::string& text, const std::string& file, const std::string& presets_dir);

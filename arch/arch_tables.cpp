@@ -3,18 +3,29 @@
 // ArchitectureFeatures does:
 //   1. the accelerator row gives the MAC-array constants and the AXI port width (128 bits on U65);
 //   2. the system config gives the core clock, the memory behind each AXI port and per-memory clock
-//      scale, burst length and latencies (the "internal-default" config depends on U55 vs U65);
+//      scale, burst length and latencies (the "internal-default" config depends on U55 vs U65); the
+//      system configs and memory modes are vela.ini sections (arch/vela_config.cpp holds the built-in
+//      ones, Arm's shipped vela.ini);
 //   3. the memory mode maps the const / arena / cache areas onto ports, which yields the permanent,
 //      feature-map and fast storage areas, whether spilling is on, and Vela's sram_size;
 //   4. the "Sram_Only" case (everything on one SRAM port) moves constants to the other port and
 //      renames it OnChipFlash with SRAM's timing.
+// A combination that cannot exist is refused first (combination_problem): Vela's own checks and what
+// an Ethos-U55 system lacks (DRAM, a dedicated SRAM).
 // Every number here is data copied from the spec tables; nothing is derived from measurements.
 
 #include <array>
+#include <cctype>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "arch/arch.hpp"
+#include "arch/vela_config.hpp"
 #include "common/user_error.hpp"
 
 namespace npumap::arch {
@@ -62,86 +73,12 @@ const std::array<AcceleratorConfig, kNumAccelerators>& accel_table() {
   return table;
 }
 
-/// Timing of one configured memory in a system config (§2.3-§2.4).
-struct MemorySetting {
-  MemArea area = MemArea::Unknown;
-  double clock_scale = 1.0;
-  int burst_length = 1;
-  int latency_read = 0;
-  int latency_write = 0;
-};
-
-/// One system config: clock, the memory behind each AXI port, and the configured memories.
-struct SystemConfig {
-  const char* name;
-  double core_clock;
-  MemArea axi0;
-  MemArea axi1;
-  std::array<MemorySetting, 2> settings;
-};
-
-constexpr const char* kInternalDefault = "internal-default";
-
-const SystemConfig kU55Default{kInternalDefault, 500e6, MemArea::Sram, MemArea::OffChipFlash,
-                               {{{MemArea::Sram, 1.0, 32, 32, 32}, {MemArea::OffChipFlash, 0.125, 128, 64, 64}}}};
-const SystemConfig kU65Default{kInternalDefault, 1e9, MemArea::Sram, MemArea::Dram,
-                               {{{MemArea::Sram, 1.0, 32, 32, 32}, {MemArea::Dram, 0.75, 128, 500, 250}}}};
-
-// §2.4: the vela.ini sections shipped with the version the model follows.
-const std::array<SystemConfig, 6> kVelaSystemConfigs = {{
-    {"Ethos_U55_Deep_Embedded", 200e6, MemArea::Sram, MemArea::OffChipFlash,
-     {{{MemArea::Sram, 1.0, 32, 32, 32}, {MemArea::OffChipFlash, 0.0625, 128, 64, 64}}}},
-    {"Ethos_U55_High_End_Embedded", 500e6, MemArea::Sram, MemArea::OffChipFlash,
-     {{{MemArea::Sram, 1.0, 32, 32, 32}, {MemArea::OffChipFlash, 0.125, 128, 64, 64}}}},
-    {"Ethos_U65_Embedded", 500e6, MemArea::Sram, MemArea::OffChipFlash,
-     {{{MemArea::Sram, 1.0, 32, 32, 32}, {MemArea::OffChipFlash, 0.0625, 128, 64, 64}}}},
-    {"Ethos_U65_Mid_End", 500e6, MemArea::Sram, MemArea::Dram,
-     {{{MemArea::Sram, 1.0, 32, 32, 32}, {MemArea::Dram, 0.46875, 128, 500, 250}}}},
-    {"Ethos_U65_High_End", 1e9, MemArea::Sram, MemArea::Dram,
-     {{{MemArea::Sram, 1.0, 32, 32, 32}, {MemArea::Dram, 0.234375, 128, 500, 250}}}},
-    {"Ethos_U65_Client_Server", 1e9, MemArea::Sram, MemArea::Dram,
-     {{{MemArea::Sram, 1.0, 32, 32, 32}, {MemArea::Dram, 0.75, 128, 500, 250}}}},
-}};
-
-/// One memory mode: which port holds constants, the arena and the cache (§2.2, §2.4).
-struct MemoryMode {
-  const char* name;
-  AxiPort const_port;
-  AxiPort arena_port;
-  AxiPort cache_port;
-  std::int64_t cache_sram_size;  ///< only meaningful when spilling is enabled
-};
-
-const MemoryMode kU55DefaultMode{kInternalDefault, AxiPort::Axi1, AxiPort::Axi0, AxiPort::Axi0, 393216};
-const MemoryMode kU65DefaultMode{kInternalDefault, AxiPort::Axi1, AxiPort::Axi1, AxiPort::Axi0, 393216};
-
-const std::array<MemoryMode, 4> kVelaMemoryModes = {{
-    {"Sram_Only", AxiPort::Axi0, AxiPort::Axi0, AxiPort::Axi0, 393216},
-    {"Shared_Sram", AxiPort::Axi1, AxiPort::Axi0, AxiPort::Axi0, 393216},
-    {"Dedicated_Sram", AxiPort::Axi1, AxiPort::Axi1, AxiPort::Axi0, 393216},
-    {"Dedicated_Sram_512KB", AxiPort::Axi1, AxiPort::Axi1, AxiPort::Axi0, 524288},
-}};
-
 [[noreturn]] void unknown_name(const char* key, std::string_view value, const std::vector<std::string>& valid) {
   std::string list;
   for (const auto& v : valid) list += (list.empty() ? "" : ", ") + v;
   const std::string near = common::closest_match(std::string(value), valid);
   std::string hint = near.empty() ? "valid: " + list : "did you mean '" + near + "'? valid: " + list;
   throw common::UserError({}, key, "unknown " + std::string(key) + " '" + std::string(value) + "'", std::move(hint));
-}
-
-const SystemConfig& find_system_config(std::string_view name, bool u65) {
-  if (name == kInternalDefault) return u65 ? kU65Default : kU55Default;
-  for (const auto& s : kVelaSystemConfigs)
-    if (name == s.name) return s;
-  unknown_name("system_config", name, system_config_names());
-}
-
-const MemoryMode& find_memory_mode(std::string_view name, bool u65) {
-  if (name == kInternalDefault) return u65 ? kU65DefaultMode : kU55DefaultMode;
-  for (const auto& m : kVelaMemoryModes)
-    if (name == m.name) return m;
-  unknown_name("memory_mode", name, memory_mode_names());
 }
 
 constexpr std::array<const char*, kNumMemAreas> kMemAreaNames = {"Unknown", "Sram",         "Dram",
@@ -173,66 +110,210 @@ std::vector<std::string> accelerator_names() {
   return out;
 }
 
-std::vector<std::string> system_config_names() {
-  std::vector<std::string> out{kInternalDefault};
-  for (const auto& s : kVelaSystemConfigs) out.emplace_back(s.name);
+std::vector<std::string> system_config_names() { return VelaConfig::builtin().system_config_names(); }
+
+std::vector<std::string> memory_mode_names() { return VelaConfig::builtin().memory_mode_names(); }
+
+std::string vela_accelerator_name(const AcceleratorConfig& accel) {
+  // "ethos-u55-256" -> "Ethos_U55_256", the name of Vela's Accelerator enum member: each part
+  // capitalised, joined with '_'.
+  std::string out;
+  bool part_start = true;
+  for (const char c : accel.name) {
+    if (c == '-') {
+      out += '_';
+      part_start = true;
+    } else {
+      out += part_start ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+      part_start = false;
+    }
+  }
   return out;
 }
 
-std::vector<std::string> memory_mode_names() {
-  std::vector<std::string> out{kInternalDefault};
-  for (const auto& m : kVelaMemoryModes) out.emplace_back(m.name);
-  return out;
+namespace {
+
+/// The memory behind each AXI port and the port of the constants after Vela's Sram_Only rewrite:
+/// when the constants, the arena and the cache share the SRAM port, the constants move to the other
+/// port, whose memory Vela then calls OnChipFlash (timed like the SRAM).
+struct Ports {
+  std::array<MemArea, 2> area{};
+  AxiPort const_port = AxiPort::Axi1;
+  bool sram_only = false;
+  MemArea of(AxiPort p) const { return area[static_cast<int>(p)]; }
+};
+
+Ports resolve_ports(const SystemConfig& sys, const MemoryMode& mode) {
+  Ports p;
+  p.area = sys.axi_port;
+  p.const_port = mode.const_port;
+  if (p.of(p.const_port) == MemArea::Sram && mode.const_port == mode.arena_port && mode.const_port == mode.cache_port) {
+    p.const_port = p.const_port == AxiPort::Axi0 ? AxiPort::Axi1 : AxiPort::Axi0;
+    p.area[static_cast<int>(p.const_port)] = MemArea::OnChipFlash;
+    p.sram_only = true;
+  }
+  return p;
+}
+
+const char* port_name(AxiPort p) { return p == AxiPort::Axi0 ? "Axi0" : "Axi1"; }
+
+std::string section_label(const char* kind, const std::string& name, bool builtin) {
+  return builtin ? fmt::format("{} `{}`", kind, name) : fmt::format("{} `{}` ([{}.{}])", kind, name,
+                                                                     std::string(kind) == "system config" ? "System_Config" : "Memory_Mode", name);
+}
+
+}  // namespace
+
+std::optional<ArchProblem> combination_problem(const AcceleratorConfig& accel, const SystemConfig& sys,
+                                               const MemoryMode& mode) {
+  const Ports ports = resolve_ports(sys, mode);
+  const std::string sys_label = section_label("system config", sys.name, sys.builtin);
+  const std::string mode_label = section_label("memory mode", mode.name, mode.builtin);
+  const auto mode_problem = [&](int which, std::string message) {
+    ArchProblem p;
+    p.blame = ArchProblem::Blame::MemoryMode;
+    p.message = std::move(message);
+    if (!mode.builtin) {
+      static const char* const keys[] = {"const_mem_area", "arena_mem_area", "cache_mem_area"};
+      p.where = mode.port_where[static_cast<std::size_t>(which)].file.empty() ? mode.where
+                                                                                : mode.port_where[static_cast<std::size_t>(which)];
+      p.key_path = "Memory_Mode." + mode.name + "." + keys[which];
+    }
+    return p;
+  };
+  const auto sys_problem = [&](AxiPort port, std::string message) {
+    ArchProblem p;
+    p.blame = ArchProblem::Blame::SystemConfig;
+    p.message = std::move(message);
+    if (!sys.builtin) {
+      const auto i = static_cast<std::size_t>(port);
+      p.where = sys.axi_where[i].file.empty() ? sys.where : sys.axi_where[i];
+      p.key_path = "System_Config." + sys.name + (port == AxiPort::Axi0 ? ".axi0_port" : ".axi1_port");
+    }
+    return p;
+  };
+  const std::array<std::pair<AxiPort, int>, 3> used = {
+      {{ports.const_port, 0}, {mode.arena_port, 1}, {mode.cache_port, 2}}};
+
+  // What an Ethos-U55 system lacks: DRAM (it reads its constants from flash and keeps the arena in
+  // SRAM), and a dedicated SRAM used as a cache apart from the arena.
+  if (!accel.is_u65()) {
+    for (const auto& [port, which] : used) {
+      if (ports.of(port) != MemArea::Dram) continue;
+      return sys_problem(port, fmt::format("{} puts Dram on {}_port, which {} uses, and an {} system has no DRAM (SRAM and "
+                                           "flash only)",
+                                           sys_label, port == AxiPort::Axi0 ? "axi0" : "axi1", mode_label, accel.name));
+    }
+    if (mode.cache_port != mode.arena_port) {
+      return mode_problem(2, fmt::format("{} keeps the arena on {} and a dedicated SRAM cache on {}, and an {} has no "
+                                         "dedicated SRAM (its arena is the shared SRAM)",
+                                         mode_label, port_name(mode.arena_port), port_name(mode.cache_port), accel.name));
+    }
+  }
+  // Vela's own checks (ArchitectureFeatures._get_vela_config).
+  const MemArea const_area = ports.of(ports.const_port);
+  if (const_area != MemArea::Dram && const_area != MemArea::OnChipFlash && const_area != MemArea::OffChipFlash) {
+    return mode_problem(0, fmt::format("{} puts the constants (weights, biases) on {}, which is {} in {}: constants "
+                                       "need Dram, OnChipFlash or OffChipFlash",
+                                       mode_label, port_name(ports.const_port), mem_area_name(const_area), sys_label));
+  }
+  const MemArea arena_area = ports.of(mode.arena_port);
+  if (arena_area != MemArea::Sram && arena_area != MemArea::Dram) {
+    return mode_problem(1, fmt::format("{} puts the arena (feature maps) on {}, which is {} in {}: the arena needs Sram or "
+                                       "Dram",
+                                       mode_label, port_name(mode.arena_port), mem_area_name(arena_area), sys_label));
+  }
+  const MemArea cache_area = ports.of(mode.cache_port);
+  if (cache_area != MemArea::Sram) {
+    return mode_problem(2, fmt::format("{} puts the cache on {}, which is {} in {}: the cache needs Sram", mode_label,
+                                       port_name(mode.cache_port), mem_area_name(cache_area), sys_label));
+  }
+  // A memory the system config does not describe: an ini section that names it on a port the mode
+  // uses but gives it no clock scale (Vela would silently run it at the NPU clock).
+  if (!sys.builtin) {
+    for (const auto& [port, which] : used) {
+      (void)which;
+      const MemArea area = ports.sram_only && port == ports.const_port ? MemArea::Sram : ports.of(port);
+      if (sys.clock_scale_set[static_cast<int>(area)]) continue;
+      const AxiPort named = ports.sram_only && port == ports.const_port ? mode.arena_port : port;
+      return sys_problem(named, fmt::format("{} names {} on {}_port but sets no {}_clock_scale (Vela would take 1.0: the "
+                                            "memory as fast as the NPU clock)",
+                                            sys_label, mem_area_name(area), named == AxiPort::Axi0 ? "axi0" : "axi1",
+                                            mem_area_name(area)));
+    }
+  }
+  return std::nullopt;
 }
 
 Arch make_arch(std::string_view accelerator, std::string_view system_config, std::string_view memory_mode) {
-  Arch arch;
-  arch.accel = accelerator_config(accelerator);
-  const bool u65 = arch.accel.is_u65();
-  const SystemConfig& sys = find_system_config(system_config, u65);
-  const MemoryMode& mode = find_memory_mode(memory_mode, u65);
+  // Resolving the sections takes ~0.2 ms; pass JSON asks for the same few archs once per record, so
+  // the built archs are kept (a handful: accelerators x sections that exist).
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, std::string, std::string>, Arch> built;
+  const auto key = std::make_tuple(std::string(accelerator), std::string(system_config), std::string(memory_mode));
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = built.find(key); it != built.end()) return it->second;
+  }
+  const VelaConfig& builtin = VelaConfig::builtin();
+  const AcceleratorConfig& accel = accelerator_config(accelerator);
+  if (!builtin.has_system_config(system_config)) unknown_name("system_config", system_config, builtin.system_config_names());
+  if (!builtin.has_memory_mode(memory_mode)) unknown_name("memory_mode", memory_mode, builtin.memory_mode_names());
+  const NameSources sources;
+  Arch arch = builtin.make_arch(accel, system_config, memory_mode, sources, nullptr);
+  const std::lock_guard<std::mutex> lock(mutex);
+  built.emplace(key, arch);
+  return arch;
+}
 
+Arch make_arch(const AcceleratorConfig& accel, const SystemConfig& sys, const MemoryMode& mode, const NameSources& sources,
+               const std::function<std::string(const ArchProblem&)>& valid_hint) {
+  if (const std::optional<ArchProblem> problem = combination_problem(accel, sys, mode)) {
+    std::string hint = valid_hint ? valid_hint(*problem) : std::string();
+    if (!problem->where.file.empty()) throw common::UserError(problem->where, problem->key_path, problem->message, hint);
+    if (problem->blame == ArchProblem::Blame::SystemConfig)
+      throw common::UserError(sources.system_config, sources.system_config_key, problem->message, hint);
+    throw common::UserError(sources.memory_mode, sources.memory_mode_key, problem->message, hint);
+  }
+  Arch arch;
+  arch.accel = accel;
+  const bool u65 = arch.accel.is_u65();
   arch.name = arch.accel.name;
-  arch.system_config = std::string(system_config);
-  arch.memory_mode = std::string(memory_mode);
+  arch.system_config = sys.name;
+  arch.memory_mode = mode.name;
   arch.core_clock = sys.core_clock;
   arch.axi_port_width_bits = u65 ? 128 : 64;
 
-  // Unconfigured areas keep clock scale 1.0, burst 1 and zero latency (§2.2).
+  // Areas behind no port keep clock scale 1.0, burst 1 and zero latency (§2.2).
   for (auto& m : arch.memory) m = MemoryParams{};
-  for (const auto& s : sys.settings) {
-    auto& m = arch.memory[static_cast<int>(s.area)];
-    m.clock_scale = s.clock_scale;
-    m.burst_length = s.burst_length;
-    m.latency_read = s.latency_read;
-    m.latency_write = s.latency_write;
-  }
-
-  std::array<MemArea, 2> port_area = {sys.axi0, sys.axi1};
-  AxiPort const_port = mode.const_port;
-  const auto area_of = [&](AxiPort p) { return port_area[static_cast<int>(p)]; };
-
-  // Sram_Only: constants cannot share the arena's SRAM port, so Vela moves them to the other port and
-  // calls that memory OnChipFlash, timed like SRAM.
-  if (area_of(const_port) == MemArea::Sram && const_port == mode.arena_port && const_port == mode.cache_port) {
-    const_port = const_port == AxiPort::Axi0 ? AxiPort::Axi1 : AxiPort::Axi0;
-    port_area[static_cast<int>(const_port)] = MemArea::OnChipFlash;
-    const MemoryParams& sram = arch.memory[static_cast<int>(MemArea::Sram)];
-    MemoryParams& flash = arch.memory[static_cast<int>(MemArea::OnChipFlash)];
-    flash.clock_scale = sram.clock_scale;
-    flash.burst_length = sram.burst_length;
-    flash.latency_read = sram.latency_read;
-    flash.latency_write = sram.latency_write;
-  }
+  const auto set_timing = [&](MemArea area, const MemoryTiming& t) {
+    MemoryParams& m = arch.memory[static_cast<int>(area)];
+    m.clock_scale = t.clock_scale;
+    m.burst_length = t.burst_length;
+    m.latency_read = t.read_latency;
+    m.latency_write = t.write_latency;
+  };
+  for (const MemArea area : sys.axi_port) set_timing(area, sys.memory[static_cast<int>(area)]);
+  const Ports ports = resolve_ports(sys, mode);
+  // Sram_Only: the constants' port is OnChipFlash with SRAM's timing.
+  if (ports.sram_only) set_timing(MemArea::OnChipFlash, sys.memory[static_cast<int>(MemArea::Sram)]);
 
   for (auto& m : arch.memory) m.bandwidth_per_cycle = arch.axi_port_width_bits * m.clock_scale / 8.0;
 
-  arch.permanent_storage = area_of(const_port);
-  arch.feature_map_storage = area_of(mode.arena_port);
+  arch.permanent_storage = ports.of(ports.const_port);
+  arch.feature_map_storage = ports.of(mode.arena_port);
   arch.fast_storage = MemArea::Sram;
-  arch.spilling_enabled = area_of(mode.cache_port) == MemArea::Sram && mode.cache_port != mode.arena_port;
-  arch.vela_sram_size = arch.spilling_enabled ? mode.cache_sram_size : std::int64_t{9999} * 1024 * 1024;
-  arch.sram_capacity_bytes = arch.spilling_enabled ? arch.vela_sram_size : std::int64_t{4} * 1024 * 1024;
+  arch.spilling_enabled = ports.of(mode.cache_port) == MemArea::Sram && mode.cache_port != mode.arena_port;
+  // Vela's sram_size: the cache when spilling (0 here when the mode states none: the arch loader
+  // asks for one), else 9999 MiB. The SRAM the mapper may reserve: the cache when spilling, else the
+  // size the mode states (Vela 3's arena_cache_size) or 4 MiB.
+  if (arch.spilling_enabled) {
+    arch.vela_sram_size = mode.arena_cache_size.value_or(0);
+    arch.sram_capacity_bytes = arch.vela_sram_size;
+  } else {
+    arch.vela_sram_size = std::int64_t{9999} * 1024 * 1024;
+    arch.sram_capacity_bytes = mode.arena_cache_size.value_or(std::int64_t{4} * 1024 * 1024);
+  }
 
   // §1.3, indexed by NpuBlockType.
   arch.sub_kernel_limits = {{{8, 8}, {1, 1}, {8, 8}, {8, 8}, {8, 8}, {1, 1}, {8, 8}}};

@@ -2,7 +2,7 @@
 // shipped workloads, and synthetic chains of growing length.
 //
 // The mapper promises results that do not depend on the thread count or on timing (mapper/search/stage.hpp,
-// join.hpp), so every benchmark doubles as a determinism guard: at setup the same input is mapped
+// mapper/search/join/join.hpp), so every benchmark doubles as a determinism guard: at setup the same input is mapped
 // once single-threaded and the size and an FNV-1a hash of the result are kept; every timed
 // iteration, whatever its thread count, must reproduce both exactly or the benchmark calls
 // SkipWithError and the process exits non-zero (Google Benchmark itself exits 0 after
@@ -305,24 +305,26 @@ void join_only(benchmark::State& state, const JoinCase& c) {
     fail(state, "no join problem: a layer has no valid pmapping");
     return;
   }
-  JoinProblem problem = *searched.problem;
-  problem.threads = kEndToEndThreads;
+  const JoinProblem& problem = *searched.problem;
+  npumap::search::JoinOptions join_options;
+  join_options.objectives = options.objectives;
+  npumap::search::JoinRunContext context;
+  context.threads = kEndToEndThreads;
   // The reference: the join without its exact speed-ups (future-SRAM bound, look-ahead, cascade
   // clamp) on one thread. A fast but wrong join, or a racy one, gives another front and fails the
   // benchmark.
-  JoinProblem plain = problem;
-  plain.threads = 1;
-  plain.future_sram_bound = false;
-  plain.lookahead = false;
-  plain.cascade_clamp = false;
-  const FrontDigest ref = value_digest(npumap::search::join(plain));
+  npumap::search::JoinOptions plain = join_options;
+  plain.speedups.future_sram_bound = false;
+  plain.speedups.lookahead = false;
+  plain.speedups.cascade_clamp = false;
+  const FrontDigest ref = value_digest(npumap::search::join(problem, plain));
   if (ref.size == 0) {
     fail(state, "reference join found no mapping");
     return;
   }
   std::uint64_t paired = 0;
   for (auto _ : state) {
-    const JoinResult joined = npumap::search::join(problem);
+    const JoinResult joined = npumap::search::join(problem, join_options, context);
     const FrontDigest d = value_digest(joined);
     if (joined.partial || d.size != ref.size || d.hash != ref.hash) {
       fail(state, "join front differs from the reference join without speed-ups");

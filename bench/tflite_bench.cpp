@@ -1,4 +1,4 @@
-// Throughput of the .tflite front end on real models from ../shared/models:
+// Throughput of the .tflite front end on the real models of workloads/models:
 //   ReadModel/...      read_model (workloads/tflite/reader.hpp) on the largest file and the
 //                      697-operator unrolled LSTM: models and bytes per second; each iteration checks
 //                      the operator count against the first read.
@@ -12,8 +12,7 @@
 //   MapModel/...       a whole `--keep-pareto` search (search::map_network, 2 threads, comparison
 //                      without fusion included) of an imported model on ethos-u55-256; each iteration
 //                      checks the front size and best cycles against the first run.
-// So a fast but wrong front end fails the benchmark. Without ../shared the benchmarks skip with a
-// message (a plain clone has no models).
+// So a fast but wrong front end fails the benchmark. A missing model is reported as an error.
 
 #include <benchmark/benchmark.h>
 
@@ -34,7 +33,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path models_dir() { return fs::path(NPUMAP_BENCH_DIR) / ".." / ".." / "shared" / "models"; }
+fs::path models_dir() { return fs::path(NPUMAP_BENCH_DIR) / ".." / "workloads" / "models"; }
 
 std::size_t operator_count(const npumap::tflite::Model& m) {
   std::size_t n = 0;
@@ -44,7 +43,7 @@ std::size_t operator_count(const npumap::tflite::Model& m) {
 
 void read(benchmark::State& state, const fs::path& file) {
   if (!fs::exists(file)) {
-    state.SkipWithError((file.string() + " is absent: ../shared/models holds the real models").c_str());
+    state.SkipWithError((file.string() + " is missing: workloads/models holds the real models").c_str());
     return;
   }
   const std::size_t expected = operator_count(npumap::tflite::read_model(file.string()));
@@ -62,7 +61,7 @@ void read(benchmark::State& state, const fs::path& file) {
   state.counters["operators"] = static_cast<double>(expected);
 }
 
-/// The largest model file in ../shared/models.
+/// The largest model file in workloads/models.
 fs::path largest_model() {
   fs::path best;
   std::error_code ec;
@@ -78,7 +77,7 @@ void bm_read_lstm(benchmark::State& state) { read(state, models_dir() / "mlexamp
 
 void lower(benchmark::State& state, const fs::path& file) {
   if (!fs::exists(file)) {
-    state.SkipWithError((file.string() + " is absent: ../shared/models holds the real models").c_str());
+    state.SkipWithError((file.string() + " is missing: workloads/models holds the real models").c_str());
     return;
   }
   const npumap::tflite::Model m = npumap::tflite::read_model(file.string());
@@ -102,7 +101,7 @@ void bm_lower_lstm(benchmark::State& state) { lower(state, models_dir() / "mlexa
 void bm_encode_mobilenet(benchmark::State& state) {
   const fs::path file = models_dir() / "tflm__mobilenet_v2_quantized_1x3x224x224.tflite";
   if (!fs::exists(file)) {
-    state.SkipWithError((file.string() + " is absent: ../shared/models holds the real models").c_str());
+    state.SkipWithError((file.string() + " is missing: workloads/models holds the real models").c_str());
     return;
   }
   const npumap::tflite::Model m = npumap::tflite::read_model(file.string());
@@ -139,7 +138,7 @@ void bm_encode_mobilenet(benchmark::State& state) {
 
 void import(benchmark::State& state, const fs::path& file) {
   if (!fs::exists(file)) {
-    state.SkipWithError((file.string() + " is absent: ../shared/models holds the real models").c_str());
+    state.SkipWithError((file.string() + " is missing: workloads/models holds the real models").c_str());
     return;
   }
   npumap::tflite::ImportOptions o;
@@ -162,7 +161,7 @@ void bm_import_lstm(benchmark::State& state) { import(state, models_dir() / "mle
 
 void map_model(benchmark::State& state, const fs::path& file, const std::string& config = "ethos-u55-256") {
   if (!fs::exists(file)) {
-    state.SkipWithError((file.string() + " is absent: ../shared/models holds the real models").c_str());
+    state.SkipWithError((file.string() + " is missing: workloads/models holds the real models").c_str());
     return;
   }
   npumap::tflite::ImportOptions o;
@@ -194,7 +193,7 @@ void bm_map_mobilenet(benchmark::State& state) {
 void bm_map_yolo(benchmark::State& state) {
   map_model(state, models_dir() / "emza__yolo-fastest_1.1_320_face_best.tflite");
 }
-/// The slowest shared model on its slowest preset (issue #12's "any model under 2 s on 2 threads"):
+/// The slowest real model on its slowest preset (issue #12's "any model under 2 s on 2 threads"):
 /// about 1.7 s of search a run, left out of the one-iteration smoke test (NPUMAP_BENCH_SMOKE) that
 /// ctest runs.
 void bm_map_yolo_u65(benchmark::State& state) {

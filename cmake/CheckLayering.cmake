@@ -1,60 +1,115 @@
 # The layering of the source folders, checked (ctest `layering`): each folder may include only the
-# project headers of the folders below it, CLI11 only in mapper/cli, Boost.Graph only in the workload
-# DAG, MPI only in mapper/sweep/mpi_sweep.cpp, and process-wide set-up (signal handlers, the stderr logger, tbb::global_control) only in
-# mapper/cli. Run as: cmake -DROOT=<project root> -P cmake/CheckLayering.cmake
-# Each rule: "folder|allowed include prefixes, comma-separated" (the folder itself is always allowed).
-set(rules
-  "common|"
-  "arch|common/"
-  "workloads|common/,arch/"
-  "workloads/tflite|common/,arch/,workloads/"
-  "model|common/,arch/"
-  "mapper/search|common/,arch/,workloads/,model/"
-  "mapper/report|common/,arch/,workloads/,model/,mapper/search/"
-  "mapper/eval|common/,arch/,model/"
-  "mapper/sweep|common/,arch/,workloads/,workloads/tflite/,model/,mapper/search/,mapper/report/"
-  "mapper/cli|common/,arch/,workloads/,workloads/tflite/,model/,mapper/search/,mapper/report/,mapper/eval/,mapper/sweep/")
-set(violations "")
-foreach(rule ${rules})
+# project headers its rule in cmake/LayeringRules.cmake allows, every folder holding sources must have
+# a rule, CLI11 only in mapper/cli, Boost.Graph only in the workload DAG, MPI only in
+# mapper/sweep/mpi_sweep.cpp, and process-wide set-up (signal handlers, the stderr logger,
+# tbb::global_control) only in mapper/cli. Run as: cmake -DROOT=<project root> -P cmake/CheckLayering.cmake
+#
+# Every #include line counts, indented or inside #if blocks ("#  include" too). A quoted include is
+# resolved as the compiler does (next to the including file, then from the project root); an
+# angle-bracket include that names a file of the project (<mapper/search/stage.hpp>) is a project
+# include like any other. Folders whose name starts with "." or "build" are not sources.
+include(${CMAKE_CURRENT_LIST_DIR}/LayeringRules.cmake)
+if(NOT ROOT)
+  message(FATAL_ERROR "usage: cmake -DROOT=<project root> -P cmake/CheckLayering.cmake")
+endif()
+get_filename_component(ROOT "${ROOT}" ABSOLUTE)
+
+set(ruled_folders "")
+foreach(rule ${NPUMAP_LAYERING_RULES})
   string(FIND "${rule}" "|" bar)
   string(SUBSTRING "${rule}" 0 ${bar} folder)
   math(EXPR rest_at "${bar} + 1")
   string(SUBSTRING "${rule}" ${rest_at} -1 rest)
-  string(REPLACE "," ";" more "${rest}")
-  set(allowed "${folder}/" "npumap_version.hpp" ${more})
-  file(GLOB sources "${ROOT}/${folder}/*.hpp" "${ROOT}/${folder}/*.cpp")
-  foreach(src ${sources})
-    file(RELATIVE_PATH rel "${ROOT}" "${src}")
-    file(STRINGS "${src}" lines REGEX "^#include ")
-    foreach(line ${lines})
-      if(line MATCHES "^#include \"([^\"]+)\"")
-        set(header "${CMAKE_MATCH_1}")
-        set(ok FALSE)
-        foreach(prefix ${allowed})
-          string(FIND "${header}" "${prefix}" at)
-          if(at EQUAL 0)
-            set(ok TRUE)
-          endif()
-        endforeach()
-        # A header of a sub-folder (workloads/tflite/) is not part of its parent's allowance: a folder
-        # may include it only when its rule names workloads/tflite/.
-        list(FIND more "workloads/tflite/" names_tflite)
-        if(ok AND NOT folder STREQUAL "workloads/tflite" AND header MATCHES "^workloads/tflite/" AND names_tflite EQUAL -1)
-          set(ok FALSE)
-        endif()
-        if(NOT ok)
-          list(APPEND violations "${rel}: includes \"${header}\", which ${folder}/ must not depend on")
-        endif()
-      elseif(line MATCHES "^#include <CLI/" AND NOT folder STREQUAL "mapper/cli")
-        list(APPEND violations "${rel}: includes CLI11, which only mapper/cli may use")
-      elseif(line MATCHES "^#include <boost/graph/" AND NOT rel MATCHES "^workloads/(dag|loader)\\.")
-        list(APPEND violations "${rel}: includes Boost.Graph, which only workloads/dag.hpp and the loader may use")
-      elseif(line MATCHES "^#include <mpi\\.h>" AND NOT rel STREQUAL "mapper/sweep/mpi_sweep.cpp")
-        list(APPEND violations "${rel}: includes MPI, which only mapper/sweep/mpi_sweep.cpp may use")
-      elseif(line MATCHES "^#include <(tbb/global_control.h|csignal|spdlog/sinks/)" AND NOT folder STREQUAL "mapper/cli")
-        list(APPEND violations "${rel}: ${line}: process-wide set-up belongs in mapper/cli (the process contract)")
+  string(REPLACE "," ";" allowed "${rest}")
+  set(clean "")
+  foreach(a ${allowed})
+    string(REGEX REPLACE "/+$" "" a "${a}")
+    list(APPEND clean "${a}")
+  endforeach()
+  string(MAKE_C_IDENTIFIER "${folder}" id)
+  set(allowed_${id} ${clean})
+  list(APPEND ruled_folders "${folder}")
+endforeach()
+
+# Every source file under ROOT, outside hidden and build folders.
+set(sources "")
+file(GLOB top RELATIVE "${ROOT}" "${ROOT}/*")
+foreach(entry ${top})
+  if(entry MATCHES "^(\\.|build)" OR NOT IS_DIRECTORY "${ROOT}/${entry}")
+    continue()
+  endif()
+  file(GLOB_RECURSE found RELATIVE "${ROOT}" "${ROOT}/${entry}/*.cpp" "${ROOT}/${entry}/*.hpp"
+       "${ROOT}/${entry}/*.h" "${ROOT}/${entry}/*.cc" "${ROOT}/${entry}/*.cxx" "${ROOT}/${entry}/*.inc")
+  list(APPEND sources ${found})
+endforeach()
+list(SORT sources)
+
+set(violations "")
+set(unruled "")
+foreach(rel ${sources})
+  get_filename_component(folder "${rel}" DIRECTORY)
+  list(FIND ruled_folders "${folder}" ruled)
+  if(ruled EQUAL -1)
+    list(FIND unruled "${folder}" seen)
+    if(seen EQUAL -1)
+      list(APPEND unruled "${folder}")
+      list(APPEND violations "${folder}/: holds sources (${rel}) but has no layering rule: add one to cmake/LayeringRules.cmake")
+    endif()
+    continue()
+  endif()
+  string(MAKE_C_IDENTIFIER "${folder}" id)
+  set(allowed ${allowed_${id}})
+  list(FIND NPUMAP_PRODUCT_FOLDERS "${folder}" product_at)
+  set(is_product TRUE)
+  if(product_at EQUAL -1)
+    set(is_product FALSE)
+  endif()
+  file(STRINGS "${ROOT}/${rel}" lines REGEX "^[ \t]*#[ \t]*include")
+  foreach(line ${lines})
+    set(header "")
+    set(project_header "")
+    if(line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\"")
+      set(header "${CMAKE_MATCH_1}")
+      if(EXISTS "${ROOT}/${folder}/${header}" AND NOT IS_DIRECTORY "${ROOT}/${folder}/${header}")
+        get_filename_component(abs "${ROOT}/${folder}/${header}" ABSOLUTE)
+        file(RELATIVE_PATH project_header "${ROOT}" "${abs}")
+      elseif(EXISTS "${ROOT}/${header}" AND NOT IS_DIRECTORY "${ROOT}/${header}")
+        get_filename_component(abs "${ROOT}/${header}" ABSOLUTE)
+        file(RELATIVE_PATH project_header "${ROOT}" "${abs}")
+      elseif(NOT header STREQUAL "npumap_version.hpp")
+        list(APPEND violations "${rel}: includes \"${header}\", which is not a header of the project")
+        continue()
       endif()
-    endforeach()
+    elseif(line MATCHES "^[ \t]*#[ \t]*include[ \t]*<([^>]+)>")
+      set(header "${CMAKE_MATCH_1}")
+      if(header MATCHES "/" AND EXISTS "${ROOT}/${header}" AND NOT IS_DIRECTORY "${ROOT}/${header}")
+        get_filename_component(abs "${ROOT}/${header}" ABSOLUTE)
+        file(RELATIVE_PATH project_header "${ROOT}" "${abs}")
+      endif()
+    else()
+      continue()  # #include MACRO
+    endif()
+    if(project_header)
+      if(project_header MATCHES "^\\.\\./" OR project_header MATCHES "^(\\.|build)")
+        list(APPEND violations "${rel}: includes ${header}, which lies outside the project's source folders")
+        continue()
+      endif()
+      get_filename_component(header_folder "${project_header}" DIRECTORY)
+      list(FIND allowed "${header_folder}" at)
+      if(NOT header_folder STREQUAL folder AND at EQUAL -1)
+        list(APPEND violations "${rel}: includes ${project_header} (${line}), which ${folder}/ must not depend on")
+      endif()
+    elseif(NOT is_product)
+      continue()  # the library rules below bind the product; tests, benchmarks and fuzzers may use anything
+    elseif(header MATCHES "^CLI/" AND NOT folder STREQUAL "mapper/cli")
+      list(APPEND violations "${rel}: includes CLI11, which only mapper/cli may use")
+    elseif(header MATCHES "^boost/graph/" AND NOT rel MATCHES "^workloads/(dag|loader)\\.")
+      list(APPEND violations "${rel}: includes Boost.Graph, which only workloads/dag.hpp and the loader may use")
+    elseif(header STREQUAL "mpi.h" AND NOT rel STREQUAL "mapper/sweep/mpi_sweep.cpp")
+      list(APPEND violations "${rel}: includes MPI, which only mapper/sweep/mpi_sweep.cpp may use")
+    elseif(header MATCHES "^(tbb/global_control.h|csignal|spdlog/sinks/)" AND NOT folder STREQUAL "mapper/cli")
+      list(APPEND violations "${rel}: ${line}: process-wide set-up belongs in mapper/cli (the process contract)")
+    endif()
   endforeach()
 endforeach()
 if(violations)

@@ -31,6 +31,44 @@ std::string join_list(const std::vector<std::string>& items) {
 
 }  // namespace
 
+void check_utf8(const std::string& text, const std::string& file) {
+  int line = 1;
+  int column = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    std::uint32_t min = 0;
+    if (c < 0x80) {
+      n = 1, cp = c;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 2, cp = c & 0x1Fu, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 3, cp = c & 0x0Fu, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 4, cp = c & 0x07u, min = 0x10000;
+    }
+    bool ok = n > 0 && i + n <= text.size();
+    for (std::size_t k = 1; ok && k < n; ++k) {
+      const auto cc = static_cast<unsigned char>(text[i + k]);
+      ok = (cc & 0xC0) == 0x80;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    ok = ok && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+    if (!ok) {
+      throw UserError({file, line, column}, "", fmt::format("not UTF-8 text (byte 0x{:02x})", c),
+                      "save the file as UTF-8");
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += n;
+  }
+}
+
 YamlNode::YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
@@ -78,46 +116,6 @@ void check_no_duplicate_keys(const YAML::Node& root, const std::string& file) {
   }
 }
 
-/// YAML text must be UTF-8 (YAML 1.2); names read from it end up in result.json, which is UTF-8 too.
-/// Rejects the first invalid byte sequence (stray continuation bytes, truncated or overlong forms,
-/// surrogates, code points past U+10FFFF) at its line:col.
-void check_utf8(const std::string& text, const std::string& file) {
-  int line = 1;
-  int column = 1;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    std::size_t n = 0;
-    std::uint32_t cp = 0;
-    std::uint32_t min = 0;
-    if (c < 0x80) {
-      n = 1, cp = c;
-    } else if ((c & 0xE0) == 0xC0) {
-      n = 2, cp = c & 0x1Fu, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 3, cp = c & 0x0Fu, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 4, cp = c & 0x07u, min = 0x10000;
-    }
-    bool ok = n > 0 && i + n <= text.size();
-    for (std::size_t k = 1; ok && k < n; ++k) {
-      const auto cc = static_cast<unsigned char>(text[i + k]);
-      ok = (cc & 0xC0) == 0x80;
-      cp = (cp << 6) | (cc & 0x3Fu);
-    }
-    ok = ok && cp >= min && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
-    if (!ok) {
-      throw UserError({file, line, column}, "", fmt::format("not UTF-8 text (byte 0x{:02x})", c),
-                      "save the file as UTF-8");
-    }
-    if (c == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-    i += n;
-  }
-}
 
 /// Sees the start of each document and nothing else.
 class DocumentStarts : public YAML::EventHandler {
@@ -153,6 +151,27 @@ void check_single_document(const std::string& text, const std::string& file) {
                   "keep one document per file");
 }
 
+/// A tab in the indentation of the 0-based line `line` of `text` or of the three lines before it
+/// (nearest first): its 1-based line and column, or {0, 0}. YAML indents with spaces only, and
+/// yaml-cpp reports a tab there as some other parse error further on.
+std::pair<int, int> indentation_tab(const std::string& text, int line) {
+  std::vector<std::string> lines;
+  std::size_t from = 0;
+  for (int i = 0; i <= line && from <= text.size(); ++i) {
+    const std::size_t nl = text.find('\n', from);
+    lines.push_back(text.substr(from, nl == std::string::npos ? std::string::npos : nl - from));
+    if (nl == std::string::npos) break;
+    from = nl + 1;
+  }
+  for (int i = static_cast<int>(lines.size()) - 1; i >= 0 && i >= line - 3; --i) {
+    const std::string& l = lines[static_cast<std::size_t>(i)];
+    for (std::size_t c = 0; c < l.size() && (l[c] == ' ' || l[c] == '\t' || l[c] == '-'); ++c) {
+      if (l[c] == '\t') return {i + 1, static_cast<int>(c) + 1};
+    }
+  }
+  return {0, 0};
+}
+
 }  // namespace
 
 YamlNode YamlNode::load_string(const std::string& text, const std::string& file) {
@@ -164,6 +183,10 @@ YamlNode YamlNode::load_string(const std::string& text, const std::string& file)
     check_no_duplicate_keys(root, file);
     return YamlNode(root, name, "");
   } catch (const YAML::Exception& e) {
+    if (const auto [line, column] = indentation_tab(text, e.mark.line); line > 0) {
+      throw UserError({file, line, column}, "", "a tab character in the indentation (YAML indents with spaces only)",
+                      "replace the tab with spaces");
+    }
     throw UserError({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
                     "check indentation, colons and brackets near this position");
   }

@@ -18,6 +18,11 @@
 
 namespace npumap::common {
 
+/// Text inputs must be UTF-8 (YAML 1.2, and every name read ends up in result.json, which is UTF-8 too):
+/// throws UserError at the line:col of the first invalid byte sequence (stray continuation bytes,
+/// truncated or overlong forms, surrogates, code points past U+10FFFF) in `text`, read from `file`.
+void check_utf8(const std::string& text, const std::string& file);
+
 /// A YAML node together with the file it came from and its key path (e.g. `layers[3].kernel`).
 class YamlNode {
  public:

@@ -317,7 +317,19 @@ PassInput read_pass_input(const json& input, const std::string& file, const std:
 
   PassInput out;
   try {
-    out.arch = arch::make_arch(accel, sys, mode);
+    // A pass of a run whose system config or memory mode came from a --config file names a section
+    // that is not built in; its arch_params then carry every value the cycle model reads.
+    const auto sys_names = arch::system_config_names();
+    const auto mode_names = arch::memory_mode_names();
+    const bool known = std::find(sys_names.begin(), sys_names.end(), sys) != sys_names.end() &&
+                       std::find(mode_names.begin(), mode_names.end(), mode) != mode_names.end();
+    if (!known && find(input, "arch_params") != nullptr) {
+      out.arch = arch::make_arch(accel);
+      out.arch.system_config = sys;
+      out.arch.memory_mode = mode;
+    } else {
+      out.arch = arch::make_arch(accel, sys, mode);
+    }
   } catch (const common::UserError& e) {
     ctx.at(e.key_path()).fail(e.message(), e.hint());
   }

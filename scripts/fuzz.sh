@@ -8,7 +8,7 @@
 #   same inputs in the same order, as far as the time allows)
 # Seed corpora are the repository's own inputs, by path (symlinks under build/fuzz/seeds/<harness>):
 # test/errors/, the zoo (workloads/*.yaml), arch presets, sweeps/, test/golden, single records of
-# test/data/*.json, and .tflite models under ../shared/models when that folder exists. New inputs
+# test/data/*.json, and the .tflite models of workloads/models up to 256 KiB. New inputs
 # libFuzzer finds go to build/fuzz/corpus/<harness> (kept between runs), crashes to
 # build/fuzz/artifacts/; build/fuzz/logs/<harness>.log holds each run's log and the summary table
 # (executions, coverage cov/ft, crashes) goes to build/fuzz/summary.txt and stdout.
@@ -20,7 +20,7 @@ seconds=${FUZZ_SECONDS:-60}
 parallel=${FUZZ_JOBS:-1}
 bin=build/asan/fuzz  # the harness executables
 build=build/fuzz     # seeds, corpus, artifacts, logs, summary
-all=(fuzz_workload fuzz_arch fuzz_sweep_spec fuzz_pass_json fuzz_block_configs fuzz_result_json fuzz_tflite)
+all=(fuzz_workload fuzz_arch fuzz_vela_ini fuzz_sweep_spec fuzz_pass_json fuzz_block_configs fuzz_result_json fuzz_tflite)
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=("${all[@]}")
 
@@ -38,6 +38,7 @@ link() {  # link DIR FILE...: seed files by path
 }
 link fuzz_workload test/errors/workload_*.yaml workloads/*.yaml
 link fuzz_arch test/errors/arch_*.yaml arch/presets/*.yaml
+link fuzz_vela_ini test/errors/ini_*.ini
 link fuzz_sweep_spec test/errors/sweep_*.yaml sweeps/*.yaml
 link fuzz_pass_json test/errors/pass_*.json
 link fuzz_block_configs test/errors/blockcfg_*.json
@@ -54,13 +55,9 @@ for src, dest, step in [("test/data/npu_reference_passes.json", "fuzz_pass_json"
         with open(os.path.join(seeds, dest, "record%03d.json" % i), "w") as f:
             json.dump([records[i]], f, indent=1)
 PY
-if [ -d ../shared/models ]; then
-  # The small models (up to 256 KiB) keep executions fast; -max_len below matches.
-  while IFS= read -r m; do ln -sf "$(cd "$(dirname "$m")" && pwd)/$(basename "$m")" "$seeds/fuzz_tflite/"; done \
-    < <(find ../shared/models -name '*.tflite' -size -256k | sort)
-else
-  echo "fuzz: ../shared/models is absent: fuzz_tflite starts from an empty corpus" >&2
-fi
+# The small models (up to 256 KiB) keep executions fast; -max_len below matches.
+while IFS= read -r m; do ln -sf "$(cd "$(dirname "$m")" && pwd)/$(basename "$m")" "$seeds/fuzz_tflite/"; done \
+  < <(find workloads/models -name '*.tflite' -size -256k | sort)
 
 mkdir -p "$build/logs" "$build/artifacts"
 run_one() {

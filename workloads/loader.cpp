@@ -115,7 +115,7 @@ const std::vector<std::string> kLayerKeys = {"name",       "op",          "input
                                              "kernel",     "stride",      "dilation",    "padding",     "activation",
                                              "dtype",      "quant_scale", "bias",        "weight_dtype", "weight_compression",
                                              "weight_shape", "transpose_b", "einsum",    "ranks",       "operator",
-                                             "reason",     "input_shapes", "weight_encodings", "lut", "op_output_dtype"};
+                                             "reason",     "input_shapes", "weight_encodings", "lut"};
 const std::vector<std::string> kEinsumKeys = {"name",  "op",         "einsum", "ranks", "activation",
                                               "dtype", "quant_scale", "bias",  "weight_compression"};
 
@@ -124,7 +124,6 @@ std::vector<std::string> keys_for(OpKind kind) {
   std::vector<std::string> keys = {"name", "op", "inputs", "output", "output_shape", "dtype", "quant_scale"};
   if (kind != OpKind::Cpu) keys.emplace_back("input_shapes");
   if (kind != OpKind::Cpu && kind != OpKind::MatMul) keys.emplace_back("lut");
-  if (timed_by_op_output(kind) && kind != OpKind::MatMul) keys.emplace_back("op_output_dtype");
   if (has_weights(kind)) keys.emplace_back("weight_encodings");
   auto add = [&keys](std::initializer_list<const char*> more) {
     for (const char* k : more) keys.emplace_back(k);
@@ -529,7 +528,6 @@ class Loader {
       p.lut_node = *n;
       l.lut = read_lut(*n);
     }
-    if (auto n = item.find("op_output_dtype")) l.op_output_dtype = parse_dtype(*n);
   }
 
   static LutTable read_lut(const common::YamlNode& n) {

@@ -146,22 +146,6 @@ LutTable lut_table_default(const Layer& layer, DataType input_dtype) {
   return LutTable{256, layer.kind == OpKind::Softmax ? DataType::Int32 : DataType::Int8};
 }
 
-bool timed_by_op_output(OpKind kind) {
-  switch (kind) {
-    case OpKind::Conv2D:
-    case OpKind::DepthwiseConv2D:
-    case OpKind::TransposeConv2D:
-    case OpKind::FullyConnected:
-    case OpKind::MatMul:
-    case OpKind::MaxPool:
-    case OpKind::AvgPool:
-    case OpKind::ResizeBilinear:
-    case OpKind::ReduceSum:
-    case OpKind::Activation: return true;
-    default: return false;
-  }
-}
-
 std::string_view weight_traversal_name(WeightTraversal t) {
   switch (t) {
     case WeightTraversal::DepthFirst: return "depth_first";

@@ -173,10 +173,6 @@ struct Layer {
   /// The table a LUT-using layer loads (uses_lut()); set by the loader, from `lut:` or the default
   /// (lut_table_default()).
   std::optional<LutTable> lut;
-  /// A post op packed into the layer's NPU pass (Vela's requantising Quantize after a created 1x1
-  /// average pool) writes the output: the op's own output is an intermediate of this data type that
-  /// stays in the arena, and the op's timing comes from it (docs/design/npu-model.md §6.8).
-  std::optional<DataType> op_output_dtype;
   bool transpose_b = false;                  ///< matmul: B is stored as [.., n, k]
   std::optional<MatmulDims> matmul;          ///< fully_connected and matmul only
 
@@ -235,10 +231,6 @@ bool uses_lut(const Layer& layer);
 /// 8-bit input 256 entries, int8 (int32 for softmax, Vela's exp table); with a 16-bit input 512
 /// int32 entries.
 LutTable lut_table_default(const Layer& layer, DataType input_dtype);
-/// Whether the layer's op takes its timing from its own output tensor (convolutions, pooling,
-/// fully connected, reduce_sum, standalone activations: `op_output_dtype` applies), rather than from
-/// the pass's output (elementwise ops).
-bool timed_by_op_output(OpKind kind);
 /// YAML spellings of a weight traversal ("depth_first", "part_kernel_first", "depthwise").
 std::string_view weight_traversal_name(WeightTraversal t);
 

@@ -81,8 +81,7 @@ std::string layer_line(const Workload& w, const Layer& l) {
     kv.push_back("weight_compression: " + number(l.weight_compression));
     if (!l.weight_encodings.empty()) kv.push_back("weight_encodings: " + weight_encodings_yaml(l.weight_encodings));
   }
-  if (l.lut) kv.push_back("lut: " + lut_yaml(*l.lut));
-  if (l.op_output_dtype) kv.push_back(fmt::format("op_output_dtype: {}", data_type_name(*l.op_output_dtype)));
+  if (l.lut && l.einsum.empty()) kv.push_back("lut: " + lut_yaml(*l.lut));
   if (l.kind == OpKind::MatMul && l.einsum.empty()) kv.push_back(fmt::format("transpose_b: {}", l.transpose_b ? "true" : "false"));
   return fmt::format("  - {{{}}}\n", fmt::join(kv, ", "));
 }

@@ -1,6 +1,8 @@
 // The command line of `mapper` (CLI11; the only folder that uses it).
 //
 //   mapper --workload W [--arch A] [--keep-pareto] ...     map a workload (run_command.cpp)
+//   mapper MODEL.tflite --accelerator-config C --config vela.ini --system-config S --memory-mode M ...
+//                                                            the same with Vela's option names
 //   mapper eval FILE.json [--check] [--block-configs]        re-evaluate passes or a result.json (mapper/eval/)
 //   mapper list presets|workloads|objectives|system-configs|memory-modes|sweep-parameters   what can be named
 //   mapper show RESULT.json                                  re-print a saved run's report
@@ -31,6 +33,7 @@
 
 #include "arch/arch.hpp"
 #include "arch/arch_loader.hpp"
+#include "arch/vela_config.hpp"
 #include "common/user_error.hpp"
 #include "common/files.hpp"
 #include "common/json_file.hpp"
@@ -46,6 +49,7 @@
 #include "mapper/sweep/sweep.hpp"
 #include "npumap_version.hpp"
 #include "workloads/tflite/import.hpp"
+#include "workloads/zoo.hpp"
 
 namespace npumap::cli {
 namespace {
@@ -55,6 +59,7 @@ Examples:
   mapper --workload workloads/resnet18.yaml --keep-pareto
   mapper --workload workloads/resnet50.yaml --arch ethos-u65-256 --objectives cycles,offchip_bytes
   mapper --workload workloads/mobilenet_v2.yaml --per-layer --format json
+  mapper model.tflite --accelerator-config ethos-u55-128 --config vela.ini --system-config X --memory-mode Y
   mapper eval test/data/npu_reference_passes.json --check
   mapper eval --block-configs test/data/npu_reference_block_configs.json --check
   mapper list presets
@@ -62,28 +67,71 @@ Examples:
   mapper sweep sweeps/example.yaml
 )";
 
-std::vector<std::string> workload_files() {
-  std::vector<std::string> out;
-  const std::filesystem::path dir = std::filesystem::path(NPUMAP_SOURCE_DIR) / "workloads";
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".yaml") out.push_back(entry.path().filename().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+/// A Vela option (2.1 or later) that npu-mapper has no counterpart for: accepted with a one-line note
+/// when it only changes what Vela prints or how it allocates, refused when it changes what Vela
+/// compiles or asks for an output npu-mapper does not make (docs/user-guide.md "Vela's options").
+struct VelaOption {
+  const char* name;
+  bool takes_value;
+  bool refused;
+  const char* why;
+};
+
+std::vector<VelaOption> vela_only_options() {
+  const char* const printing = "it changes only what Vela prints";
+  return {
+      {"--verbose-all", false, false, "-v logs the resolved configuration and per-stage timings"},
+      {"--verbose-config", false, false, "-v logs the resolved system config and memory mode, and the --config keys not used"},
+      {"--verbose-graph", false, false, printing},
+      {"--verbose-quantization", false, false, printing},
+      {"--verbose-packing", false, false, printing},
+      {"--verbose-tensor-purpose", false, false, printing},
+      {"--verbose-tensor-format", false, false, printing},
+      {"--verbose-schedule", false, false, "the report's per-layer table shows each layer's block config and placements"},
+      {"--verbose-pareto-frontier-schedules", false, false, printing},
+      {"--verbose-allocation", false, false, printing},
+      {"--verbose-high-level-command-stream", false, false, printing},
+      {"--verbose-register-command-stream", false, false, printing},
+      {"--verbose-operators", false, false, printing},
+      {"--verbose-weights", false, false, "the <net>_summary_<sys>.csv file states the weight sizes"},
+      {"--verbose-performance", false, false, "the <net>_per-layer.csv file, its table, is always written"},
+      {"--verbose-progress", false, false, "a progress bar shows on a terminal"},
+      {"--show-cpu-operations", false, false, "the report always lists the operators that run on the CPU"},
+      {"--show-subgraph-io-summary", false, false, printing},
+      {"--timing", false, false, "-v logs per-stage timings"},
+      {"--enable-debug-db", false, false, "no debug database is written"},
+      {"--recursion-limit", true, false, "a Python setting; npu-mapper does not recurse over the graph"},
+      {"--cpu-tensor-alignment", true, false, "the arena is sized by the live feature maps, without alignment"},
+      {"--hillclimb-max-iterations", true, false, "the arena is sized by the live feature maps, with no allocator search"},
+      {"--tensor-allocator", true, false, "the arena is sized by the live feature maps, with no allocator"},
+      {"--max-block-dependency", true, false, "it changes Vela's command stream, not its performance estimate"},
+      {"--force-block-config", true, true, "npu-mapper explores every block config; the report shows each layer's"},
+      {"--block-config-limit", true, true, "npu-mapper explores every block config"},
+      {"--pareto-metric", true, true, "npu-mapper keeps the whole Pareto front; choose its objectives with --objectives"},
+      {"--ifm-streaming", true, true, "npu-mapper explores every placement of every feature map"},
+      {"--cascading", true, true, "npu-mapper explores fusion (cascades); --no-fusion turns it off"},
+      {"--cache-bias-scale-tensor", true, true, "npu-mapper explores bias copies to SRAM"},
+      {"--nhcwb16-between-cascaded-passes", true, true, "npu-mapper explores the layout of every feature map"},
+      {"--weight-estimation-scaling", true, true, "npu-mapper encodes the real weights (or uses the workload's ratios)"},
+      {"--force-symmetric-int-weights", false, true, "npu-mapper encodes the weights with their own zero points"},
+      {"--supported-ops-report", false, true, "npu-mapper writes no operator report; `mapper import` shows how a model is lowered"},
+      {"--list-config-files", false, true, "`mapper list system-configs` and `mapper list memory-modes` print the built-in sections"},
+      {"--api-version", false, true, "npu-mapper has no Python API; see `mapper --version`"},
+  };
 }
 
 int run_list(const std::string& what, std::ostream& out) {
   if (what == "presets") {
     for (const auto& name : arch::preset_names()) out << name << "\n";
   } else if (what == "workloads") {
-    for (const auto& name : workload_files()) out << "workloads/" << name << "\n";
+    // Names `--workload` and sweep specs accept: the zoo's YAML workloads, then its real models.
+    for (const auto& name : workloads::zoo_names()) out << name << "\n";
   } else if (what == "objectives") {
     for (search::Objective o : search::all_objectives()) out << search::objective_name(o) << "\n";
   } else if (what == "system-configs") {
-    for (const auto& name : arch::system_config_names()) out << name << "\n";
+    out << arch::builtin_system_configs_ini();  // ini text that --config reads back
   } else if (what == "memory-modes") {
-    for (const auto& name : arch::memory_mode_names()) out << name << "\n";
+    out << arch::builtin_memory_modes_ini();
   } else if (what == "sweep-parameters") {
     for (const auto& name : sweep::sweep_parameter_keys()) out << name << "\n";
   } else {
@@ -116,7 +164,7 @@ int run_import(const std::string& model, const std::string& out_path, const std:
   return 0;
 }
 
-int run_show(const std::string& path, const std::string& format, int point, std::ostream& out) {
+int run_show(const std::string& path, const std::string& format, int point, bool verbose, std::ostream& out) {
   // A run folder stands for its result.json.
   std::error_code ec;
   const std::string file = std::filesystem::is_directory(path, ec) ? (std::filesystem::path(path) / "result.json").string() : path;
@@ -129,11 +177,21 @@ int run_show(const std::string& path, const std::string& format, int point, std:
     if (point >= 0) {
       // One front point: its per-layer breakdown.
       const std::size_t kept = result.contains("front") ? result["front"].size() : 0;
+      const std::size_t size = result.value("front_size", std::size_t{0});
+      if (static_cast<std::size_t>(point) >= std::max(size, kept)) {
+        // Beyond the front: say how many points there are.
+        throw common::UserError({file, 0, 0}, "--point",
+                                size == 0 ? fmt::format("no front point {}: the run found no mapping of the whole network (status {})",
+                                                        point, result.value("status", std::string("?")))
+                                          : fmt::format("no front point {}: the front has {} point{}, numbered 0 to {}", point, size,
+                                                        size == 1 ? "" : "s", size - 1),
+                                size == 0 ? "see the keep rates of `mapper show` for why" : "points count from 0; 0 is the chosen one");
+      }
       if (static_cast<std::size_t>(point) >= kept) {
         throw common::UserError({file, 0, 0}, "--point",
-                                fmt::format("no front point {}: the result keeps {} of {}", point, kept,
-                                            result.value("front_size", 0)),
-                                "points count from 0; rerun with --keep-pareto to keep the whole front");
+                                fmt::format("front point {} is not in this result: it keeps {} of the front's {} points", point,
+                                            kept, size),
+                                "rerun with --keep-pareto to keep every point of the front");
       }
       const auto n = static_cast<std::size_t>(point);
       if (format == "json") {
@@ -148,7 +206,9 @@ int run_show(const std::string& path, const std::string& format, int point, std:
     } else if (format == "csv") {
       out << report::render_csv(result);
     } else {
-      out << report::render_text(result);
+      report::TextOptions text;
+      text.verbose = verbose;
+      out << report::render_text(result, text);
     }
   } catch (const nlohmann::json::exception& e) {
     throw common::UserError({path, 0, 0}, "", std::string("malformed result: ") + e.what(), "was it written by this version?");
@@ -217,112 +277,272 @@ const CLI::Validator kUnsigned(
     },
     "UINT");
 
-int run_cli(int argc, char** argv) {
-  CLI::App app{"npu-mapper: Pareto-optimal mappings of neural networks onto Ethos-U-class NPUs"};
-  app.footer(kExamples);
-  app.set_version_flag("--version", fmt::format("mapper {} (git {})", kVersion, kGitRevision));
-  app.require_subcommand(0, 1);
+namespace {
 
+/// What the top-level command (map a workload) parses into.
+struct MappingArgs {
   RunOptions run;
   std::string objectives_text;
-  for (search::Objective o : search::default_objectives()) {
-    objectives_text += (objectives_text.empty() ? "" : ",") + std::string(search::objective_name(o));
-  }
   std::string format_text = "text";
+  std::string positional_model;  // Vela's way: the network as the first positional argument
+  std::string arena_cache_size_text;
   int threads = 0;
   double time_limit = 0.0;
   int verbose = 0;
   bool quiet = false;
-  app.add_option("--workload,-w", run.workload,
-                 "Workload YAML file (docs/workload-format.md), .tflite model (docs/tflite-import.md) or zoo name");
   bool no_vela_rewrites = false;
-  app.add_flag("--no-vela-rewrites", no_vela_rewrites,
-               "A .tflite workload keeps its graph as written (no first-layer stride-2 rewrite, PAD fusion, ...)");
-  app.add_option("--arch,-a", run.arch, "Arch preset name or arch YAML file (see `mapper list presets`)")
+  bool internal_error_test = false;  // a test hook: proves that an internal error exits 3 with one line
+  std::vector<VelaOption> vela_options = vela_only_options();
+  std::vector<std::string> vela_values = std::vector<std::string>(vela_options.size());
+  std::vector<bool> vela_flags = std::vector<bool>(vela_options.size(), false);
+  std::vector<CLI::Option*> vela_registered;
+};
+
+/// The subcommands' arguments.
+struct EvalArgs {
+  CLI::App* command = nullptr;
+  eval::EvalOptions options;
+  bool block_configs = false;
+};
+struct ListArgs {
+  CLI::App* command = nullptr;
+  std::string what;
+};
+struct ShowArgs {
+  CLI::App* command = nullptr;
+  std::string path;
+  std::string format = "text";
+  int point = -1;
+  bool verbose = false;
+};
+struct ImportArgs {
+  CLI::App* command = nullptr;
+  std::string model;
+  std::string out;
+  std::string arch = "ethos-u55-256";
+  bool no_rewrites = false;
+};
+struct SweepArgs {
+  CLI::App* command = nullptr;
+  sweep::SweepOptions options;
+  int threads = 0;
+  int verbose = 0;
+  bool quiet = false;
+  bool no_sharing = false;
+  std::string shard;
+};
+
+/// Vela's own option names (the network, --accelerator-config, --config, ...), and the Vela options
+/// npu-mapper has no counterpart for (hidden from --help).
+void add_vela_options(CLI::App& app, MappingArgs& a, CLI::Option* arch_option) {
+  app.add_option("model", a.positional_model, "The network, as Vela takes it: the same as --workload");
+  app.add_option("--accelerator-config", a.run.accelerator_config,
+                 "Vela's option: the accelerator alone (ethos-u55-32 ... ethos-u65-512), its SRAM from the memory mode")
+      ->excludes(arch_option)
       ->capture_default_str();
-  app.add_option("--system-config", run.system_config,
-                 "Override the arch's system config (Vela's names; see `mapper list system-configs`)");
-  app.add_option("--memory-mode", run.memory_mode,
-                 "Override the arch's memory mode (Vela's names; see `mapper list memory-modes`)");
-  app.add_option("--weight-compression", run.weight_compression_file,
+  app.add_option("--config", a.run.config_files,
+                 "Vela's option: a vela.ini whose [System_Config.*] and [Memory_Mode.*] sections --system-config and "
+                 "--memory-mode (and arch files) may name; repeatable")
+      ->expected(1)
+      ->allow_extra_args(false)  // one file per --config: `--config a.ini model.tflite` leaves the model alone
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--system-config", a.run.system_config,
+                 "Override the arch's system config (Vela's names: --config sections, then `mapper list system-configs`)");
+  app.add_option("--memory-mode", a.run.memory_mode,
+                 "Override the arch's memory mode (Vela's names: --config sections, then `mapper list memory-modes`)");
+  app.add_option("--arena-cache-size", a.arena_cache_size_text,
+                 "Vela's option: the arena's SRAM, or the cache's when the memory mode spills, in bytes (also 512KiB)");
+  app.add_option("--optimise", a.run.optimise,
+                 "Vela's option: the chosen point of the front: Performance (least cycles) or Size (least SRAM)")
+      ->check(CLI::IsMember({"Performance", "Size"}));
+  app.add_flag("--allow-cpu-only", a.run.allow_cpu_only,
+               "Map a network no operator of which runs on the NPU (a float model, say) instead of exiting with status 1");
+  for (std::size_t i = 0; i < a.vela_options.size(); ++i) {
+    const VelaOption& v = a.vela_options[i];
+    CLI::Option* o = nullptr;
+    if (v.takes_value) {
+      o = app.add_option(v.name, a.vela_values[i]);
+    } else {
+      o = app.add_flag_callback(v.name, [&flags = a.vela_flags, i] { flags[i] = true; });
+    }
+    o->group("");  // not in --help: docs/user-guide.md lists them
+    a.vela_registered.push_back(o);
+  }
+}
+
+/// The options of the top-level command: mapping a workload.
+void add_mapping_options(CLI::App& app, MappingArgs& a) {
+  for (search::Objective o : search::default_objectives()) {
+    a.objectives_text += (a.objectives_text.empty() ? "" : ",") + std::string(search::objective_name(o));
+  }
+  app.add_option("--workload,-w", a.run.workload,
+                 "Workload YAML file (docs/workload-format.md), .tflite model (docs/tflite-import.md) or zoo name");
+  app.add_flag("--no-vela-rewrites", a.no_vela_rewrites,
+               "A .tflite workload keeps its graph as written (no first-layer stride-2 rewrite, PAD fusion, ...)");
+  auto* arch_option = app.add_option("--arch,-a", a.run.arch,
+                                     "Arch preset name or arch YAML file (see `mapper list presets`); default: the "
+                                     "accelerator of --accelerator-config");
+  add_vela_options(app, a, arch_option);
+  app.add_option("--weight-compression", a.run.weight_compression_file,
                  "YAML file of per-layer weight compression ratios (layer: encoded/raw bytes), overriding the workload's");
-  app.add_flag("--keep-pareto", run.keep_pareto, "Keep and write the whole Pareto front (default: report the best point)");
-  app.add_option("--objectives", objectives_text, "Comma-separated objectives of the front")->capture_default_str();
-  app.add_option("--tolerance", run.tolerance,
+  app.add_flag("--keep-pareto", a.run.keep_pareto, "Keep and write the whole Pareto front (default: report the best point)");
+  app.add_option("--objectives", a.objectives_text, "Comma-separated objectives of the front")->capture_default_str();
+  app.add_option("--tolerance", a.run.tolerance,
                  "Relative tolerance of the join's pruning: 0 is exact; e.g. 0.01 bounds the front of runs with "
                  "3-4 objectives (approximate)")
       ->check(kFinite & CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  app.add_option("--threads,-j", threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
-  app.add_option("--seed", run.seed, "Seed recorded in provenance (the search is exhaustive: nothing is sampled)")->check(kUnsigned)->capture_default_str();
-  app.add_option("--time-limit", time_limit, "Stop at chunk boundaries after this many seconds (result marked partial)")
+  app.add_option("--threads,-j", a.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+  app.add_option("--seed", a.run.seed, "Seed recorded in provenance (the search is exhaustive: nothing is sampled)")
+      ->check(kUnsigned)
+      ->capture_default_str();
+  app.add_option("--time-limit", a.time_limit, "Stop at chunk boundaries after this many seconds (result marked partial)")
       ->check(kFinite & CLI::Range(1e-9, 1e9));
-  app.add_option("--out,-o", run.out_dir, "Output folder (default: a new folder runs/<timestamp>)");
-  app.add_option("--format", format_text, "Report format on stdout")
+  app.add_option("--out,-o,--output-dir", a.run.out_dir,
+                 "Output folder (default: a new folder runs/<timestamp>); --output-dir is Vela's name for it");
+  app.add_option("--format", a.format_text, "Report format on stdout")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
-  app.add_flag("--no-fusion", run.no_fusion, "Forbid layer fusion through SRAM rolling buffers");
-  app.add_flag("--per-layer", run.per_layer, "Stop after the per-layer stage; report each layer's front size, best cycles and keep rates");
-  app.add_flag("-v,--verbose", verbose, "Log the effective configuration and per-stage timings (-vv: per join step)");
-  app.add_flag("-q,--quiet", quiet, "Only print errors");
-  bool internal_error_test = false;  // a test hook: proves that an internal error exits 3 with one line
-  app.add_flag("--internal-error-test", internal_error_test)->group("");
+  app.add_flag("--no-fusion", a.run.no_fusion, "Forbid layer fusion through SRAM rolling buffers");
+  app.add_flag("--per-layer", a.run.per_layer, "Stop after the per-layer stage; report each layer's front size, best cycles and keep rates");
+  app.add_flag("-v,--verbose", a.verbose,
+               "Log the effective configuration and per-stage timings, and report every layer's keep rates by "
+               "filter (-vv: also each join step)");
+  app.add_flag("-q,--quiet", a.quiet, "Only print errors");
+  app.add_flag("--internal-error-test", a.internal_error_test)->group("");
+}
 
-  CLI::App* eval = app.add_subcommand("eval", "Evaluate passes (docs/pass-format.md) with the cycle model");
-  eval::EvalOptions eval_options;
-  bool eval_block_configs = false;
-  eval->add_option("file", eval_options.input_path, "JSON list of passes or {id, input, expected} records")->required();
-  eval->add_flag("--check", eval_options.check, "Compare with `expected`; exit 1 on any mismatch");
-  eval->add_flag("--block-configs", eval_block_configs, "The file holds block-config records instead of passes");
-  eval->add_option("--out,-o", eval_options.output_path, "Write results to this file (default: stdout)");
+/// `mapper eval`, `list`, `show` and `import`.
+void add_small_commands(CLI::App& app, EvalArgs& e, ListArgs& l, ShowArgs& s, ImportArgs& i) {
+  e.command = app.add_subcommand("eval", "Evaluate passes (docs/pass-format.md) with the cycle model");
+  e.command->add_option("file", e.options.input_path, "JSON list of passes or {id, input, expected} records")->required();
+  e.command->add_flag("--check", e.options.check, "Compare with `expected`; exit 1 on any mismatch");
+  e.command->add_flag("--block-configs", e.block_configs, "The file holds block-config records instead of passes");
+  e.command->add_option("--out,-o", e.options.output_path, "Write results to this file (default: stdout)");
 
-  CLI::App* list = app.add_subcommand("list", "List presets, workloads, objectives, system-configs, memory-modes or sweep-parameters");
-  std::string list_what;
-  list->add_option("what", list_what, "presets|workloads|objectives|system-configs|memory-modes|sweep-parameters")->required();
+  l.command = app.add_subcommand("list", "List presets, workloads, objectives, system-configs, memory-modes or sweep-parameters");
+  l.command->add_option("what", l.what, "presets|workloads|objectives|system-configs|memory-modes|sweep-parameters")->required();
 
-  CLI::App* show = app.add_subcommand("show", "Re-print the report of a saved result.json");
-  std::string show_path;
-  std::string show_format = "text";
-  int show_point = -1;
-  show->add_option("result", show_path, "result.json written by an earlier run")->required();
-  show->add_option("--point", show_point, "Only this front point's per-layer breakdown (0 = the chosen point; csv: layers.csv)")
+  s.command = app.add_subcommand("show", "Re-print the report of a saved result.json");
+  s.command->add_option("result", s.path, "result.json written by an earlier run")->required();
+  s.command->add_option("--point", s.point, "Only this front point's per-layer breakdown (0 = the chosen point; csv: layers.csv)")
       ->check(CLI::Range(0, 1 << 30));
-  show->add_option("--format", show_format, "Report format")->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
+  s.command->add_option("--format", s.format, "Report format")->check(CLI::IsMember({"text", "json", "csv"}))->capture_default_str();
+  s.command->add_flag("-v,--verbose", s.verbose, "Also every layer's keep rates by filter and the join's counters");
 
-  CLI::App* import = app.add_subcommand("import", "Lower a .tflite model as Vela does and write it as workload YAML");
-  std::string import_model;
-  std::string import_out;
-  std::string import_arch = "ethos-u55-256";
-  bool import_no_rewrites = false;
-  import->add_option("model", import_model, ".tflite model")->required();
-  import->add_option("--out,-o", import_out, "Workload YAML file to write")->required();
-  import->add_option("--arch,-a", import_arch, "Arch preset or file whose accelerator the lowering targets")
-      ->capture_default_str();
-  import->add_flag("--no-vela-rewrites", import_no_rewrites, "Keep the graph as written (no Vela graph rewrites)");
+  i.command = app.add_subcommand("import", "Lower a .tflite model as Vela does and write it as workload YAML");
+  i.command->add_option("model", i.model, ".tflite model")->required();
+  i.command->add_option("--out,-o", i.out, "Workload YAML file to write")->required();
+  i.command->add_option("--arch,-a", i.arch, "Arch preset or file whose accelerator the lowering targets")->capture_default_str();
+  i.command->add_flag("--no-vela-rewrites", i.no_rewrites, "Keep the graph as written (no Vela graph rewrites)");
+}
 
-  CLI::App* sweep = app.add_subcommand("sweep", "Map workloads on every arch point of a sweep spec (docs/sweep-format.md)");
-  sweep::SweepOptions sweep_options;
-  int sweep_threads = 0;
-  int sweep_verbose = 0;
-  bool sweep_quiet = false;
-  bool sweep_no_sharing = false;
-  sweep->add_option("spec", sweep_options.spec, "Sweep spec YAML file")->required();
-  sweep->add_option("--out,-o", sweep_options.out_dir, "Output folder (default: runs/sweep-<name>); a rerun resumes it");
-  sweep->add_option("--threads,-j", sweep_threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
-  sweep->add_flag("--restart", sweep_options.restart, "Discard the points an earlier run of this sweep finished");
-  sweep->add_flag("--dry-run", sweep_options.dry_run, "Check the spec and list its arch points; map nothing");
-  sweep->add_flag("--no-layer-sharing", sweep_no_sharing,
+/// `mapper sweep`.
+void add_sweep_command(CLI::App& app, SweepArgs& a) {
+  CLI::App* sweep = a.command = app.add_subcommand("sweep", "Map workloads on every arch point of a sweep spec (docs/sweep-format.md)");
+  sweep->add_option("spec", a.options.spec, "Sweep spec YAML file")->required();
+  sweep->add_option("--out,-o", a.options.out_dir, "Output folder (default: runs/sweep-<name>); a rerun resumes it");
+  sweep->add_option("--threads,-j", a.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+  sweep->add_flag("--restart", a.options.restart, "Discard the points an earlier run of this sweep finished");
+  sweep->add_flag("--dry-run", a.options.dry_run, "Check the spec and list its arch points; map nothing");
+  sweep->add_flag("--no-layer-sharing", a.no_sharing,
                   "Compute every layer on its own instead of once per distinct layer (to measure the saving)");
-  sweep->add_flag("-v,--verbose", sweep_verbose, "Log each finished arch point");
-  sweep->add_flag("-q,--quiet", sweep_quiet, "Only print errors");
-  std::string sweep_shard;
-  auto* shard_option = sweep->add_option("--shard", sweep_shard,
+  sweep->add_flag("-v,--verbose", a.verbose, "Log each finished arch point");
+  sweep->add_flag("-q,--quiet", a.quiet, "Only print errors");
+  auto* shard_option = sweep->add_option("--shard", a.shard,
                                          "Compute only every N-th arch point, K in 0..N-1, into its own journal (K/N)");
-  sweep->add_option("--merge", sweep_options.merge,
-                    "Combine the journals of these shard folders into the final files; compute nothing")
+  sweep->add_option("--merge", a.options.merge, "Combine the journals of these shard folders into the final files; compute nothing")
       ->excludes(shard_option)
       ->expected(1, -1);
+}
 
+int run_sweep_command(SweepArgs& a, int worker_threads, const std::atomic<bool>& interrupted) {
+  set_log_verbosity(a.quiet ? -1 : a.verbose, true);
+  a.options.threads = worker_threads;
+  a.options.share_layers = !a.no_sharing;
+  a.options.verbosity = a.quiet ? -1 : a.verbose;
+  if (!a.shard.empty()) sweep::parse_shard(a.shard, a.options);
+  if (!a.options.merge.empty() && (a.options.dry_run || a.options.restart)) {
+    throw common::UserError({}, "--merge", "--merge computes nothing, so it takes neither --dry-run nor --restart", "leave them out");
+  }
+  if (sweep::launched_by_mpi()) return sweep::run_sweep_mpi(a.options, &interrupted, std::cout);
+  if (!a.options.merge.empty()) return sweep::merge_sweep(a.options, std::cout);
+  return sweep::run_sweep(a.options, &interrupted, std::cout);
+}
+
+/// The network, from --workload or as Vela takes it (the first argument); a mistyped command is
+/// named as one.
+void resolve_workload(MappingArgs& a) {
+  if (!a.positional_model.empty()) {
+    if (!a.run.workload.empty())
+      throw common::UserError({}, "--workload", "the network is given twice (--workload and as an argument)", "give it once");
+    // A mistyped command (`mapper evl x.json` parses as a network named `evl`).
+    std::error_code ec;
+    const std::vector<std::string> zoo = workloads::zoo_names();
+    if (!std::filesystem::exists(a.positional_model, ec) && std::find(zoo.begin(), zoo.end(), a.positional_model) == zoo.end()) {
+      const std::string near = common::closest_match(a.positional_model, {"eval", "list", "show", "import", "sweep"});
+      if (!near.empty())
+        throw common::UserError({}, "", fmt::format("unknown command `{}`", a.positional_model), fmt::format("did you mean `mapper {}`?", near));
+    }
+    a.run.workload = a.positional_model;
+  }
+  if (a.run.workload.empty()) {
+    throw common::UserError({}, "--workload", "no workload given",
+                            "e.g. --workload workloads/resnet18.yaml, or the model as Vela takes it: mapper model.tflite");
+  }
+}
+
+int run_mapping_command(MappingArgs& a, int worker_threads, const std::atomic<bool>& interrupted) {
+  // Vela's options npu-mapper has no use for: a one-line note each, or a refusal.
+  for (std::size_t i = 0; i < a.vela_options.size(); ++i) {
+    if (a.vela_registered[i]->count() == 0) continue;
+    const VelaOption& v = a.vela_options[i];
+    if (v.refused) throw common::UserError({}, v.name, "is a Vela option npu-mapper does not take", v.why);
+    if (!a.quiet) std::cerr << "note: " << v.name << " is a Vela option npu-mapper ignores: " << v.why << "\n";
+  }
+  resolve_workload(a);
+  RunOptions& run = a.run;
+  if (!a.arena_cache_size_text.empty()) {
+    std::int64_t bytes = 0;
+    if (!arch::parse_byte_size(a.arena_cache_size_text, bytes) || bytes <= 0)
+      throw common::UserError({}, "--arena-cache-size", fmt::format("expected a positive number of bytes, got `{}`", a.arena_cache_size_text),
+                              "e.g. 393216 or 384KiB");
+    run.arena_cache_size = bytes;
+  }
+  // Vela lower-cases the accelerator config it is given.
+  for (char& c : run.accelerator_config) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  run.objectives = search::parse_objectives(a.objectives_text);
+  run.format = a.format_text == "json" ? Format::Json : a.format_text == "csv" ? Format::Csv : Format::Text;
+  run.threads = worker_threads;
+  run.vela_rewrites = !a.no_vela_rewrites;
+  if (a.time_limit > 0.0) run.time_limit_s = a.time_limit;
+  run.verbosity = a.quiet ? -1 : a.verbose;
+  set_log_verbosity(run.verbosity, false);
+  return run_mapping(run, &interrupted, std::cout);
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"npu-mapper: Pareto-optimal mappings of neural networks onto Ethos-U-class NPUs", "mapper"};
+  app.footer(kExamples);
+  app.set_version_flag("--version", fmt::format("mapper {} (git {})", kVersion, kGitRevision));
+  app.require_subcommand(0, 1);
+  MappingArgs mapping;
+  EvalArgs eval;
+  ListArgs list;
+  ShowArgs show;
+  ImportArgs import;
+  SweepArgs sweep;
+  add_mapping_options(app, mapping);
+  add_small_commands(app, eval, list, show, import);
+  add_sweep_command(app, sweep);
+
+  // `mapper` alone: what it can do (the same as --help).
+  if (argc <= 1) {
+    std::cout << app.help();
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -333,54 +553,28 @@ int run_cli(int argc, char** argv) {
 
   // One command's thread limit; the arenas below it never exceed it.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const int requested = sweep->parsed() ? sweep_threads : threads;
+  const int requested = sweep.command->parsed() ? sweep.threads : mapping.threads;
   const int worker_threads = requested > 0 ? requested : static_cast<int>(cores);
   std::optional<tbb::global_control> parallelism;
-  if (!eval->parsed() && !list->parsed() && !show->parsed() && !import->parsed()) {
+  if (!eval.command->parsed() && !list.command->parsed() && !show.command->parsed() && !import.command->parsed()) {
     parallelism.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(worker_threads));
   }
   // Not reset here: a Ctrl-C that arrives while the inputs load must still stop the run.
   const std::atomic<bool>& interrupted = interrupt_flag();
   try {
-    if (internal_error_test) throw std::logic_error("test hook: --internal-error-test");
-    if (eval->parsed()) {
-      if (eval_block_configs) {
-        return eval::run_eval_block_configs(eval_options.input_path, eval_options.check, eval_options.output_path,
-                                            std::cout, std::cerr);
+    if (mapping.internal_error_test) throw std::logic_error("test hook: --internal-error-test");
+    if (eval.command->parsed()) {
+      if (eval.block_configs) {
+        return eval::run_eval_block_configs(eval.options.input_path, eval.options.check, eval.options.output_path, std::cout,
+                                            std::cerr);
       }
-      return eval::run_eval(eval_options, std::cout, std::cerr);
+      return eval::run_eval(eval.options, std::cout, std::cerr);
     }
-    if (list->parsed()) return run_list(list_what, std::cout);
-    if (show->parsed()) return run_show(show_path, show_format, show_point, std::cout);
-    if (import->parsed()) return run_import(import_model, import_out, import_arch, !import_no_rewrites, std::cout);
-    if (sweep->parsed()) {
-      set_log_verbosity(sweep_quiet ? -1 : sweep_verbose, true);
-      sweep_options.threads = worker_threads;
-      sweep_options.share_layers = !sweep_no_sharing;
-      sweep_options.verbosity = sweep_quiet ? -1 : sweep_verbose;
-      if (!sweep_shard.empty()) sweep::parse_shard(sweep_shard, sweep_options);
-      if (!sweep_options.merge.empty()) {
-        if (sweep_options.dry_run || sweep_options.restart) {
-          throw common::UserError({}, "--merge", "--merge computes nothing, so it takes neither --dry-run nor --restart",
-                                  "leave them out");
-        }
-      }
-      if (sweep::launched_by_mpi()) return sweep::run_sweep_mpi(sweep_options, &interrupted, std::cout);
-      if (!sweep_options.merge.empty()) return sweep::merge_sweep(sweep_options, std::cout);
-      return sweep::run_sweep(sweep_options, &interrupted, std::cout);
-    }
-
-    if (run.workload.empty()) {
-      throw common::UserError({}, "--workload", "no workload given", "e.g. --workload workloads/resnet18.yaml");
-    }
-    run.objectives = search::parse_objectives(objectives_text);
-    run.format = format_text == "json" ? Format::Json : format_text == "csv" ? Format::Csv : Format::Text;
-    run.threads = worker_threads;
-    run.vela_rewrites = !no_vela_rewrites;
-    if (time_limit > 0.0) run.time_limit_s = time_limit;
-    run.verbosity = quiet ? -1 : verbose;
-    set_log_verbosity(run.verbosity, false);
-    return run_mapping(run, &interrupted, std::cout);
+    if (list.command->parsed()) return run_list(list.what, std::cout);
+    if (show.command->parsed()) return run_show(show.path, show.format, show.point, show.verbose, std::cout);
+    if (import.command->parsed()) return run_import(import.model, import.out, import.arch, !import.no_rewrites, std::cout);
+    if (sweep.command->parsed()) return run_sweep_command(sweep, worker_threads, interrupted);
+    return run_mapping_command(mapping, worker_threads, interrupted);
   } catch (const common::UserError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -9,7 +9,9 @@
 
 #include "mapper/cli/run_command.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <ctime>
 #include <filesystem>
 #include <optional>
@@ -19,10 +21,12 @@
 #include <spdlog/spdlog.h>
 
 #include "arch/arch_loader.hpp"
+#include "arch/vela_config.hpp"
 #include "common/stop_token.hpp"
 #include "mapper/report/progress_line.hpp"
 #include "mapper/report/report.hpp"
 #include "mapper/report/result_document.hpp"
+#include "mapper/report/vela_csv.hpp"
 #include "mapper/search/map_network.hpp"
 #include "workloads/loader.hpp"
 #include "workloads/tflite/import.hpp"
@@ -47,22 +51,77 @@ std::filesystem::path output_folder(const std::string& requested) {
   return candidate;
 }
 
-/// The arch of the run: --arch, with --system-config / --memory-mode applied as the arch file's keys
-/// of the same names would be (errors name the flag).
-arch::Arch load_run_arch(const RunOptions& options) {
-  if (options.system_config.empty() && options.memory_mode.empty()) return arch::load_arch(options.arch);
-  std::string text;
-  std::string name = options.arch;
-  if (!options.system_config.empty()) {
-    text += fmt::format("system_config: \"{}\"\n", options.system_config);
-    name += " system_config=" + options.system_config;
+/// The arch of the run: --arch (or Vela's --accelerator-config alone), with --system-config,
+/// --memory-mode and --arena-cache-size applied last and Vela's --config sections available by name
+/// (errors name the flag, or the ini line). Keys of the selected sections the model does not use are
+/// logged (-v).
+arch::Arch load_run_arch(const RunOptions& options, const arch::VelaConfig& vela) {
+  arch::ArchRequest request;
+  request.spec = options.arch;
+  request.accelerator = options.accelerator_config;
+  request.system_config = options.system_config;
+  request.memory_mode = options.memory_mode;
+  request.arena_cache_size = options.arena_cache_size;
+  request.vela = &vela;
+  request.system_config_key = "--system-config";
+  request.memory_mode_key = "--memory-mode";
+  request.arena_cache_size_key = "--arena-cache-size";
+  request.accelerator_key = "--accelerator-config";
+  std::vector<std::string> notes;
+  arch::Arch arch = arch::load_arch(request, arch::default_presets_dir(), &notes);
+  for (const std::string& note : notes) spdlog::info("--config: {}", note);
+  std::string name = options.arch.empty() ? options.accelerator_config : options.arch;
+  if (!options.system_config.empty()) name += " system_config=" + options.system_config;
+  if (!options.memory_mode.empty()) name += " memory_mode=" + options.memory_mode;
+  if (options.arena_cache_size) name += fmt::format(" arena_cache_size={}", *options.arena_cache_size);
+  arch.name = name;
+  return arch;
+}
+
+/// A network no operator of which runs on the NPU: one line saying so and why (the CPU operators'
+/// reasons, as Vela gives them, counted), or nothing.
+std::optional<std::string> cpu_only_message(const workloads::Workload& w, const std::string& path) {
+  if (std::any_of(w.layers.begin(), w.layers.end(), [](const workloads::Layer& l) { return l.kind != workloads::OpKind::Cpu; }))
+    return std::nullopt;
+  // Reasons by their first line (Vela's constraint), with the operators that hit each and the data
+  // types Vela's detail lines name ("Tensor 'x' has data type: float32").
+  struct Reason {
+    std::string text;
+    std::vector<std::string> operators;
+    std::vector<std::string> types;
+  };
+  std::vector<Reason> reasons;
+  bool data_types = false;
+  for (const workloads::Layer& l : w.layers) {
+    // The workload holds Vela's lines joined with "; " (a .tflite) or as written (YAML).
+    std::string first = l.cpu_reason.substr(0, std::min(l.cpu_reason.find('\n'), l.cpu_reason.find("; ")));
+    if (first.rfind("- ", 0) == 0) first = first.substr(2);
+    if (first.empty()) first = "no NPU form";
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const Reason& r) { return r.text == first; });
+    if (it == reasons.end()) it = reasons.insert(reasons.end(), Reason{first, {}, {}});
+    if (std::find(it->operators.begin(), it->operators.end(), l.cpu_operator) == it->operators.end())
+      it->operators.push_back(l.cpu_operator);
+    const std::string marker = "data type: ";
+    for (std::size_t at = l.cpu_reason.find(marker); at != std::string::npos; at = l.cpu_reason.find(marker, at + 1)) {
+      const std::size_t b = at + marker.size();
+      const std::string type = l.cpu_reason.substr(b, l.cpu_reason.find_first_of(" \n,", b) - b);
+      if (!type.empty() && std::find(it->types.begin(), it->types.end(), type) == it->types.end()) it->types.push_back(type);
+      data_types = true;
+    }
   }
-  if (!options.memory_mode.empty()) {
-    text += fmt::format("memory_mode: \"{}\"\n", options.memory_mode);
-    name += " memory_mode=" + options.memory_mode;
+  std::string why;
+  for (const Reason& r : reasons) {
+    std::string ops;
+    for (const auto& op : r.operators) ops += (ops.empty() ? "" : ", ") + op;
+    std::string types;
+    for (const auto& t : r.types) types += (types.empty() ? "" : ", ") + t;
+    why += fmt::format("{}{} ({}{})", why.empty() ? "" : "; ", r.text, ops, types.empty() ? "" : ": " + types + " tensors");
   }
-  const common::YamlNode overrides = common::YamlNode::load_string(text, "(command line)");
-  return arch::load_arch_with_overrides(options.arch, overrides, name, arch::default_presets_dir());
+  const std::string hint = data_types ? "the NPU runs int8 and int16 quantised operators: quantise the model, or pass "
+                                        "--allow-cpu-only to map it anyway"
+                                      : "pass --allow-cpu-only to map it anyway";
+  return fmt::format("{}: no operator runs on the NPU: all {} fall back to the CPU: {} ({})", path,
+                     w.layers.size() == 1 ? std::string("1 operator") : fmt::format("{} operators", w.layers.size()), why, hint);
 }
 
 }  // namespace
@@ -78,7 +137,8 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   const common::StopToken stop(interrupt, deadline);
   const std::filesystem::path folder = output_folder(options.out_dir);
   report::check_output_folder(folder);
-  const arch::Arch arch = load_run_arch(options);
+  const arch::VelaConfig vela(options.config_files);
+  const arch::Arch arch = load_run_arch(options, vela);
   // A bare name ("resnet18") is a zoo workload, as in sweep specs.
   const std::string workload_path = workloads::is_zoo_name(options.workload) && !std::filesystem::exists(options.workload)
                                         ? workloads::zoo_file(options.workload, "--workload")
@@ -89,6 +149,14 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   workloads::Workload workload = tflite::load_network(workload_path, import, stop);
   if (!options.weight_compression_file.empty()) {
     workloads::apply_weight_compression_file(workload, options.weight_compression_file);
+  }
+  if (const std::optional<std::string> cpu_only = cpu_only_message(workload, workload_path)) {
+    // Nothing for the NPU to do: say so rather than report 0 cycles (Vela places every operator on the CPU).
+    if (!options.allow_cpu_only) {
+      std::cerr << *cpu_only << "\n";
+      return report::exit_status(search::SearchStatus::NoValidMapping);
+    }
+    spdlog::info("{}; mapping it as --allow-cpu-only asks", *cpu_only);
   }
   std::string objectives;
   for (search::Objective o : options.objectives) {
@@ -114,8 +182,9 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   search::SearchProgress progress;
   search::SearchResult result;
   {
+    double join_started = -1.0;  // elapsed seconds when the join's first step finished
     report::ProgressLine line(
-        [&progress](double elapsed) {
+        [&progress, &join_started](double elapsed) {
           const search::StageProgress& st = progress.stage;
           const std::uint64_t join_total = progress.join.steps_total.load();
           if (join_total == 0) {
@@ -125,11 +194,16 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
             return fmt::format("{} {:.0f}/{:.0f} jobs, {} pmappings evaluated, {:.1f}s elapsed, ~{:.1f}s left",
                                report::progress_bar(done, total), done, total, st.evaluated.load(), elapsed, eta);
           }
-          // The joins: the one with fusion, then the comparison without (steps of both counted).
-          const double done = static_cast<double>(progress.join.steps_done.load());
-          return fmt::format("{} join: {:.0f}/{} layers merged, {} rows paired, {:.1f}s elapsed",
-                             report::progress_bar(done, static_cast<double>(join_total)), done, join_total,
-                             progress.join.rows_paired.load(), elapsed);
+          // The joins: the one with fusion and the comparison without, their steps planned up front
+          // (a fixed denominator); the estimate extrapolates the time per step so far.
+          const double total = static_cast<double>(std::max(progress.join.steps_planned.load(), join_total));
+          const double done = std::min(total, static_cast<double>(progress.join.steps_done.load()));
+          if (done > 0 && join_started < 0) join_started = elapsed;
+          const std::string left = done > 0 && join_started >= 0 && elapsed > join_started
+                                       ? fmt::format("~{:.0f}s left", (elapsed - join_started) * (total - done) / done)
+                                       : std::string("estimating");
+          return fmt::format("{} join: {:.0f}/{:.0f} layer steps, {} rows paired, {:.1f}s elapsed, {}",
+                             report::progress_bar(done, total), done, total, progress.join.rows_paired.load(), elapsed, left);
         },
         options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
     result = search::map_network(arch, workload, search_options, stop, &progress);
@@ -140,7 +214,9 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
 
   report::RunProvenance run;
   run.workload_path = workload_path;
-  run.arch_spec = options.arch;
+  run.arch_spec = options.arch.empty() ? options.accelerator_config : options.arch;
+  run.config_files = options.config_files;
+  run.optimise = options.optimise;
   run.weight_compression_path = options.weight_compression_file;
   run.seed = options.seed;
   run.threads = options.threads;
@@ -149,14 +225,18 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   run.time_limit_s = options.time_limit_s;
   const nlohmann::ordered_json document = report::result_document(run, arch, workload, search_options, result);
 
-  report::write_outputs(folder, document);
+  const std::vector<std::string> written = report::write_outputs(folder, document);
   if (options.verbosity >= 0) {
+    report::TextOptions text;
+    text.verbose = options.verbosity >= 1;
     switch (options.format) {
-      case Format::Text: out << report::render_text(document); break;
+      case Format::Text: out << report::render_text(document, text); break;
       case Format::Json: out << report::document_text(document); break;
       case Format::Csv: out << report::render_csv(document); break;
     }
-    if (options.format == Format::Text) out << "\nwrote " << (folder / "result.json").string() << ", front.csv, front.svg, layers.csv\n";
+    if (options.format == Format::Text) {
+      out << "\n" << report::render_written(folder, written);
+    }
   }
   return report::exit_status(result.status);
 }

@@ -20,15 +20,24 @@ enum class Format : std::uint8_t { Text, Json, Csv };
 struct RunOptions {
   std::string workload;                    ///< workload YAML or .tflite path, or a zoo name (required)
   bool vela_rewrites = true;               ///< .tflite: apply Vela's graph rewrites (--no-vela-rewrites: off)
-  std::string arch = "ethos-u55-256";      ///< preset name or arch YAML path
+  /// Preset name or arch YAML path; empty: the accelerator `accelerator_config` alone (Vela's way),
+  /// which is the preset of that name except that the SRAM follows the memory mode.
+  std::string arch;
+  std::string accelerator_config = "ethos-u55-256";  ///< Vela's --accelerator-config (used when `arch` is empty)
+  std::vector<std::string> config_files;    ///< Vela's --config files (vela.ini): sections the names below may name
   std::string system_config;                ///< overrides the arch's system config (Vela's names); empty: keep
   std::string memory_mode;                  ///< overrides the arch's memory mode (Vela's names); empty: keep
+  std::optional<std::int64_t> arena_cache_size;  ///< Vela's --arena-cache-size (bytes): the arena or cache SRAM
+  /// Vela's --optimise: "Performance" (least cycles) or "Size" (least SRAM) picks the chosen point of
+  /// the front; empty: the best by the first objective.
+  std::string optimise;
+  bool allow_cpu_only = false;              ///< map a network no operator of which runs on the NPU (else exit 1)
   /// Optional file of per-layer weight compression ratios (workloads/weight_compression.hpp).
   std::string weight_compression_file;
   bool keep_pareto = false;                ///< keep and write the whole front (else report the best point)
   /// Objectives of the final front (search::default_objectives(): cycles and off-chip bytes, SRAM as tie-break).
   std::vector<search::Objective> objectives = search::default_objectives();
-  /// Relative tolerance of the join's Pareto pruning (0 = exact); see search::JoinProblem::tolerance.
+  /// Relative tolerance of the join's Pareto pruning (0 = exact); see search::JoinOptions::tolerance.
   double tolerance = 0.0;
   int threads = 1;                         ///< worker threads; the CLI defaults it to the core count
   std::uint64_t seed = 1;                  ///< recorded in provenance; the search is exhaustive, nothing is sampled

@@ -15,168 +15,16 @@
 #include "common/files.hpp"
 #include "common/units.hpp"
 #include "common/user_error.hpp"
+#include "mapper/report/report_util.hpp"
+#include "mapper/report/result_document.hpp"
+#include "mapper/report/vela_csv.hpp"
 
 namespace npumap::report {
-namespace {
 
-using Json = nlohmann::ordered_json;
-
-/// "[1,16,16,16]" from a shape written as a list (or as text, by older results).
-std::string shape_str(const Json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  std::vector<std::int64_t> dims;
-  for (const auto& d : v) dims.push_back(d.get<std::int64_t>());
-  return fmt::format("[{}]", fmt::join(dims, ","));
-}
-
-double num(const Json& j, const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0; }
-
-std::string pct_saved(double base, double value) {
-  if (base <= 0.0) return "n/a";
-  return fmt::format("{:+.1f}%", 100.0 * (value - base) / base);
-}
-
-std::string keep_line(const Json& k) {
-  const double t = num(k, "total");
-  const auto frac = [&](const char* key) {
-    const double v = num(k, key);
-    return v > 0 ? fmt::format("(1/{:.3g})", t / v) : std::string("(none)");
-  };
-  return fmt::format("{:.0f} total, {:.0f} {} valid, {:.0f} {} evaluated, {:.0f} {} Pareto-optimal", t,
-                     num(k, "valid"), frac("valid"), num(k, "evaluated"), frac("evaluated"), num(k, "pareto_optimal"),
-                     frac("pareto_optimal"));
-}
-
-std::string cause_lines(const Json& k, const std::string& indent) {
-  std::string out;
-  for (const auto& [cause, rate] : k["keep_rate_by_cause"].items()) {
-    const double r = rate.get<double>();
-    if (r >= 1.0) continue;
-    out += fmt::format("{}{}: kept {:.4f} {}\n", indent, cause, r,
-                       r > 0 ? fmt::format("(1/{:.3g})", 1.0 / r) : std::string("(none kept)"));
-  }
-  return out;
-}
-
-/// Short name of the component that bounds a layer: "npu" (compute), "sram", "dram", "flash".
-std::string bound_name(const std::string& component) {
-  if (component == "Npu") return "npu";
-  if (component == "SramAccess") return "sram";
-  if (component == "DramAccess") return "dram";
-  if (component == "OnChipFlashAccess") return "oflash";
-  if (component == "OffChipFlashAccess") return "flash";
-  return "-";
-}
-
-/// "where the time goes": each bounding component's share of the point's cycles.
-std::string time_share(const Json& r, const Json& p) {
-  std::map<std::string, double> by;
-  double total = 0.0;
-  for (const Json* lp : point_layers(r, p)) {
-    const Json& l = *lp;
-    if (!l.contains("bound_by")) continue;
-    by[l["bound_by"].get<std::string>()] += num(l, "cycles");
-    total += num(l, "cycles");
-  }
-  if (total <= 0.0) return {};
-  std::vector<std::pair<double, std::string>> parts;
-  for (const auto& [component, cycles] : by) parts.push_back({cycles, component});
-  std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
-  std::string text;
-  for (const auto& [cycles, component] : parts) {
-    const std::string what = component == "Npu" ? "compute" : component == "SramAccess" ? "SRAM" : component == "DramAccess" ? "DRAM"
-                             : component == "OnChipFlashAccess" ? "on-chip flash" : "off-chip flash";
-    const double share = 100.0 * cycles / total;
-    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", what, share < 0.5 ? std::string("<1%") : fmt::format("{:.0f}%", share));
-  }
-  return "  where the time goes (cycles of layers bound by): " + text + "\n";
-}
-
-/// The per-layer table of one front point, its time and its totals.
-std::string point_table(const Json& r, const Json& p) {
-  std::string out;
-  out += fmt::format("  {:<24} {:<15} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10} bound\n", "layer", "op",
-                     "ofm", "block h,w,ifd,d", "trav", "weights", "bias", "ofm lives", "cycles", "offchip", "sram");
-  for (const Json* lp : point_layers(r, p)) {
-    const Json& l = *lp;
-    const auto& bc = l["block_config"];
-    const std::string block = bc.is_array() ? fmt::format("{},{},{},{}", bc[0].get<int>(), bc[1].get<int>(),
-                                                           bc[2].get<int>(), bc[3].get<int>())
-                                            : std::string("on the CPU");
-    std::string ofm_place;
-    for (const auto& [name, where] : l["tensors"].items()) ofm_place = where.get<std::string>();
-    std::string trav = l["traversal"].get<std::string>();
-    trav = trav == "DepthFirst" ? "DF" : trav == "PartKernelFirst" ? "PKF" : trav == "DepthWise" ? "DW" : "-";
-    out += fmt::format("  {:<24} {:<15} {:<16} {:<16} {:<5} {:<13} {:<8} {:<18} {:>12} {:>10} {:>10} {}{}\n",
-                       l["layer"].get<std::string>(), l["op"].get<std::string>(), shape_str(l["ofm_shape"]),
-                       block, trav, l.value("weights", std::string("-")), l.value("bias", std::string("-")), ofm_place,
-                       common::format_si(num(l, "cycles")), common::format_bytes(num(l, "offchip_bytes")), common::format_bytes(num(l, "sram_bytes")),
-                       bound_name(l.value("bound_by", std::string())), l["fused_with_next"].get<bool>() ? "  fused ->" : "");
-  }
-  if (p.contains("latency_ms")) {
-    out += fmt::format("  time: {:.4g} ms at {:g} MHz ({} inferences/s); {:.1f} MACs/cycle, {:.1f}% of the {} peak\n",
-                       num(p, "latency_ms"), num(r["arch"], "core_clock_hz") / 1e6,
-                       common::format_si(num(p, "inferences_per_s"), false),
-                       num(p, "macs_per_cycle"), 100.0 * num(p, "utilisation"), r["arch"].value("peak_macs_per_cycle", 0));
-  }
-  out += time_share(r, p);
-  out += fmt::format("  total: {} cycles, {} off-chip, peak SRAM {}, {} pJ, EDP {}\n", common::format_si(num(p, "cycles")),
-                     common::format_bytes(num(p, "offchip_bytes")), common::format_bytes(num(p, "sram_bytes")), common::format_si(num(p, "energy_pj")),
-                     common::format_si(num(p, "edp")));
-  return out;
-}
-
-
-/// Fronts up to this size are printed whole; larger ones as a summary.
-constexpr std::size_t kFullFrontRows = 24;
-/// Points of the even spread in a summarised front (its first and last point included).
-constexpr std::size_t kSpreadRows = 12;
-
-/// The front as a table: every point of a small front; of a large one, the best point of each
-/// objective and an even spread in the front's order (the whole front stays in front.csv and
-/// result.json, and the # column is the point's index there).
-std::string front_table(const Json& front) {
-  const std::size_t n = front.size();
-  std::vector<std::string> note(n);
-  std::vector<char> shown(n, n <= kFullFrontRows ? 1 : 0);
-  const std::pair<const char*, const char*> extremes[] = {
-      {"cycles", "best cycles"}, {"offchip_bytes", "least off-chip"}, {"sram_bytes", "least SRAM"}, {"energy_pj", "least energy"}};
-  for (const auto& [key, label] : extremes) {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < n; ++i) {
-      if (num(front[i], key) < num(front[best], key)) best = i;  // strict: the first of equal minima
-    }
-    shown[best] = 1;
-    note[best] += std::string(note[best].empty() ? "" : ", ") + label;
-  }
-  if (n > kFullFrontRows) {
-    for (std::size_t k = 0; k < kSpreadRows; ++k) shown[k * (n - 1) / (kSpreadRows - 1)] = 1;
-  }
-  // The # column is as wide as the largest index (a 3-objective front on an ethos-u65 preset can
-  // hold 10^5 points or more), at least 4.
-  const std::size_t index_width = std::max<std::size_t>(4, fmt::formatted_size("{}", n == 0 ? 0 : n - 1));
-  std::string out = fmt::format("  {:>{}} {:>14} {:>10} {:>12} {:>12} {:>12}\n", "#", index_width, "cycles", "ms", "offchip",
-                                "sram", "energy pJ");
-  std::size_t count = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!shown[i]) continue;
-    ++count;
-    const Json& q = front[i];
-    std::string line = fmt::format("  {:>{}} {:>14.0f} {:>10.4g} {:>12} {:>12} {:>12}", i, index_width, num(q, "cycles"), num(q, "latency_ms"),
-                                   common::format_bytes(num(q, "offchip_bytes")), common::format_bytes(num(q, "sram_bytes")),
-                                   common::format_si(num(q, "energy_pj")));
-    if (n > kFullFrontRows && !note[i].empty()) line += "  " + note[i];
-    out += line + "\n";
-  }
-  if (count < n) {
-    out += fmt::format("  ({} of {} points shown: the best of each objective and an even spread in the front's order; every "
-                       "point is in front.csv and result.json)\n",
-                       count, n);
-  }
-  return out;
-}
-
-}  // namespace
+using detail::Json;
+using detail::num;
+using detail::plural;
+using detail::shape_str;
 
 std::vector<const Json*> point_layers(const Json& r, const Json& p) {
   std::vector<const Json*> out;
@@ -187,117 +35,6 @@ std::vector<const Json*> point_layers(const Json& r, const Json& p) {
     } else if (ref.is_object()) {
       out.push_back(&ref);
     }
-  }
-  return out;
-}
-
-std::string render_text(const Json& r) {
-  std::string out;
-  out += fmt::format("npu-mapper {}  workload {} ({} layers, {} MACs)  arch {} ({}, {}, {}; SRAM {})\n",
-                     r["tool"]["version"].get<std::string>(), r["workload"]["name"].get<std::string>(),
-                     r["workload"]["layers"].get<int>(), common::format_si(num(r["workload"], "macs")),
-                     r["arch"]["name"].get<std::string>(), r["arch"]["accelerator"].get<std::string>(),
-                     r["arch"]["system_config"].get<std::string>(), r["arch"]["memory_mode"].get<std::string>(),
-                     common::format_bytes(num(r["arch"], "sram_capacity_bytes")));
-  if (r["arch"].contains("core_clock_hz")) {
-    // The arch as resolved (presets, arch file, overrides): clock, peak, SRAM and the memories used.
-    const Json& a = r["arch"];
-    std::string mems;
-    if (a.contains("memories")) {
-      for (const auto& [area, m] : a["memories"].items()) {
-        mems += fmt::format("; {} {:g} B/cycle, latency {}/{}", area, num(m, "bytes_per_cycle"),
-                            m.value("read_latency", 0), m.value("write_latency", 0));
-      }
-    }
-    out += fmt::format("arch: {:g} MHz, {} MACs/cycle peak, SRAM {}, weights in {}, feature maps in {}{}\n",
-                       num(a, "core_clock_hz") / 1e6, a.value("peak_macs_per_cycle", 0),
-                       common::format_bytes(num(a, "sram_capacity_bytes")), a.value("weights_in", std::string("?")),
-                       a.value("feature_maps_in", std::string("?")), mems);
-  }
-  const Json& opts = r["provenance"]["options"];
-  std::string objectives;
-  for (const auto& o : r["objectives"]) {
-    if (!objectives.empty()) objectives.push_back(',');
-    objectives.append(o.get<std::string>());
-  }
-  out += fmt::format("objectives {}  fusion {}  keep-pareto {}{}\n", objectives,
-                     opts["no_fusion"].get<bool>() ? "off" : "on", opts["keep_pareto"].get<bool>() ? "on" : "off",
-                     r["partial"].get<bool>() ? "  PARTIAL (stopped early)" : "");
-  // Operators the NPU does not run: listed up front, since their time is not in any cycle count.
-  std::string cpu_ops;
-  int num_cpu = 0;
-  for (const auto& l : r["per_layer"]) {
-    if (!l.contains("cpu")) continue;
-    ++num_cpu;
-    const std::string reason = l["cpu"].value("reason", std::string());
-    cpu_ops += fmt::format("  {} ({}){}\n", l["layer"].get<std::string>(), l["cpu"].value("operator", std::string()),
-                           reason.empty() ? std::string() : ": " + reason);
-  }
-  if (num_cpu > 0) out += fmt::format("CPU operators ({}, not costed in NPU cycles; tensors in the arena):\n{}", num_cpu, cpu_ops);
-
-  const bool has_front = r.contains("front") && !r["front"].empty();
-  if (has_front) {
-    const Json& p = r["front"][0];
-    out += "\nChosen mapping (best by " + r["objectives"][0].get<std::string>() + "):\n";
-    out += point_table(r, p);
-    const Json& s = r["front_summary"];
-    out += fmt::format("\nPareto front: {} points; best cycles {}, best off-chip {}, SRAM {} .. {}\n",
-                       r["front_size"].get<int>(), common::format_si(num(s, "best_cycles")), common::format_bytes(num(s, "best_offchip_bytes")),
-                       common::format_bytes(num(s, "sram_min_bytes")), common::format_bytes(num(s, "sram_max_bytes")));
-    if (r["front"].size() > 1) {
-      out += front_table(r["front"]);
-    }
-    if (r.contains("no_fusion")) {
-      const Json& u = r["no_fusion"];
-      out += fmt::format("Without fusion (best layer-by-layer mapping): {} cycles, {} off-chip; fusion changes "
-                         "cycles by {} and off-chip bytes by {}\n",
-                         common::format_si(num(u, "cycles")), common::format_bytes(num(u, "offchip_bytes")),
-                         pct_saved(num(u, "cycles"), num(p, "cycles")),
-                         pct_saved(num(u, "offchip_bytes"), num(p, "offchip_bytes")));
-    }
-  } else if (r.contains("front")) {
-    out += "\nNo valid mapping of the whole network: the join found no combination of layer mappings that fits "
-           "(see the keep rates below).\n";
-  } else if (r.value("status", std::string()) == "no_valid_mapping") {
-    std::string empty;
-    for (const auto& l : r["per_layer"]) {
-      if (l["pmappings"].get<int>() == 0) empty += (empty.empty() ? "" : ", ") + l["layer"].get<std::string>();
-    }
-    out += "\nNo valid mapping: no pmapping of layer(s) " + empty + " survives its filters (see the keep rates below).\n";
-    for (const auto& l : r["per_layer"]) {
-      if (!l.contains("min_sram_bytes")) continue;
-      out += fmt::format("  {} needs at least {} of SRAM (its smallest placement); the arch has {}\n",
-                         l["layer"].get<std::string>(), common::format_bytes(num(l, "min_sram_bytes")),
-                         common::format_bytes(num(r["arch"], "sram_capacity_bytes")));
-    }
-  }
-
-  out += "\nPer-layer stage (keep rates):\n";
-  for (const auto& l : r["per_layer"]) {
-    out += fmt::format("  {} ({}, {}): {} groups, {} pmappings, best {} cycles\n", l["layer"].get<std::string>(),
-                       l["op"].get<std::string>(), shape_str(l["ofm_shape"]), l["groups"].get<int>(),
-                       l["pmappings"].get<int>(), l["best_cycles"].is_null() ? "-" : common::format_si(num(l, "best_cycles")));
-    out += "    " + keep_line(l["keep_rates"]) + "\n";
-    out += cause_lines(l["keep_rates"], "      ");
-    if (l.contains("unsupported")) out += "      unsupported: " + l["unsupported"].get<std::string>() + "\n";
-    if (l.contains("cpu")) {
-      const std::string reason = l["cpu"].value("reason", std::string());
-      out += "      runs on the CPU (" + l["cpu"].value("operator", std::string()) + "), not costed" +
-             (reason.empty() ? std::string() : ": " + reason) + "\n";
-    }
-  }
-  out += "  overall: " + keep_line(r["keep_rates"]) + "\n";
-  out += cause_lines(r["keep_rates"], "    ");
-  if (r.contains("join")) {
-    std::uint64_t paired = 0, sram = 0, dominated = 0, incompatible = 0;
-    for (const auto& s : r["join"]["steps"]) {
-      paired += s["rows_paired"].get<std::uint64_t>();
-      sram += s["dropped_sram_capacity_after_join"].get<std::uint64_t>();
-      dominated += s["dropped_dominated_after_join"].get<std::uint64_t>();
-      incompatible += s["rows_dropped_incompatible"].get<std::uint64_t>();
-    }
-    out += fmt::format("Join: {} merged rows; dropped {} over SRAM capacity, {} dominated, {} by look-ahead\n", paired,
-                       sram, dominated, incompatible);
   }
   return out;
 }
@@ -313,7 +50,7 @@ std::string render_csv(const Json& r) {
     for (const Json* l : point_layers(r, p)) fused += (*l)["fused_with_next"].get<bool>() ? 1 : 0;
     out += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{},{},{},{}\n", i, num(p, "cycles"),
                        num(p, "offchip_bytes"), num(p, "sram_bytes"), num(p, "energy_pj"), num(p, "edp"), fused,
-                       i == 0 ? 1 : 0, num(p, "latency_ms"), num(p, "inferences_per_s"), num(p, "macs_per_cycle"),
+                       static_cast<std::size_t>(i) == chosen_point(r) ? 1 : 0, num(p, "latency_ms"), num(p, "inferences_per_s"), num(p, "macs_per_cycle"),
                        num(p, "utilisation"));
     ++i;
   }
@@ -377,8 +114,15 @@ std::string render_svg(const Json& r) {
       "viewBox=\"0 0 {} {}\" font-family=\"sans-serif\" font-size=\"12\">\n",
       W, H, W, H);
   out += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"white\"/>\n", W, H);
-  out += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">Pareto front: {} on {}</text>\n", L,
-                     r["workload"]["name"].get<std::string>(), r["arch"]["name"].get<std::string>());
+  out += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">{}: {} on {}</text>\n", L,
+                     r.value("front_is_partial", false) ? "Mappings found" : "Pareto front", r["workload"]["name"].get<std::string>(),
+                     r["arch"]["name"].get<std::string>());
+  if (r.value("front_is_partial", false) && !pts.empty()) {
+    // A stopped run's best mappings so far: real, but not the exact front.
+    out += fmt::format("<text class=\"partial\" x=\"{}\" y=\"40\" fill=\"#a03000\">stopped early: {} found before the "
+                       "stop, not the exact front</text>\n",
+                       L, plural(pts.size(), "complete mapping"));
+  }
   if (pts.empty()) {
     // No axes to misread: say why there is nothing to plot.
     const std::string why = r.value("status", std::string()) == "interrupted" ? "the run was stopped before the join finished"
@@ -442,8 +186,9 @@ std::string render_svg(const Json& r) {
   out += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0})\">off-chip traffic ({1})</text>\n",
                      (T + H - B) / 2, yunit);
   std::string zoom;
-  if (x_spread < 0.01) zoom += fmt::format("latency spread {:.2g}%", 100.0 * x_spread);
-  if (y_spread < 0.01) zoom += fmt::format("{}off-chip spread {:.2g}%", zoom.empty() ? "" : ", ", 100.0 * y_spread);
+  // (A single point has no spread to misread.)
+  if (x_spread < 0.01 && pts.size() > 1) zoom += fmt::format("latency spread {:.2g}%", 100.0 * x_spread);
+  if (y_spread < 0.01 && pts.size() > 1) zoom += fmt::format("{}off-chip spread {:.2g}%", zoom.empty() ? "" : ", ", 100.0 * y_spread);
   if (!zoom.empty()) {
     out += fmt::format("<text class=\"zoom\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#a03000\">zoomed in: {} "
                        "(the points are closer than they look)</text>\n",
@@ -452,7 +197,7 @@ std::string render_svg(const Json& r) {
   for (std::size_t i = 0; i < pts.size(); ++i) {
     out += fmt::format("<circle class=\"point\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"5\" fill=\"{}\" stroke=\"black\" "
                        "stroke-width=\"{}\"><title>#{}: {:.6g} {}, {} off-chip, {} SRAM</title></circle>\n",
-                       px(pts[i][0]), py(pts[i][1]), colour(pts[i][2]), i == 0 ? 2.5 : 0.5, i, pts[i][0], in_ms ? "ms" : "cycles",
+                       px(pts[i][0]), py(pts[i][1]), colour(pts[i][2]), i == chosen_point(r) ? 2.5 : 0.5, i, pts[i][0], in_ms ? "ms" : "cycles",
                        common::format_bytes(pts[i][1]), common::format_bytes(pts[i][2]));
   }
   if (unfused) {
@@ -510,7 +255,8 @@ std::string render_layers_csv(const Json& r, std::size_t point) {
   std::string out =
       "layer,op,ofm_shape,cycles,bound_by,npu_cycles,sram_cycles,dram_cycles,onchip_flash_cycles,offchip_flash_cycles,"
       "macs,macs_per_cycle,utilisation,latency_ms,sram_bytes,dram_bytes,onchip_flash_bytes,offchip_flash_bytes,"
-      "reserved_sram_bytes,block_config,traversal,weights,bias,tensors,fused_with_previous,fused_with_next,cpu_operator\n";
+      "reserved_sram_bytes,live_sram_bytes,block_config,traversal,weights,bias,tensors,fused_with_previous,fused_with_next,"
+      "cpu_operator\n";
   if (!r.contains("front") || point >= r["front"].size()) return out;
   const auto field = [](const std::string& v) {
     if (v.find_first_of(",\"\n") == std::string::npos) return v;
@@ -518,8 +264,11 @@ std::string render_layers_csv(const Json& r, std::size_t point) {
     for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
-  for (const Json* lp : point_layers(r, r["front"][point])) {
-    const Json& l = *lp;
+  const Json& p = r["front"][point];
+  const std::vector<const Json*> layers = point_layers(r, p);
+  const bool have_live = p.contains("sram_in_use_bytes") && p["sram_in_use_bytes"].size() == layers.size();
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const Json& l = *layers[i];
     const Json none = Json::object();
     const Json& cyc = l.contains("cycles_by_component") ? l["cycles_by_component"] : none;
     const Json& bytes = l.contains("bytes_by_area") ? l["bytes_by_area"] : none;
@@ -530,13 +279,14 @@ std::string render_layers_csv(const Json& r, std::size_t point) {
     std::string tensors;
     for (const auto& [name, where] : l["tensors"].items()) tensors += (tensors.empty() ? "" : " ") + name + "=" + where.get<std::string>();
     // Shortest exact decimals ({}), so 0.00416 stays 0.00416.
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        field(l["layer"].get<std::string>()), l["op"].get<std::string>(), field(shape_str(l["ofm_shape"])),
                        num(l, "cycles"), l.value("bound_by", std::string()), num(cyc, "Npu"), num(cyc, "SramAccess"),
                        num(cyc, "DramAccess"), num(cyc, "OnChipFlashAccess"), num(cyc, "OffChipFlashAccess"),
                        l.value("macs", std::int64_t{0}), num(l, "macs_per_cycle"), num(l, "utilisation"), num(l, "latency_ms"),
                        num(bytes, "Sram"), num(bytes, "Dram"), num(bytes, "OnChipFlash"), num(bytes, "OffChipFlash"),
-                       num(l, "sram_bytes"), block, l.value("traversal", std::string()), l.value("weights", std::string()),
+                       num(l, "sram_bytes"), have_live ? fmt::format("{}", p["sram_in_use_bytes"][i].get<double>()) : std::string(),
+                       block, l.value("traversal", std::string()), l.value("weights", std::string()),
                        l.value("bias", std::string()), field(tensors), l.value("fused_with_previous", false) ? 1 : 0,
                        l.value("fused_with_next", false) ? 1 : 0,
                        l.contains("cpu") ? field(l["cpu"].value("operator", std::string())) : std::string());
@@ -544,23 +294,25 @@ std::string render_layers_csv(const Json& r, std::size_t point) {
   return out;
 }
 
-std::string render_point_text(const Json& r, std::size_t point) {
-  if (!r.contains("front") || point >= r["front"].size()) return {};
-  return fmt::format("Front point {} of {}:\n", point, r.value("front_size", 0)) + point_table(r, r["front"][point]);
-}
-
 std::string document_text(const Json& result) {
   return result.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-void write_outputs(const std::filesystem::path& folder, const Json& result) {
+std::vector<std::string> write_outputs(const std::filesystem::path& folder, const Json& result) {
   // One folder, renamed into place once; result.json first in case the folder already holds files.
-  common::write_folder_atomic(folder,
-                              {{"result.json", document_text(result)},
-                               {"front.csv", render_csv(result)},
-                               {"front.svg", render_svg(result)},
-                               {"layers.csv", render_layers_csv(result, 0)}},
-                              "--out");
+  // A per-layer run (--per-layer) has no front: result.json holds the stage, and there is nothing
+  // for front.csv, front.svg, layers.csv or Vela's CSV files to show.
+  std::vector<std::pair<std::string, std::string>> files = {{"result.json", document_text(result)}};
+  if (!result["provenance"]["options"].value("per_layer", false)) {
+    files.push_back({"front.csv", render_csv(result)});
+    files.push_back({"front.svg", render_svg(result)});
+    files.push_back({"layers.csv", render_layers_csv(result, chosen_point(result))});
+    for (auto& vela_file : render_vela_csvs(result)) files.push_back(std::move(vela_file));  // Vela's CSV files
+  }
+  common::write_folder_atomic(folder, files, "--out");
+  std::vector<std::string> names;
+  for (const auto& f : files) names.push_back(f.first);
+  return names;
 }
 
 }  // namespace npumap::report

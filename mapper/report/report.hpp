@@ -15,9 +15,18 @@ namespace npumap::report {
 std::vector<const nlohmann::ordered_json*> point_layers(const nlohmann::ordered_json& result,
                                                         const nlohmann::ordered_json& point);
 
-/// The human report: workload, arch, options, per-layer table of the chosen point, totals, the front,
-/// keep rates, and the gain over the best mapping without fusion.
-std::string render_text(const nlohmann::ordered_json& result);
+/// What the text report shows beyond its default blocks.
+struct TextOptions {
+  bool verbose = false;  ///< every layer's keep rates by filter and the join's counters (-v)
+};
+
+/// The human report (text_report.cpp), at most 100 columns wide: workload, arch, options; the chosen
+/// point's time and SRAM per layer, totals, how each layer runs, its five slowest layers; the front;
+/// the gain over the best mapping without fusion; a one-line keep-rate summary (per layer and per
+/// filter with `verbose`, or when nothing maps).
+std::string render_text(const nlohmann::ordered_json& result, const TextOptions& options = {});
+/// "wrote FOLDER: file, file, ..." wrapped at 100 columns (the text report's last line).
+std::string render_written(const std::filesystem::path& folder, const std::vector<std::string>& files);
 /// front.csv: one line per front point.
 std::string render_csv(const nlohmann::ordered_json& result);
 /// layers.csv of one front point (0 = the chosen one): per layer the cycles of each component and the
@@ -35,7 +44,9 @@ void check_output_folder(const std::filesystem::path& folder);
 /// The document as result.json text (indent 1); any invalid UTF-8 in a name (e.g. a path given on
 /// the command line) is written as U+FFFD rather than failing the run.
 std::string document_text(const nlohmann::ordered_json& result);
-/// Writes result.json, front.csv, front.svg and layers.csv as one folder (common::write_folder_atomic).
-void write_outputs(const std::filesystem::path& folder, const nlohmann::ordered_json& result);
+/// Writes result.json, front.csv, front.svg, layers.csv (of the chosen point) and, when there is a
+/// chosen point, Vela's two CSV files (vela_csv.hpp) as one folder (common::write_folder_atomic);
+/// a per-layer run (no front) only result.json. Returns the names of the files written, in order.
+std::vector<std::string> write_outputs(const std::filesystem::path& folder, const nlohmann::ordered_json& result);
 
 }  // namespace npumap::report

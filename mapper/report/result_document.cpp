@@ -13,6 +13,7 @@
 
 #include "common/hash.hpp"
 #include "common/user_error.hpp"
+#include "mapper/search/point_memory.hpp"
 #include "model/evaluate.hpp"
 #include "model/pass_json.hpp"
 #include "npumap_version.hpp"
@@ -190,6 +191,12 @@ Json keep_rates_json(const KeepRates& r) {
   return j;
 }
 
+std::size_t chosen_point(const Json& result) {
+  if (!result.contains("chosen") || !result["chosen"].is_number_unsigned() || !result.contains("front")) return 0;
+  const auto i = result["chosen"].get<std::size_t>();
+  return i < result["front"].size() ? i : 0;
+}
+
 int exit_status(SearchStatus status) {
   switch (status) {
     case SearchStatus::Ok: return 0;
@@ -199,10 +206,18 @@ int exit_status(SearchStatus status) {
   return 0;
 }
 
-Json result_document(const RunProvenance& run, const arch::Arch& arch, const workloads::Workload& workload,
-                     const SearchOptions& options, const SearchResult& r) {
-  Json result;
-  result["tool"] = {{"name", "npu-mapper"}, {"version", kVersion}};
+namespace {
+
+/// Objective names, in the order given.
+Json objectives_json(const SearchOptions& options) {
+  Json objectives = Json::array();
+  for (Objective o : options.objectives) objectives.push_back(objective_name(o));
+  return objectives;
+}
+
+/// How the run was made: revision, seed, threads, the inputs with their hashes, the options.
+Json provenance_json(const RunProvenance& run, const SearchOptions& options) {
+  const Json objectives = objectives_json(options);
   Json provenance;
   provenance["git_revision"] = kGitRevision;
   provenance["seed"] = run.seed;
@@ -216,23 +231,31 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     provenance["inputs"]["weight_compression"] = {{"path", run.weight_compression_path},
                                                   {"hash", common::file_fnv1a_hex(run.weight_compression_path)}};
   }
-  Json objectives = Json::array();
-  for (Objective o : options.objectives) objectives.push_back(objective_name(o));
+  if (!run.config_files.empty()) {
+    Json files = Json::array();
+    for (const std::string& f : run.config_files) files.push_back({{"path", f}, {"hash", common::file_fnv1a_hex(f)}});
+    provenance["inputs"]["config"] = files;
+  }
   provenance["options"] = {{"keep_pareto", run.keep_pareto}, {"objectives", objectives},
                            {"no_fusion", !options.fusion}, {"tolerance", options.tolerance},
                            {"per_layer", run.per_layer},
                            {"time_limit_s", run.time_limit_s ? Json(*run.time_limit_s) : Json(nullptr)}};
-  result["provenance"] = provenance;
-  result["workload"] = {{"name", workload.name}, {"layers", workload.layers.size()}, {"macs", workload.total_macs()}};
-  result["arch"] = {{"name", arch.name},
-                    {"accelerator", arch.accel.name},
-                    {"system_config", arch.system_config},
-                    {"memory_mode", arch.memory_mode},
-                    {"sram_capacity_bytes", arch.sram_capacity_bytes},
-                    {"core_clock_hz", arch.core_clock},
-                    {"peak_macs_per_cycle", arch.accel.macs * arch.accel.cores},
-                    {"weights_in", arch::mem_area_name(arch.permanent_storage)},
-                    {"feature_maps_in", arch::mem_area_name(arch.feature_map_storage)}};
+  if (!run.optimise.empty()) provenance["options"]["optimise"] = run.optimise;
+  return provenance;
+}
+
+/// The arch as resolved: the memories the mapping uses as the cycle model sees them (so an override
+/// can be checked), and what Vela's summary CSV states about it.
+Json arch_json(const arch::Arch& arch) {
+  Json j = {{"name", arch.name},
+            {"accelerator", arch.accel.name},
+            {"system_config", arch.system_config},
+            {"memory_mode", arch.memory_mode},
+            {"sram_capacity_bytes", arch.sram_capacity_bytes},
+            {"core_clock_hz", arch.core_clock},
+            {"peak_macs_per_cycle", arch.accel.macs * arch.accel.cores},
+            {"weights_in", arch::mem_area_name(arch.permanent_storage)},
+            {"feature_maps_in", arch::mem_area_name(arch.feature_map_storage)}};
   // The memories the mapping uses, as the cycle model sees them (so an override can be checked).
   Json memories = Json::object();
   for (arch::MemArea a : {arch.fast_storage, arch.feature_map_storage, arch.permanent_storage}) {
@@ -242,10 +265,19 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     memories[name] = {{"bytes_per_cycle", m.bandwidth_per_cycle}, {"burst_length", m.burst_length},
                       {"read_latency", m.latency_read}, {"write_latency", m.latency_write}};
   }
-  result["arch"]["memories"] = memories;
-  result["objectives"] = objectives;
-  result["partial"] = r.partial;
+  j["memories"] = memories;
+  // What Vela's summary CSV states about the arch (mapper/report/vela_csv.hpp).
+  Json bandwidth = Json::object();
+  for (const arch::MemArea a : {arch::MemArea::Sram, arch::MemArea::Dram, arch::MemArea::OnChipFlash, arch::MemArea::OffChipFlash})
+    bandwidth[std::string(arch::mem_area_name(a))] = arch.mem(a).bandwidth_per_cycle;
+  j["vela"] = {{"accelerator_configuration", arch::vela_accelerator_name(arch.accel)},
+                            {"sram_size_bytes", arch.vela_sram_size},
+                            {"memory_bandwidth_bytes_per_cycle", bandwidth}};
+  return j;
+}
 
+/// Per layer (topological order): the per-layer stage's outcome and keep rates.
+Json per_layer_json(const arch::Arch& arch, const workloads::Workload& workload, const SearchResult& r) {
   Json per_layer = Json::array();
   for (int layer : workload.topological_order) {
     const auto& lr = r.stage.layers[static_cast<std::size_t>(layer)];
@@ -271,42 +303,95 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
     lj["keep_rates"] = keep_rates_json(lr.rates);
     per_layer.push_back(lj);
   }
-  result["per_layer"] = per_layer;
-  result["keep_rates"] = keep_rates_json(r.keep_rates);
+  return per_layer;
+}
 
-  if (r.joined) {
-    const JoinResult& joined = *r.joined;
-    result["join"] = {{"steps", join_steps_json(workload, joined)}};
-    Json front = Json::array();
-    LayerMappings mappings;
-    const std::size_t keep = run.keep_pareto ? joined.front.size() : std::min<std::size_t>(1, joined.front.size());
-    for (std::size_t i = 0; i < keep; ++i) {
-      front.push_back(point_json(arch, workload, r.stage, *r.problem, joined.front[i], mappings));
+/// The join's part of the document: its steps, the kept front points with their layer mappings, the
+/// chosen point and the best mapping without fusion.
+void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& arch, const workloads::Workload& workload,
+                      const SearchResult& r) {
+  const JoinResult& joined = *r.joined;
+  result["join"] = {{"steps", join_steps_json(workload, joined)}};
+  // A run stopped during the join reports the best complete mappings its first passes found, if
+  // any, marked as such (front_is_partial): real mappings, not the exact front.
+  const bool found_before_stop = joined.front.empty() && !joined.found_before_stop.empty();
+  const std::vector<FrontPoint>& points = found_before_stop ? joined.found_before_stop : joined.front;
+  if (found_before_stop) result["front_is_partial"] = true;
+  Json front = Json::array();
+  LayerMappings mappings;
+  // The chosen point: the front's first (the best by the first objective), or Vela's --optimise:
+  // Performance the least cycles, Size the least peak SRAM (ties: the other, then off-chip bytes).
+  std::size_t chosen = 0;
+  const auto better = [&](const FrontPoint& a, const FrontPoint& b) {
+    if (run.optimise == "Size") {
+      return std::tie(a.peak_sram_bytes, a.cycles, a.offchip_bytes) < std::tie(b.peak_sram_bytes, b.cycles, b.offchip_bytes);
     }
-    result["front_size"] = joined.front.size();
-    Json summary;
-    if (!joined.front.empty()) {
-      double best_cycles = joined.front[0].cycles, best_offchip = joined.front[0].offchip_bytes;
-      double sram_min = joined.front[0].peak_sram_bytes, sram_max = sram_min;
-      for (const auto& p : joined.front) {
-        best_cycles = std::min(best_cycles, p.cycles);
-        best_offchip = std::min(best_offchip, p.offchip_bytes);
-        sram_min = std::min(sram_min, p.peak_sram_bytes);
-        sram_max = std::max(sram_max, p.peak_sram_bytes);
-      }
-      summary = {{"best_cycles", best_cycles}, {"best_offchip_bytes", best_offchip},
-                 {"sram_min_bytes", sram_min}, {"sram_max_bytes", sram_max}};
-    }
-    result["front_summary"] = summary;
-    result["front"] = front;
-    result["layer_mappings"] = std::move(mappings.list);
-    result["chosen"] = joined.front.empty() ? Json(nullptr) : Json(0);
-    if (r.unfused) {
-      const FrontPoint& u = r.unfused->best;
-      result["no_fusion"] = {{"cycles", u.cycles}, {"offchip_bytes", u.offchip_bytes},
-                             {"sram_bytes", u.peak_sram_bytes}, {"energy_pj", u.energy_pj}};
-    }
+    return std::tie(a.cycles, a.peak_sram_bytes, a.offchip_bytes) < std::tie(b.cycles, b.peak_sram_bytes, b.offchip_bytes);
+  };
+  if (!run.optimise.empty()) {
+    for (std::size_t i = 1; i < points.size(); ++i)
+      if (better(points[i], points[chosen])) chosen = i;
   }
+  std::vector<std::size_t> kept;
+  if (run.keep_pareto) {
+    for (std::size_t i = 0; i < points.size(); ++i) kept.push_back(i);
+  } else if (!points.empty()) {
+    kept.push_back(chosen);
+  }
+  for (const std::size_t i : kept) {
+    Json p = point_json(arch, workload, r.stage, *r.problem, points[i], mappings);
+    if (i == chosen) {
+      // Per layer, the SRAM in use while it runs, and the arena's peak: Vela's per-layer SRAM usage
+      // and memory used.
+      const PointMemory memory = point_memory(*r.problem, points[i]);
+      p["sram_in_use_bytes"] = memory.sram_bytes;
+      p["arena_peak_bytes"] =
+          memory.arena_bytes.empty() ? 0.0 : *std::max_element(memory.arena_bytes.begin(), memory.arena_bytes.end());
+    }
+    front.push_back(std::move(p));
+  }
+  result["front_size"] = points.size();
+  Json summary;
+  if (!points.empty()) {
+    double best_cycles = points[0].cycles, best_offchip = points[0].offchip_bytes;
+    double sram_min = points[0].peak_sram_bytes, sram_max = sram_min;
+    for (const auto& p : points) {
+      best_cycles = std::min(best_cycles, p.cycles);
+      best_offchip = std::min(best_offchip, p.offchip_bytes);
+      sram_min = std::min(sram_min, p.peak_sram_bytes);
+      sram_max = std::max(sram_max, p.peak_sram_bytes);
+    }
+    summary = {{"best_cycles", best_cycles}, {"best_offchip_bytes", best_offchip},
+               {"sram_min_bytes", sram_min}, {"sram_max_bytes", sram_max}};
+  }
+  result["front_summary"] = summary;
+  result["front"] = front;
+  result["layer_mappings"] = std::move(mappings.list);
+  result["chosen"] = points.empty() ? Json(nullptr) : Json(run.keep_pareto ? chosen : 0);
+  if (!run.optimise.empty() && !points.empty()) {
+    result["chosen_by"] = run.optimise == "Size" ? "least SRAM, --optimise Size" : "least cycles, --optimise Performance";
+  }
+  if (r.unfused) {
+    const FrontPoint& u = r.unfused->best;
+    result["no_fusion"] = {{"cycles", u.cycles}, {"offchip_bytes", u.offchip_bytes},
+                           {"sram_bytes", u.peak_sram_bytes}, {"energy_pj", u.energy_pj}};
+  }
+}
+
+}  // namespace
+
+Json result_document(const RunProvenance& run, const arch::Arch& arch, const workloads::Workload& workload,
+                     const SearchOptions& options, const SearchResult& r) {
+  Json result;
+  result["tool"] = {{"name", "npu-mapper"}, {"version", kVersion}};
+  result["provenance"] = provenance_json(run, options);
+  result["workload"] = {{"name", workload.name}, {"layers", workload.layers.size()}, {"macs", workload.total_macs()}};
+  result["arch"] = arch_json(arch);
+  result["objectives"] = objectives_json(options);
+  result["partial"] = r.partial;
+  result["per_layer"] = per_layer_json(arch, workload, r);
+  result["keep_rates"] = keep_rates_json(r.keep_rates);
+  if (r.joined) add_join_results(result, run, arch, workload, r);
   const int status = exit_status(r.status);
   result["partial"] = r.partial;
   result["status"] = status == 0 ? "ok" : status == 1 ? "no_valid_mapping" : "interrupted";
@@ -478,6 +563,10 @@ void check_result_document(const Json& r, const std::string& file) {
     for (std::size_t p = 0; p < front.size(); ++p) {
       const At at = f.index(p);
       const Json& point = object(front[p], at);
+      if (point.contains("sram_in_use_bytes")) {
+        const Json& live = array(point["sram_in_use_bytes"], at.key("sram_in_use_bytes"));
+        for (std::size_t i = 0; i < live.size(); ++i) number(live[i], at.key("sram_in_use_bytes").index(i));
+      }
       if (!point.contains("layers")) continue;
       const Json& layers = array(point["layers"], at.key("layers"));
       for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -501,6 +590,7 @@ void check_result_document(const Json& r, const std::string& file) {
     count_if(r, "front_size", root, kInt);
   }
   if (r.contains("no_fusion")) object(r["no_fusion"], root.key("no_fusion"));
+  if (r.contains("front_is_partial")) boolean(r["front_is_partial"], root.key("front_is_partial"));
   if (r.contains("join")) {
     const At j = root.key("join");
     const At st = j.key("steps");

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,10 @@ struct RunProvenance {
   bool keep_pareto = false;           ///< every front point in the document (else only the best)
   bool per_layer = false;
   std::optional<double> time_limit_s;
+  std::vector<std::string> config_files;  ///< Vela's --config files the arch's sections came from
+  /// Vela's --optimise: "Performance" chooses the front's least-cycles point, "Size" its least-SRAM
+  /// point; empty: the best by the first objective (the front's first point).
+  std::string optimise;
 };
 
 /// Builds result.json from a finished (or interrupted) search.
@@ -42,6 +47,9 @@ nlohmann::ordered_json keep_rates_json(const search::KeepRates& rates);
 /// common::UserError naming `file` and the key path (e.g. `front[0].layers[2]`), never crashes or
 /// prints nonsense.
 void check_result_document(const nlohmann::ordered_json& result, const std::string& file);
+
+/// The index in `front` of the result's chosen point (its `chosen` key; 0 when absent or out of range).
+std::size_t chosen_point(const nlohmann::ordered_json& result);
 
 /// The exit status of a search: 0 ok, 1 no valid mapping, 130 interrupted.
 int exit_status(search::SearchStatus status);

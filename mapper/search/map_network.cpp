@@ -33,11 +33,14 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     some_layer_empty = some_layer_empty || rows == 0;
   }
   if (!options.per_layer_only && !some_layer_empty) {
-    JoinProblem problem = make_join_problem(arch, w, r.stage, options.objectives, options.fusion);
-    problem.threads = 0;  // the arena this runs in
-    problem.tolerance = options.tolerance;
-    problem.stop = stop;
-    problem.progress = progress;
+    JoinProblem problem = make_join_problem(arch, w, r.stage, options.fusion);
+    JoinOptions join_options;
+    join_options.objectives = options.objectives;
+    join_options.tolerance = options.tolerance;
+    JoinRunContext context;
+    context.threads = 0;  // the arena this runs in
+    context.stop = stop;
+    context.progress = progress;
     // Without any rolling group (nothing in this network can fuse) the join without fusion is the
     // same problem: its best point is the fused front's.
     bool can_fuse = false;
@@ -51,20 +54,19 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     // it on one thread (so a stop during the comparison finds the join done); it is used when the
     // join found a front.
     std::optional<JoinResult> unfused;
-    if (options.fusion && options.compare_without_fusion && can_fuse) {
-      JoinProblem plain = make_join_problem(arch, w, r.stage, options.objectives, false);
-      plain.threads = 0;
-      plain.tolerance = options.tolerance;
-      plain.stop = stop;
-      plain.progress = progress;
+    const bool compare = options.fusion && options.compare_without_fusion && can_fuse;
+    if (progress != nullptr) progress->steps_planned.fetch_add(problem.steps.size() * (compare ? 2 : 1));
+    if (compare) {
+      const JoinProblem plain = make_join_problem(arch, w, r.stage, false);
       if (tbb::this_task_arena::max_concurrency() > 1) {
-        tbb::parallel_invoke([&] { r.joined = join(problem); }, [&] { unfused = join_best(plain); });
+        tbb::parallel_invoke([&] { r.joined = join(problem, join_options, context); },
+                             [&] { unfused = join_best(plain, join_options, context); });
       } else {
-        r.joined = join(problem);
-        if (!r.joined->front.empty()) unfused = join_best(plain);
+        r.joined = join(problem, join_options, context);
+        if (!r.joined->front.empty()) unfused = join_best(plain, join_options, context);
       }
     } else {
-      r.joined = join(problem);
+      r.joined = join(problem, join_options, context);
     }
     r.problem = std::move(problem);
     add_join_causes(r.keep_rates, r.joined->totals());

@@ -11,7 +11,7 @@
 
 #include "arch/arch.hpp"
 #include "common/stop_token.hpp"
-#include "mapper/search/join.hpp"
+#include "mapper/search/join/join.hpp"
 #include "mapper/search/keep_rates.hpp"
 #include "mapper/search/objectives.hpp"
 #include "mapper/search/stage.hpp"
@@ -23,7 +23,7 @@ namespace npumap::search {
 struct SearchOptions {
   std::vector<Objective> objectives = default_objectives();  ///< columns of the final front
   bool fusion = true;               ///< offer layer fusion through SRAM rolling buffers
-  /// Relative tolerance of the join's pruning (0 = exact); see JoinProblem::tolerance.
+  /// Relative tolerance of the join's pruning (0 = exact); see JoinOptions::tolerance.
   double tolerance = 0.0;
   bool per_layer_only = false;      ///< stop after the per-layer stage (no join)
   /// Also join without rolling buffers, to report what fusion gains (only when fusion is on).

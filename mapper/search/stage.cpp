@@ -454,12 +454,11 @@ SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>
 }
 
 JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& w, const StageResult& stage,
-                              const std::vector<Objective>& objectives, bool allow_fusion) {
+                              bool allow_fusion) {
   NPUMAP_ASSERT(stage.layers.size() == w.layers.size());
   JoinProblem p;
   p.arena_is_sram = arch.feature_map_storage == arch.fast_storage;
   p.sram_capacity = arch.sram_capacity_bytes;
-  p.objectives = objectives;
   std::vector<int> step_of(w.layers.size(), -1);
   for (std::size_t s = 0; s < w.topological_order.size(); ++s) step_of[static_cast<std::size_t>(w.topological_order[s])] = static_cast<int>(s);
   for (const auto& t : w.tensors) {

@@ -10,7 +10,7 @@
 
 #include "arch/arch.hpp"
 #include "common/stop_token.hpp"
-#include "mapper/search/join.hpp"
+#include "mapper/search/join/join.hpp"
 #include "mapper/search/keep_rates.hpp"
 #include "mapper/search/mapspace.hpp"
 #include "mapper/search/objectives.hpp"
@@ -99,7 +99,7 @@ StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& wor
 /// The join problem of a workload: tensors with their sizes and lifetimes in topological order, and
 /// a copy of each layer's groups (groups with a rolling buffer are left out unless `allow_fusion`).
 JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                              const std::vector<Objective>& objectives, bool allow_fusion);
+                              bool allow_fusion);
 
 /// The pass of a row of a layer's group (for reports and `mapper eval`).
 model::Pass pass_of(const arch::Arch& arch, const StageResult& stage, int layer, const PmappingRow& row);

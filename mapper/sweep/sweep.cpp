@@ -74,8 +74,11 @@ std::string summary_text(const SweepSpec& spec, const std::vector<Json>& records
                        60.0 * static_cast<double>(stats.computed) / stats.seconds, stats.workers);
   }
   if (!stats.coordinator.empty()) out += fmt::format("  {}\n", stats.coordinator);
-  out += "cross-arch Pareto front (minimise MACs/cycle and SRAM bytes, against cycles and off-chip bytes);\n"
-         "per arch point on the front: its best cycles and best off-chip bytes among its front mappings\n";
+  out += "cross-arch Pareto front (minimise MACs/cycle and SRAM bytes, against latency and off-chip bytes);\n"
+         "per arch point on the front: its best latency (ms at the point's clock, which may differ between\n"
+         "points: compare ms, not cycles), its cycles, and its best off-chip bytes among its front mappings\n";
+  std::map<std::string, double> clock_of;  // arch point -> core clock in Hz
+  for (const Json& r : records) clock_of[r["id"].get<std::string>()] = r["arch"]["core_clock_hz"].get<double>();
   for (const auto& w : spec.workloads) {
     const Json& front = sweep_json["pareto"][w.id];
     std::size_t rows = 0;
@@ -105,8 +108,8 @@ std::string summary_text(const SweepSpec& spec, const std::vector<Json>& records
                          fmt::join(failed, ", "));
     }
     if (order.empty()) continue;
-    out += fmt::format("    {:<6} {:>9} {:>10} {:>14} {:>11} {:>9}  {}\n", "point", "MACs/cyc", "SRAM", "best cycles",
-                       "best offchip", "mappings", "parameters");
+    out += fmt::format("    {:<6} {:>9} {:>10} {:>10} {:>8} {:>12} {:>11} {:>9}  {}\n", "point", "MACs/cyc", "SRAM", "best ms",
+                       "MHz", "its cycles", "best offchip", "mappings", "parameters");
     for (const std::string& id : order) {
       const auto& list = by_point[id];
       double cycles = (*list[0])["cycles"].get<double>(), offchip = (*list[0])["offchip_bytes"].get<double>();
@@ -117,9 +120,12 @@ std::string summary_text(const SweepSpec& spec, const std::vector<Json>& records
       const Json& p0 = *list[0];
       std::string params;
       for (const auto& [k, v] : p0["params"].items()) params += fmt::format("{}{}={}", params.empty() ? "" : " ", k, v.get<std::string>());
-      out += fmt::format("    {:<6} {:>9} {:>10} {:>14.0f} {:>11} {:>9}  {}\n", id, p0["macs_per_cycle"].get<int>(),
-                         common::format_bytes(p0["sram_capacity_bytes"].get<double>(), 0), cycles, common::format_bytes(offchip, 0), list.size(),
-                         params.empty() ? "(base)" : params);
+      const double clock = clock_of.count(id) != 0 ? clock_of[id] : 0.0;
+      out += fmt::format("    {:<6} {:>9} {:>10} {:>10} {:>8} {:>12.0f} {:>11} {:>9}  {}\n", id, p0["macs_per_cycle"].get<int>(),
+                         common::format_bytes(p0["sram_capacity_bytes"].get<double>(), 0),
+                         clock > 0.0 ? fmt::format("{:.4g}", cycles / clock * 1e3) : std::string("-"),
+                         clock > 0.0 ? fmt::format("{:g}", clock / 1e6) : std::string("-"), cycles,
+                         common::format_bytes(offchip, 0), list.size(), params.empty() ? "(base)" : params);
     }
   }
   return out;

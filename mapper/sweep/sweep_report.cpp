@@ -131,13 +131,24 @@ std::vector<std::string> tick_labels(const std::vector<double>& ticks, double sc
 
 std::string render_svg(const std::vector<std::string>& workload_ids, const std::vector<std::vector<Row>>& rows,
                        const std::vector<Json>& records, const std::string& title) {
-  const double W = 860, PH = 450, L = 90, R = 210, T = 58, B = 62;
+  const double W = 860, L = 90, R = 210, T = 58, B = 62;
   std::set<double> macs_values, sram_values;
   for (const auto& wr : rows) {
     for (const Row& r : wr) macs_values.insert(r.macs), sram_values.insert(r.sram_capacity);
   }
   const std::vector<double> macs(macs_values.begin(), macs_values.end());
   const std::vector<double> srams(sram_values.begin(), sram_values.end());
+  // The size legend lists at most 8 SRAM capacities (the smallest, the largest and an even spread
+  // between: marker sizes interpolate), and each panel is tall enough for its legends, so they never
+  // run past their panel however many values a sweep has.
+  std::vector<double> sram_legend;
+  for (std::size_t k = 0, n = std::min<std::size_t>(8, srams.size()); k < n; ++k) {
+    const double v = srams[n == 1 ? 0 : k * (srams.size() - 1) / (n - 1)];
+    if (sram_legend.empty() || sram_legend.back() != v) sram_legend.push_back(v);
+  }
+  const double legend_bottom = T + 4 + 18.0 * static_cast<double>(macs.size()) + 26 + 20.0 * static_cast<double>(sram_legend.size()) +
+                               26 + 18 + 26 + 16;
+  const double PH = std::max(450.0, legend_bottom + 14);
   const auto colour = [&](double m) {
     const auto i = static_cast<std::size_t>(std::lower_bound(macs.begin(), macs.end(), m) - macs.begin());
     return kPalette[i % 8];
@@ -241,8 +252,9 @@ std::string render_svg(const std::vector<std::string>& workload_ids, const std::
                          lx, ly - 4, colour(m), lx + 12, ly, m);
     }
     ly += 26;
-    out += fmt::format("<text x=\"{}\" y=\"{}\">SRAM capacity</text>\n", lx - 8, ly);
-    for (double sv : srams) {
+    out += fmt::format("<text x=\"{}\" y=\"{}\">SRAM capacity{}</text>\n", lx - 8, ly,
+                       sram_legend.size() < srams.size() ? fmt::format(" ({} of {})", sram_legend.size(), srams.size()) : std::string());
+    for (double sv : sram_legend) {
       ly += 20;
       out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{:.1f}\" fill=\"#999\" stroke=\"black\"/><text class=\"legend\" x=\"{}\" y=\"{}\">{}</text>\n",
                          lx, ly - 4, radius(sv), lx + 14, ly, common::format_bytes_short(sv));

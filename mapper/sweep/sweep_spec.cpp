@@ -189,6 +189,30 @@ arch::Arch build_point_arch(const SweepSpec& spec, const std::string& id, const 
   return a;
 }
 
+/// The search settings of a spec: objectives, fusion, tolerance (each optional).
+void read_search_options(const common::YamlNode& root, SweepSpec& spec) {
+  if (auto o = root.find("objectives")) {
+    std::string text;
+    if (o->is_sequence()) {
+      for (const common::YamlNode& item : o->items()) text += (text.empty() ? "" : ",") + item.as_string();
+    } else {
+      text = o->as_string();
+    }
+    try {
+      spec.objectives = search::parse_objectives(text);
+    } catch (const common::UserError& e) {
+      throw o->error(e.message(), e.hint());
+    }
+    if (spec.objectives.empty()) throw o->error("no objectives", "e.g. [cycles, offchip_bytes]");
+  }
+  if (auto f = root.find("fusion")) spec.fusion = f->as_bool();
+  if (auto t = root.find("tolerance")) {
+    spec.tolerance = t->as_double();
+    if (spec.tolerance < 0.0 || spec.tolerance >= 1.0)
+      throw t->error(fmt::format("must be in [0, 1), got {}", t->as_string()), "0 is exact; 0.01 allows 1% slack");
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> sweep_parameter_keys() {
@@ -231,26 +255,7 @@ SweepSpec load_sweep_spec(const std::string& path) {
 
   spec.base = root.has("base") ? resolve_base(root.at("base"), spec_dir) : std::string("ethos-u55-256");
 
-  if (auto o = root.find("objectives")) {
-    std::string text;
-    if (o->is_sequence()) {
-      for (const common::YamlNode& item : o->items()) text += (text.empty() ? "" : ",") + item.as_string();
-    } else {
-      text = o->as_string();
-    }
-    try {
-      spec.objectives = search::parse_objectives(text);
-    } catch (const common::UserError& e) {
-      throw o->error(e.message(), e.hint());
-    }
-    if (spec.objectives.empty()) throw o->error("no objectives", "e.g. [cycles, offchip_bytes]");
-  }
-  if (auto f = root.find("fusion")) spec.fusion = f->as_bool();
-  if (auto t = root.find("tolerance")) {
-    spec.tolerance = t->as_double();
-    if (spec.tolerance < 0.0 || spec.tolerance >= 1.0)
-      throw t->error(fmt::format("must be in [0, 1), got {}", t->as_string()), "0 is exact; 0.01 allows 1% slack");
-  }
+  read_search_options(root, spec);
 
   // The settings of every point: the grid's combinations, then the explicit list.
   std::vector<std::vector<Setting>> settings;

@@ -190,13 +190,35 @@ TEST(ArchKeys, SystemConfigByName) {
 }
 
 TEST(ArchKeys, EveryNamedSystemConfigAndMemoryModeLoads) {
+  // Every pair that can exist loads as make_arch builds it; the others fail in both the same way.
+  int loaded = 0;
   for (const auto& sys : system_config_names()) {
     for (const auto& mode : memory_mode_names()) {
       SCOPED_TRACE(sys + " / " + mode);
-      const Arch a = load_text("accelerator: ethos-u65-256\nsystem_config: " + sys + "\nmemory_mode: " + mode + "\n");
-      expect_same_arch(a, make_arch("ethos-u65-256", sys, mode));
+      const std::string text = "accelerator: ethos-u65-256\nsystem_config: " + sys + "\nmemory_mode: " + mode + "\n";
+      std::string made_error;
+      Arch made;
+      try {
+        made = make_arch("ethos-u65-256", sys, mode);
+      } catch (const common::UserError& e) {
+        made_error = e.message();
+      }
+      if (!made_error.empty()) {
+        try {
+          load_text(text);
+          ADD_FAILURE() << "loaded a combination make_arch refuses: " << made_error;
+        } catch (const common::UserError& e) {
+          EXPECT_EQ(e.message(), made_error);
+          EXPECT_EQ(e.where().line, 3);  // at the memory_mode key (the U65's system configs all exist)
+        }
+        continue;
+      }
+      expect_same_arch(load_text(text), made);
+      ++loaded;
     }
   }
+  // The 3 flash systems take Sram_Only and Shared_Sram; the 4 DRAM ones (internal-default too) all 7 modes.
+  EXPECT_EQ(loaded, 3 * 2 + 4 * 7);
 }
 
 TEST(ArchKeys, MemoryModeByName) {
@@ -207,11 +229,13 @@ TEST(ArchKeys, MemoryModeByName) {
   EXPECT_EQ(a.feature_map_storage, MemArea::Sram);
   EXPECT_EQ(a.mem(MemArea::OnChipFlash).bandwidth_per_cycle, 8.0);
   EXPECT_EQ(a.mem(MemArea::OnChipFlash).burst_length, 32);
-  // Dedicated_Sram_512KB on the U55 preset: cache 524288 fits in the preset's 4 MiB SRAM.
-  const Arch b = load_text("preset: ethos-u55-256\nmemory_mode: Dedicated_Sram_512KB\n");
+  // Dedicated_Sram_512KB on a U65 with a 4 MiB SRAM: the 524288 byte cache fits.
+  const Arch b = load_text("preset: ethos-u65-256\nsram_capacity: 4MiB\nmemory_mode: Dedicated_Sram_512KB\n");
   EXPECT_TRUE(b.spilling_enabled);
   EXPECT_EQ(b.vela_sram_size, 524288);
   EXPECT_EQ(b.sram_capacity_bytes, 4194304);
+  // An Ethos-U55 has no dedicated SRAM to cache in (test/errors/arch_u55_dedicated_sram.yaml).
+  EXPECT_THROW(load_text("preset: ethos-u55-256\nmemory_mode: Dedicated_Sram_512KB\n"), common::UserError);
 }
 
 TEST(ArchKeys, Name) { EXPECT_EQ(load_text("preset: ethos-u55-32\nname: my npu\n").name, "my npu"); }

@@ -152,13 +152,28 @@ inline std::string command_text(const std::vector<std::string>& args) {
   return s;
 }
 
-/// The text report without its trailer: the last line `wrote <folder>/result.json, front.csv,
+/// The text report's trailer `wrote <folder>: result.json, ...` as one line (the report wraps it at
+/// 100 columns; continuation lines start with two spaces). Empty if the report has none.
+inline std::string wrote_trailer(const std::string& report) {
+  const std::vector<std::string> lines = lines_of(report);
+  std::size_t end = lines.size();
+  while (end > 0 && lines[end - 1].rfind("  ", 0) == 0) --end;
+  if (end == 0 || lines[end - 1].rfind("wrote ", 0) != 0) return {};
+  std::string out = lines[end - 1];
+  for (std::size_t i = end; i < lines.size(); ++i) out += " " + lines[i].substr(2);
+  return out;
+}
+
+/// The text report without its trailer: the last line(s) `wrote <folder>: result.json, front.csv,
 /// front.svg` (it names the output folder, so it differs between otherwise equal runs) and the
 /// blank line that separates it from the report. What remains is what `mapper show` prints.
 inline std::string drop_wrote_line(const std::string& report) {
   std::vector<std::string> lines = lines_of(report);
-  if (!lines.empty() && lines.back().rfind("wrote ", 0) == 0) {
-    lines.pop_back();
+  // The trailer may wrap: continuation lines start with two spaces.
+  std::size_t end = lines.size();
+  while (end > 0 && lines[end - 1].rfind("  ", 0) == 0) --end;
+  if (end > 0 && lines[end - 1].rfind("wrote ", 0) == 0) {
+    lines.resize(end - 1);
     if (!lines.empty() && lines.back().empty()) lines.pop_back();
   }
   std::string out;

@@ -6,11 +6,15 @@
 // result written. arch_*.yaml go to --arch, workload_*.yaml to --workload, sweep_*.yaml to `mapper sweep`,
 // pass_*.json to `mapper eval`, blockcfg_*.json to `mapper eval --block-configs`, result_eval_*.json
 // (a result.json whose front `mapper eval` reads) to `mapper eval`, other result_*.json to `mapper show`. A JSON file cannot hold a comment, so its expected text is the
-// first line of `<file>.expect`. The files are listed when the test binary starts, sorted, one test
+// first line of `<file>.expect`. ini_*.ini are Vela configuration files given with `--config` (first line
+// `; expect: <text>`, an optional second line `; args: <options>` selecting its sections). cli_*.args hold a
+// command line's options (first line `# expect: <text>`, second line the options, split at spaces): the
+// error names no file, so the line must start with the expected text (the option at fault). The files are listed when the test binary starts, sorted, one test
 // case per file (and command), so adding a file to test/errors adds a case without touching this file.
 
 #include <algorithm>
 #include <cctype>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,7 +32,8 @@ std::vector<std::string> error_files() {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(fs::path(NPUMAP_SOURCE_DIR) / "test" / "errors", ec)) {
     const std::string ext = entry.path().extension().string();
-    if (ext == ".yaml" || ext == ".json") files.push_back("test/errors/" + entry.path().filename().string());
+    if (ext == ".yaml" || ext == ".json" || ext == ".ini" || ext == ".args")
+      files.push_back("test/errors/" + entry.path().filename().string());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -40,8 +45,22 @@ std::string expect_line(const std::string& file) {
     return lines.empty() ? std::string() : lines.front();
   }
   const std::string first = lines_of(read_text(file)).empty() ? "" : lines_of(read_text(file)).front();
-  const std::string prefix = "# expect: ";
+  const std::string prefix = fs::path(file).extension() == ".ini" ? "; expect: " : "# expect: ";
   return first.rfind(prefix, 0) == 0 ? first.substr(prefix.size()) : std::string();
+}
+
+/// The options on the second line of an .args file, or after `; args: ` on an .ini file's second line.
+std::vector<std::string> extra_args(const std::string& file) {
+  const std::vector<std::string> lines = lines_of(read_text(file));
+  std::string line = lines.size() > 1 ? lines[1] : std::string();
+  if (fs::path(file).extension() == ".ini") {
+    const std::string prefix = "; args: ";
+    line = line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : std::string();
+  }
+  std::vector<std::string> args;
+  std::istringstream words(line);
+  for (std::string w; words >> w;) args.push_back(w);
+  return args;
 }
 
 class ErrorFile : public ::testing::TestWithParam<std::string> {};
@@ -69,17 +88,30 @@ TEST_P(ErrorFile, ExitsTwoWithOneLineNamingTheFile) {
     args = {"eval", file, "--out", (tmp / "eval.json").string()};
   } else if (name.rfind("result_", 0) == 0) {
     args = {"show", file};
+  } else if (name.rfind("ini_", 0) == 0) {
+    args = {"--workload", "workloads/tiny_chain.yaml", "--config", file, "--out", out_dir};
+    for (const std::string& a : extra_args(file)) args.push_back(a);
+  } else if (name.rfind("cli_", 0) == 0) {
+    args = {"--workload", "workloads/tiny_chain.yaml", "--out", out_dir};
+    const std::vector<std::string> extra = extra_args(file);
+    ASSERT_FALSE(extra.empty()) << file << ": the second line must hold the options";
+    args.insert(args.end(), extra.begin(), extra.end());
   } else {
-    FAIL() << file << ": name must start with arch_, workload_, sweep_, pass_, blockcfg_ or result_ to say how it is given to the mapper";
+    FAIL() << file << ": name must start with arch_, workload_, sweep_, pass_, blockcfg_, result_, ini_ or cli_ to say how it is given to the mapper";
   }
   const RunResult r = run_mapper(args);
   EXPECT_EQ(r.status, 2) << command_text(args) << "\nstderr: " << r.err;
   const std::vector<std::string> err_lines = lines_of(r.err);
   ASSERT_EQ(err_lines.size(), 1u) << command_text(args) << "\nstderr:\n" << r.err;
   EXPECT_EQ(r.err.back(), '\n') << "the line ends with a newline";
-  EXPECT_EQ(err_lines[0].rfind(file, 0), 0u) << "stderr must start with the file path\n  got: " << err_lines[0];
-  EXPECT_NE(err_lines[0].find(expect), std::string::npos)
-      << "stderr does not contain the expected text\n  expect: " << expect << "\n  got:    " << err_lines[0];
+  if (name.rfind("cli_", 0) == 0) {
+    EXPECT_EQ(err_lines[0].rfind(expect, 0), 0u) << "stderr must start with the expected text\n  expect: " << expect
+                                                 << "\n  got:    " << err_lines[0];
+  } else {
+    EXPECT_EQ(err_lines[0].rfind(file, 0), 0u) << "stderr must start with the file path\n  got: " << err_lines[0];
+    EXPECT_NE(err_lines[0].find(expect), std::string::npos)
+        << "stderr does not contain the expected text\n  expect: " << expect << "\n  got:    " << err_lines[0];
+  }
   EXPECT_TRUE(r.out.empty()) << "nothing on stdout for bad input, got:\n" << r.out;
   EXPECT_FALSE(fs::exists(fs::path(out_dir) / "result.json")) << "a rejected input must not leave a result";
   EXPECT_FALSE(fs::exists(fs::path(out_dir))) << "a rejected sweep spec must not start any work";
@@ -110,6 +142,8 @@ TEST(TestErrorsFolder, HoldsEveryKindOfFile) {
   EXPECT_GE(count("pass_"), 5);
   EXPECT_GE(count("blockcfg_"), 2);
   EXPECT_GE(count("result_"), 5);
+  EXPECT_GE(count("ini_"), 20);
+  EXPECT_GE(count("cli_"), 3);
 }
 
 }  // namespace

@@ -154,9 +154,9 @@ TEST(GoodCommandLine, ListsNameWhatCanBeNamed) {
     const char* what;
     const char* one_entry;
   };
-  for (const Case& c : {Case{"presets", "ethos-u55-256"}, Case{"workloads", "workloads/tiny_chain.yaml"},
-                        Case{"objectives", "offchip_bytes"}, Case{"system-configs", "Ethos_U65_High_End"},
-                        Case{"memory-modes", "Shared_Sram"}, Case{"sweep-parameters", "memory.OffChipFlash.bandwidth"}}) {
+  for (const Case& c : {Case{"presets", "ethos-u55-256"}, Case{"workloads", "tiny_chain"}, Case{"workloads", "tflm__person_detect"},
+                        Case{"objectives", "offchip_bytes"}, Case{"system-configs", "[System_Config.Ethos_U65_High_End]"},
+                        Case{"memory-modes", "[Memory_Mode.Shared_Sram]"}, Case{"sweep-parameters", "memory.OffChipFlash.bandwidth"}}) {
     const RunResult r = run_mapper({"list", c.what});
     EXPECT_EQ(r.status, 0) << c.what << ": " << r.err;
     EXPECT_TRUE(r.err.empty()) << c.what << ": " << r.err;

@@ -30,7 +30,8 @@ void expect_partial_result(const RunResult& r, const fs::path& out, const std::s
   const Json j = Json::parse(read_text(out / "result.json"));
   EXPECT_EQ(j["partial"], true) << what;
   EXPECT_EQ(j["status"], "interrupted") << what;
-  EXPECT_NE(r.out.find("PARTIAL"), std::string::npos) << what << ": the report says the result is partial:\n" << r.out;
+  EXPECT_NE(r.out.find("STOPPED EARLY (--time-limit or Ctrl-C)"), std::string::npos) << what << ": the report says the run was stopped:\n" << r.out;
+  EXPECT_EQ(r.out.find("No valid mapping"), std::string::npos) << what << ": a stopped run is not a failed one:\n" << r.out;
   EXPECT_TRUE(fs::exists(out / "front.csv")) << what;
   EXPECT_TRUE(fs::exists(out / "front.svg")) << what;
 }
@@ -67,24 +68,32 @@ bool has_exited(pid_t pid) {
 }
 
 TEST(Interrupted, SigintExits130WithAPartialResult) {
-  TempDir tmp;
-  TempDir io;
-  const std::vector<std::string> args = {"--workload", "workloads/resnet50.yaml", "--threads", "2", "--out",
-                                         (tmp / "out").string()};
-  const Spawned s = spawn_mapper(args, io);
-  // Send Ctrl-C once the mapper has installed its handler (it does so after loading the inputs,
-  // for the per-layer stage): earlier, the default action would just kill it.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!catches_signal(s.pid, SIGINT) && !has_exited(s.pid) && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  // resnet50 maps for seconds, so the SIGINT lands during the search; should the run still finish
+  // first (a very fast machine), try again: a test never skips.
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    TempDir tmp;
+    TempDir io;
+    const std::vector<std::string> args = {"--workload", "workloads/resnet50.yaml", "--threads", "2", "--out",
+                                           (tmp / "out").string()};
+    const Spawned s = spawn_mapper(args, io);
+    // Send Ctrl-C once the mapper has installed its handler (it does so after loading the inputs,
+    // for the per-layer stage): earlier, the default action would just kill it.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!catches_signal(s.pid, SIGINT) && !has_exited(s.pid) && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    const bool exited_early = has_exited(s.pid);
+    kill(s.pid, SIGINT);
+    const RunResult r = wait_mapper(s);
+    if (exited_early && r.status == 0) {
+      ASSERT_LT(attempt, 3) << "the run finished before SIGINT could interrupt it, three times";
+      continue;
+    }
+    ASSERT_NE(r.status, 1000 + SIGINT) << "killed by SIGINT: no handler was installed in time";
+    ASSERT_EQ(r.status, 130) << command_text(args) << " then SIGINT\n" << r.err;
+    expect_partial_result(r, tmp / "out", "SIGINT");
+    return;
   }
-  const bool exited_early = has_exited(s.pid);
-  kill(s.pid, SIGINT);
-  const RunResult r = wait_mapper(s);
-  if (exited_early && r.status == 0) GTEST_SKIP() << "the run finished before SIGINT could interrupt it";
-  ASSERT_NE(r.status, 1000 + SIGINT) << "killed by SIGINT: no handler was installed in time";
-  ASSERT_EQ(r.status, 130) << command_text(args) << " then SIGINT\n" << r.err;
-  expect_partial_result(r, tmp / "out", "SIGINT");
 }
 
 TEST(NoValidMapping, TooLittleSramExits1AndExplainsWithKeepRates) {

@@ -212,17 +212,19 @@ TempDir* TinyChainRun::dir_ = nullptr;
 std::vector<std::string> TinyChainRun::args_;
 RunResult* TinyChainRun::run_ = nullptr;
 
-TEST_F(TinyChainRun, WritesExactlyTheFourFilesAndNoTemporaries) {
+TEST_F(TinyChainRun, WritesExactlyItsFilesAndNoTemporaries) {
   std::set<std::string> names;
   for (const auto& e : fs::directory_iterator(out())) names.insert(e.path().filename().string());
-  EXPECT_EQ(names, (std::set<std::string>{"result.json", "front.csv", "front.svg", "layers.csv"}));
+  // Ours, then Vela's two CSV files of the chosen point (<net>_summary_<system config>.csv, <net>_per-layer.csv).
+  EXPECT_EQ(names, (std::set<std::string>{"result.json", "front.csv", "front.svg", "layers.csv",
+                                          "tiny_chain_summary_internal-default.csv", "tiny_chain_per-layer.csv"}));
   EXPECT_TRUE(run_->err.empty()) << "a successful run prints nothing on stderr, got:\n" << run_->err;
 }
 
 TEST_F(TinyChainRun, LastStdoutLineNamesTheResultFile) {
-  const std::vector<std::string> lines = lines_of(run_->out);
-  ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines.back(), "wrote " + (out() / "result.json").string() + ", front.csv, front.svg, layers.csv");
+  EXPECT_EQ(wrote_trailer(run_->out), "wrote " + out().string() +
+                                         ": result.json, front.csv, front.svg, layers.csv, tiny_chain_summary_internal-default.csv, "
+                                         "tiny_chain_per-layer.csv");
 }
 
 TEST_F(TinyChainRun, ResultJsonRecordsToolAndProvenance) {
@@ -447,7 +449,7 @@ TEST(DefaultOutputFolder, TwoRunsMakeTwoFoldersUnderRuns) {
     EXPECT_TRUE(fs::exists(f / "front.svg")) << f;
   }
   // Each run's report names its own folder (relative to the working directory).
-  const std::string wrote_first = lines_of(first.out).back(), wrote_second = lines_of(second.out).back();
+  const std::string wrote_first = wrote_trailer(first.out), wrote_second = wrote_trailer(second.out);
   EXPECT_NE(wrote_first, wrote_second);
   for (const auto& wrote : {wrote_first, wrote_second}) {
     EXPECT_EQ(wrote.rfind("wrote runs/", 0), 0u) << wrote;

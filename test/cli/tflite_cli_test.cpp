@@ -1,6 +1,6 @@
 // The .tflite front end from the command line: `--workload model.tflite`, `mapper import`, and bad
 // model files, which end in exit status 2 with one line naming the file and nothing written. Real
-// models come from ../shared/models (skipped with a message when absent).
+// models come from workloads/models/.
 
 #include <filesystem>
 #include <string>
@@ -9,14 +9,16 @@
 #include <gtest/gtest.h>
 
 #include "test/cli/cli_harness.hpp"
+#include "test/tflite/tflite_net.hpp"
 
 namespace npumap::cli_test {
 namespace {
 
-const fs::path kPerson = fs::path("..") / "shared" / "models" / "tflm__person_detect.tflite";
+const fs::path kPerson = fs::path("workloads") / "models" / "tflm__person_detect.tflite";
 
-/// A bad model: exit 2, one stderr line that names the file, nothing on stdout, no output written.
-void expect_rejected(const fs::path& model, const std::string& what) {
+/// A bad model: exit 2, one stderr line that names the file (and `key` when given), nothing on
+/// stdout, no output written.
+void expect_rejected(const fs::path& model, const std::string& what, const std::string& key = {}) {
   SCOPED_TRACE(what);
   TempDir out;
   for (const std::vector<std::string>& args :
@@ -27,6 +29,8 @@ void expect_rejected(const fs::path& model, const std::string& what) {
     const auto lines = lines_of(r.err);
     ASSERT_EQ(lines.size(), 1u) << r.err;
     EXPECT_NE(lines[0].find(model.string()), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find(key), std::string::npos) << lines[0];
+    EXPECT_EQ(lines[0].find("internal error"), std::string::npos) << lines[0];
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
   EXPECT_FALSE(fs::exists(out / "run"));
@@ -41,15 +45,48 @@ TEST(TfliteCli, BadModelFilesAreOneLineErrors) {
   expect_rejected(dir / "identifier.tflite", "wrong identifier");
   write_text(dir / "offsets.tflite", std::string("\xff\xff\xff\x7fTFL3", 8) + std::string(64, '\x7f'));
   expect_rejected(dir / "offsets.tflite", "root offset out of range");
-  if (fs::exists(kPerson)) {
-    const std::string bytes = read_text(kPerson);
-    write_text(dir / "truncated.tflite", bytes.substr(0, bytes.size() / 2));
-    expect_rejected(dir / "truncated.tflite", "truncated real model");
+  ASSERT_TRUE(fs::exists(kPerson)) << kPerson << " is missing (run from the project root)";
+  const std::string bytes = read_text(kPerson);
+  write_text(dir / "truncated.tflite", bytes.substr(0, bytes.size() / 2));
+  expect_rejected(dir / "truncated.tflite", "truncated real model");
+}
+
+TEST(TfliteCli, ModelsTheLoweringRefusesAreOneLineErrorsNamingTheOperatorAndField) {
+  // Well-formed files the reader accepts but the lowering refuses as bad input (exit 2, not 3):
+  // a resize that changes the channels, and a concatenation with a fused activation on the NPU.
+  namespace tb = npumap::tflite::testing;
+  using npumap::tflite::Net;
+  const auto write_model = [](const fs::path& path, Net& n, std::vector<std::int32_t> in, std::vector<std::int32_t> out) {
+    n.sg.inputs = std::move(in);
+    n.sg.outputs = std::move(out);
+    tb::ModelSpec m = n.spec;
+    m.subgraphs = {n.sg};
+    write_text(path, tb::build_model(m));
+  };
+  TempDir dir;
+  {
+    Net n;
+    const int x = n.fm("x", {1, 4, 4, 8});
+    const int y = n.fm("y", {1, 4, 4, 16});
+    n.op(npumap::tflite::RESIZE_BILINEAR, {x, n.i32("size", {2}, {4, 4})}, {y},
+         {15, {tb::boolean(2, false), tb::boolean(3, false)}});
+    write_model(dir / "resize.tflite", n, {x}, {y});
+    expect_rejected(dir / "resize.tflite", "resize changing the channels", "subgraphs[0].operators[0].outputs[0]: ");
+  }
+  {
+    Net n;
+    const int a = n.fm("a", {1, 4, 4, 8});
+    const int b = n.fm("b", {1, 4, 4, 8});
+    const int y = n.fm("y", {1, 4, 4, 16});
+    n.op(npumap::tflite::CONCATENATION, {a, b}, {y}, {10, {tb::i32(0, 3), tb::i8(1, 1)}});
+    write_model(dir / "concat.tflite", n, {a, b}, {y});
+    expect_rejected(dir / "concat.tflite", "concatenation with a fused activation",
+                    "subgraphs[0].operators[0].builtin_options.fused_activation_function: ");
   }
 }
 
 TEST(TfliteCli, ImportWritesYamlThatMapsLikeTheModel) {
-  if (!fs::exists(kPerson)) GTEST_SKIP() << "../shared/models is absent";
+  ASSERT_TRUE(fs::exists(kPerson)) << kPerson << " is missing (run from the project root)";
   TempDir dir;
   const RunResult imp = run_mapper({"import", kPerson.string(), "-o", (dir / "person.yaml").string()});
   ASSERT_EQ(imp.status, 0) << imp.err;
@@ -64,8 +101,8 @@ TEST(TfliteCli, ImportWritesYamlThatMapsLikeTheModel) {
 }
 
 TEST(TfliteCli, NoVelaRewritesKeepsTheGraphAsWritten) {
-  const fs::path model = fs::path("..") / "shared" / "models" / "tflm__mobilenet_v2_quantized_1x3x224x224.tflite";
-  if (!fs::exists(model)) GTEST_SKIP() << "../shared/models is absent";
+  const fs::path model = fs::path("workloads") / "models" / "tflm__mobilenet_v2_quantized_1x3x224x224.tflite";
+  ASSERT_TRUE(fs::exists(model)) << model << " is missing (run from the project root)";
   TempDir dir;
   const RunResult on = run_mapper({"import", model.string(), "-o", (dir / "on.yaml").string()});
   const RunResult off = run_mapper({"import", model.string(), "-o", (dir / "off.yaml").string(), "--no-vela-rewrites"});

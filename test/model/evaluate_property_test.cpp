@@ -12,6 +12,7 @@
 #include <iostream>
 #include <random>
 
+#include "common/user_error.hpp"
 #include "model/evaluate.hpp"
 #include "test_passes.hpp"
 #include "test/support/test_seed.hpp"
@@ -44,7 +45,17 @@ class RandomPasses {
                                                        "Ethos_U65_High_End", "Ethos_U65_Mid_End"};
     static const std::array<const char*, 4> modes = {"internal-default", "Sram_Only", "Shared_Sram",
                                                      "Dedicated_Sram"};
-    return arch::make_arch(pick(accels), pick(systems), pick(modes));
+    // Only combinations that can exist (an Ethos-U55 has no DRAM and no dedicated SRAM; the arena
+    // must be in SRAM or DRAM): draw again until one does.
+    for (;;) {
+      const char* acc = pick(accels);
+      const char* sys = pick(systems);
+      const char* mode = pick(modes);
+      try {
+        return arch::make_arch(acc, sys, mode);
+      } catch (const common::UserError&) {
+      }
+    }
   }
 
   FeatureMap feature_map(Shape s, DataType t) {

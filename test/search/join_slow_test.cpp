@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "mapper/search/join.hpp"
+#include "mapper/search/join/join.hpp"
 #include "mapper/search/stage.hpp"
 #include "test_support.hpp"
 
@@ -24,7 +24,14 @@ const std::vector<Objective> kAll = all_objectives();
 
 JoinProblem problem_for(const arch::Arch& a, const workloads::Workload& w, StageResult& stage) {
   stage = run_per_layer(a, w, StageOptions{});
-  return make_join_problem(a, w, stage, all_objectives(), true);
+  return make_join_problem(a, w, stage, true);
+}
+
+/// The join of `p` with `options` on two threads.
+JoinResult join2(const JoinProblem& p, const JoinOptions& options) {
+  JoinRunContext context;
+  context.threads = 2;
+  return join(p, options, context);
 }
 
 /// A front as values and, per point, the chosen (group, row) of every layer.
@@ -44,12 +51,12 @@ TEST(JoinMetamorphic, TheIncumbentBoundKeepsTheExactFrontOfRealNetworks) {
       const arch::Arch a = preset("ethos-u55-256");
       const workloads::Workload w = tiny(wl);
       StageResult stage;
-      JoinProblem p = problem_for(a, w, stage);
-      p.objectives = objectives;
-      p.threads = 2;
-      const JoinResult bounded = join(p);
-      p.incumbent_bound = false;
-      const JoinResult plain = join(p);
+      const JoinProblem p = problem_for(a, w, stage);
+      JoinOptions o;
+      o.objectives = objectives;
+      const JoinResult bounded = join2(p, o);
+      o.speedups.incumbent_bound = false;
+      const JoinResult plain = join2(p, o);
       EXPECT_EQ(front_of(bounded), front_of(plain)) << wl << " " << objectives.size() << " objectives";
       // A quick pass that never had to thin a key is itself the exact join and is returned as it is
       // (resnet18 with two objectives): then the bound did not run.
@@ -72,16 +79,19 @@ TEST(JoinBest, GivesTheFirstPointOfRealNetworksFrontsWithFewerRows) {
         const workloads::Workload w = tiny(wl);
         StageResult stage;
         stage = run_per_layer(a, w, StageOptions{});
-        JoinProblem p = make_join_problem(a, w, stage, objectives, false);
-        p.threads = 2;
-        const JoinResult whole = join(p);
-        const JoinResult best = join_best(p);
+        const JoinProblem p = make_join_problem(a, w, stage, false);
+        JoinOptions o;
+        o.objectives = objectives;
+        JoinRunContext context;
+        context.threads = 2;
+        const JoinResult whole = join(p, o, context);
+        const JoinResult best = join_best(p, o, context);
         const std::string what = std::string(wl) + " " + an + " " + std::to_string(objectives.size()) + " objectives";
         ASSERT_FALSE(best.front.empty()) << what;
         std::size_t tied = 0;
         while (tied < whole.front.size() && whole.front[tied].cycles == whole.front.front().cycles) ++tied;
         const std::vector<FrontPoint> first(whole.front.begin(), whole.front.begin() + static_cast<std::ptrdiff_t>(tied));
-        EXPECT_EQ(front_of(best), front_of(JoinResult{first, false, {}})) << what;
+        EXPECT_EQ(front_of(best), front_of(JoinResult{first, false, {}, {}})) << what;
         EXPECT_LT(best.totals().rows_paired * 4, whole.totals().rows_paired) << what << ": the cap saved little";
       }
     }
@@ -115,16 +125,16 @@ TEST(JoinMetamorphic, TheDominanceFilterAndTheSiblingBoundChangeNeitherTheFrontN
         const arch::Arch a = preset(an);
         const workloads::Workload w = tiny(wl);
         StageResult stage;
-        JoinProblem p = problem_for(a, w, stage);
-        p.objectives = objectives;
-        p.threads = 2;
-        const JoinResult both = join(p);
-        p.sibling_bound = false;
-        const JoinResult filter_only = join(p);
-        p.dominance_filter = false;
-        const JoinResult plain = join(p);
-        p.sibling_bound = true;
-        const JoinResult sibling_only = join(p);
+        const JoinProblem p = problem_for(a, w, stage);
+        JoinOptions o;
+        o.objectives = objectives;
+        const JoinResult both = join2(p, o);
+        o.speedups.sibling_bound = false;
+        const JoinResult filter_only = join2(p, o);
+        o.speedups.dominance_filter = false;
+        const JoinResult plain = join2(p, o);
+        o.speedups.sibling_bound = true;
+        const JoinResult sibling_only = join2(p, o);
         for (const JoinResult* r : {&both, &filter_only, &sibling_only}) {
           EXPECT_EQ(front_of(*r), front_of(plain)) << wl << " " << an << " " << objectives.size() << " objectives";
           ASSERT_EQ(r->steps.size(), plain.steps.size());
@@ -166,12 +176,12 @@ TEST(JoinMetamorphic, TheCascadeClampKeepsTheFrontAndDropsRows) {
     const workloads::Workload w = tiny(run.workload);
     const std::string what = std::string(run.workload) + " " + run.arch + " " + std::to_string(run.capacity);
     StageResult stage;
-    JoinProblem p = problem_for(a, w, stage);
-    p.objectives = kTwo;
-    p.threads = 2;
-    const JoinResult clamped = join(p);
-    p.cascade_clamp = false;
-    const JoinResult plain = join(p);
+    const JoinProblem p = problem_for(a, w, stage);
+    JoinOptions o;
+    o.objectives = kTwo;
+    const JoinResult clamped = join2(p, o);
+    o.speedups.cascade_clamp = false;
+    const JoinResult plain = join2(p, o);
     const auto values = [](const JoinResult& r) {
       std::vector<std::tuple<double, double, double>> out;
       for (const FrontPoint& f : r.front) out.emplace_back(f.cycles, f.offchip_bytes, f.peak_sram_bytes);
@@ -180,10 +190,10 @@ TEST(JoinMetamorphic, TheCascadeClampKeepsTheFrontAndDropsRows) {
     EXPECT_EQ(values(clamped), values(plain)) << what;
     // Rows compared without the incumbent bound: with it, a quick pass that never thins is returned
     // with its own (unbounded) counters, which the clamp makes more likely.
-    p.incumbent_bound = false;
-    const std::uint64_t plain_rows = rows_out(join(p));
-    p.cascade_clamp = true;
-    EXPECT_LT(rows_out(join(p)), plain_rows) << what << ": the clamp merged no rows";
+    o.speedups.incumbent_bound = false;
+    const std::uint64_t plain_rows = rows_out(join2(p, o));
+    o.speedups.cascade_clamp = true;
+    EXPECT_LT(rows_out(join2(p, o)), plain_rows) << what << ": the clamp merged no rows";
   }
 }
 
@@ -203,23 +213,23 @@ TEST(JoinMetamorphic, CombiningTheLeftGroupsOfAPairKeepsTheFrontAndPairsFewerRow
     const workloads::Workload w = tiny(run.workload);
     const std::string what = std::string(run.workload) + " " + run.arch + " " + std::to_string(run.objectives.size());
     StageResult stage;
-    JoinProblem p = problem_for(a, w, stage);
-    p.objectives = run.objectives;
-    p.threads = 2;
+    const JoinProblem p = problem_for(a, w, stage);
+    JoinOptions o;
+    o.objectives = run.objectives;
     const auto values = [&](const JoinResult& r) {
       std::vector<std::tuple<double, double, double>> out;
       for (const FrontPoint& f : r.front) out.emplace_back(f.cycles, f.offchip_bytes, f.peak_sram_bytes);
       return out;
     };
-    const JoinResult combined = join(p);
-    p.combine_left = false;
-    const JoinResult plain = join(p);
+    const JoinResult combined = join2(p, o);
+    o.speedups.combine_left = false;
+    const JoinResult plain = join2(p, o);
     EXPECT_EQ(values(combined), values(plain)) << what;
     // Rows compared without the incumbent bound, whose quick passes may end the join early.
-    p.incumbent_bound = false;
-    const std::uint64_t plain_rows = join(p).totals().rows_paired;
-    p.combine_left = true;
-    EXPECT_LT(join(p).totals().rows_paired, plain_rows) << what << ": combining paired as many rows";
+    o.speedups.incumbent_bound = false;
+    const std::uint64_t plain_rows = join2(p, o).totals().rows_paired;
+    o.speedups.combine_left = true;
+    EXPECT_LT(join2(p, o).totals().rows_paired, plain_rows) << what << ": combining paired as many rows";
   }
 }
 

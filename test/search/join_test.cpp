@@ -1,4 +1,4 @@
-// Tests of the join (join.cpp): an exhaustive oracle over every combination of per-layer pmappings
+// Tests of the join (mapper/search/join/): an exhaustive oracle (join_oracle.hpp) over every combination of per-layer pmappings
 // on tiny networks, with an independent simulation of liveness, cascades and SRAM; and metamorphic
 // checks (look-ahead and collapsing off, more SRAM, fusion on vs off, thread counts).
 
@@ -11,7 +11,8 @@
 #include <tuple>
 
 #include "mapper/search/stage.hpp"
-#include "mapper/search/join.hpp"
+#include "mapper/search/join/join.hpp"
+#include "join_oracle.hpp"
 #include "test_support.hpp"
 
 namespace npumap::search {
@@ -28,145 +29,21 @@ workloads::Workload named(const std::string& name) {
   return tiny(name);
 }
 
-using Objectives = std::array<double, 4>;  // cycles, offchip, sram (peak), energy
+using testing::Objectives;
 
-/// Every combination of one row per layer (over all groups), checked and scored by a direct
-/// simulation, then Pareto-filtered naively. Returns the front's objective vectors, sorted.
-std::vector<Objectives> exhaustive_front(const JoinProblem& p) {
-  const int n = static_cast<int>(p.steps.size());
-  std::vector<std::vector<std::pair<const PmappingGroup*, const PmappingRow*>>> choices(static_cast<std::size_t>(n));
-  for (int s = 0; s < n; ++s)
-    for (const auto& g : p.steps[s].groups)
-      for (const auto& r : g.rows) choices[s].push_back({&g, &r});
-  std::vector<Objectives> feasible;
-  std::vector<std::size_t> pick(static_cast<std::size_t>(n), 0);
-  for (int s = 0; s < n; ++s)
-    if (choices[s].empty()) return {};
-  while (true) {
-    // 1. Compatibility: every reader of a tensor sees it as its producer (or first reader) put it.
-    bool ok = true;
-    std::vector<const TensorCompat*> seen(p.tensors.size(), nullptr);
-    for (int s = 0; s < n && ok; ++s) {
-      const PmappingGroup& g = *choices[s][pick[s]].first;
-      for (std::size_t i = 0; i < p.steps[s].inputs.size() && ok; ++i) {
-        const int t = p.steps[s].inputs[i];
-        if (seen[t] == nullptr) {
-          ok = p.tensors[t].producer_step < 0 && g.compat[i].residence != Residence::Rolling;
-          seen[t] = &g.compat[i];
-        } else {
-          ok = seen[t]->residence == g.compat[i].residence && seen[t]->layout == g.compat[i].layout;
-        }
-      }
-      seen[p.steps[s].output] = &g.compat.back();
-      // In place: the overwritten input must come from an earlier layer and die here.
-      const int over = g.compat.back().over_input;
-      if (over >= 0) {
-        const JoinTensor& in = p.tensors[p.steps[s].inputs[static_cast<std::size_t>(over)]];
-        ok = ok && in.producer_step >= 0 && !in.network_output && in.last_consumer_step == s;
-      }
-    }
-    if (ok) {
-      // 2. SRAM, simulated step by step. Cascades: maximal runs of steps linked by rolling outputs.
-      std::vector<int> cascade_end(static_cast<std::size_t>(n)), cascade_start(static_cast<std::size_t>(n));
-      for (int s = n - 1; s >= 0; --s) {
-        const bool rolls = choices[s][pick[s]].first->compat.back().residence == Residence::Rolling;
-        cascade_end[s] = rolls && s + 1 < n ? cascade_end[s + 1] : s;
-      }
-      for (int s = 0; s < n; ++s) {
-        const bool fed = s > 0 && choices[s - 1][pick[s - 1]].first->compat.back().residence == Residence::Rolling;
-        cascade_start[s] = fed ? cascade_start[s - 1] : s;
-      }
-      Objectives obj{0, 0, 0, 0};
-      for (int s = 0; s < n && ok; ++s) {
-        double usage = 0.0;
-        for (std::size_t t = 0; t < p.tensors.size(); ++t) {
-          const JoinTensor& jt = p.tensors[t];
-          if (seen[t] == nullptr || seen[t]->residence == Residence::Rolling) continue;
-          int first = jt.producer_step;
-          if (first < 0) {
-            first = n;
-            for (int c = 0; c < n; ++c)
-              for (int in : p.steps[c].inputs)
-                if (in == static_cast<int>(t)) first = std::min(first, c);
-          }
-          const int last = jt.network_output ? n - 1 : cascade_end[std::max(jt.last_consumer_step, first)];
-          if (first <= s && s <= last) usage += static_cast<double>(reserved_bytes(jt, *seen[t], p.arena_is_sram));
-        }
-        // An output written over an input shares its storage while this layer runs.
-        if (choices[s][pick[s]].first->compat.back().over_input >= 0) {
-          usage -= static_cast<double>(reserved_bytes(p.tensors[p.steps[s].output], *seen[p.steps[s].output], p.arena_is_sram));
-        }
-        for (int m = cascade_start[s]; m <= s; ++m) {
-          usage += choices[m][pick[m]].second->sram_bytes;
-          if (m > cascade_start[s]) {  // the rolling buffer between m-1 and m, from m on
-            const int t = p.steps[m].inputs[0];
-            usage += static_cast<double>(rolling_buffer_bytes(p.tensors[t], choices[m - 1][pick[m - 1]].first->compat.back().rows,
-                                                              choices[m][pick[m]].first->compat[0].rows));
-          }
-        }
-        if (usage > static_cast<double>(p.sram_capacity)) ok = false;
-        obj[2] = std::max(obj[2], usage);
-      }
-      if (ok) {
-        for (int s = 0; s < n; ++s) {
-          obj[0] += choices[s][pick[s]].second->cycles;
-          obj[1] += choices[s][pick[s]].second->offchip_bytes;
-          obj[3] += choices[s][pick[s]].second->energy_pj;
-        }
-        feasible.push_back(obj);
-      }
-    }
-    int s = n - 1;
-    while (s >= 0 && ++pick[s] == choices[s].size()) pick[s--] = 0;
-    if (s < 0) break;
-  }
-  // Naive Pareto on the chosen objectives; duplicates count once.
-  std::vector<int> cols;
-  for (Objective o : p.objectives) cols.push_back(static_cast<int>(o));
-  std::vector<Objectives> front;
-  for (std::size_t i = 0; i < feasible.size(); ++i) {
-    bool keep = true;
-    for (std::size_t j = 0; j < feasible.size() && keep; ++j) {
-      bool all_le = true, any_lt = false, all_eq = true;
-      for (int c : cols) {
-        all_le = all_le && feasible[j][c] <= feasible[i][c];
-        any_lt = any_lt || feasible[j][c] < feasible[i][c];
-        all_eq = all_eq && feasible[j][c] == feasible[i][c];
-      }
-      if (all_eq) keep = keep && !(j < i);
-      else if (all_le && any_lt) keep = false;
-    }
-    if (keep) {
-      Objectives projected{0, 0, 0, 0};
-      for (int c : cols) projected[c] = feasible[i][c];
-      // Without the sram objective, a point carries the least SRAM of the combinations with exactly
-      // its values (the join's SRAM tie-break).
-      if (std::find(cols.begin(), cols.end(), 2) == cols.end()) {
-        projected[2] = feasible[i][2];
-        for (const Objectives& other : feasible) {
-          bool equal = true;
-          for (int c : cols) equal = equal && other[c] == feasible[i][c];
-          if (equal) projected[2] = std::min(projected[2], other[2]);
-        }
-      }
-      front.push_back(projected);
-    }
-  }
-  std::sort(front.begin(), front.end());
-  return front;
+/// A join problem with its options.
+struct Joinable {
+  JoinProblem problem;
+  JoinOptions options;
+};
+
+JoinResult join(const Joinable& j, int threads = 1) {
+  JoinRunContext context;
+  context.threads = threads;
+  return search::join(j.problem, j.options, context);
 }
 
-std::vector<Objectives> join_front(const JoinProblem& p) {
-  std::vector<Objectives> out;
-  for (const FrontPoint& f : join(p).front) {
-    Objectives o{0, 0, 0, 0};
-    for (Objective obj : p.objectives) o[static_cast<int>(obj)] = f.objective(obj);
-    o[2] = f.peak_sram_bytes;  // an objective, or the tie-break
-    out.push_back(o);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<Objectives> join_front(const Joinable& j) { return testing::front_values(join(j), j.options.objectives); }
 
 struct Case {
   std::string arch;
@@ -185,25 +62,21 @@ TEST_P(JoinOracle, ExhaustiveEnumerationGivesTheSameFront) {
   StageOptions so;
   so.objectives = c.objectives;
   const StageResult stage = run_per_layer(a, w, so);
-  const JoinProblem p = make_join_problem(a, w, stage, c.objectives, true);
-  std::uint64_t combos = 1;
-  for (const auto& s : p.steps) {
-    std::uint64_t rows = 0;
-    for (const auto& g : s.groups) rows += g.rows.size();
-    combos *= rows;
-  }
+  Joinable p{make_join_problem(a, w, stage, true), {}};
+  p.options.objectives = c.objectives;
+  const std::uint64_t combos = testing::combinations(p.problem);
   ASSERT_LT(combos, 30'000'000u) << "case too large for the exhaustive oracle";
-  const auto expected = exhaustive_front(p);
+  const auto expected = testing::exhaustive(p.problem, c.objectives).front;
   const auto got = join_front(p);
   EXPECT_FALSE(got.empty());
   EXPECT_EQ(got, expected) << combos << " combinations";
   // Quick passes of 2 rows per key thin even these networks, so the exact pass runs under the
   // incumbent bound, with the key bound forced on.
-  JoinProblem bounded = p;
-  bounded.quick_beams = {2};
-  bounded.key_bound = KeyBound::On;
+  Joinable bounded = p;
+  bounded.options.speedups.quick_beams = {2};
+  bounded.options.speedups.key_bound = KeyBound::On;
   EXPECT_EQ(join_front(bounded), expected) << "bounded by quick passes of 2 rows per key, key bound on";
-  bounded.quick_keys = 1;
+  bounded.options.speedups.quick_keys = 1;
   EXPECT_EQ(join_front(bounded), expected) << "bounded by quick passes of 2 rows per key and 1 key per step";
 }
 
@@ -240,9 +113,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"ethos-u55-256", "pair_residual", 12000, kThree}, Case{"ethos-u65-256", "pair_residual", 8000, kAll},
                       Case{"ethos-u55-256", "peak_then_pair", 0, kThree}, Case{"ethos-u55-256", "peak_then_pair", 24000, kThree}));
 
-JoinProblem problem_for(const arch::Arch& a, const workloads::Workload& w, StageResult& stage, bool fusion = true) {
+Joinable problem_for(const arch::Arch& a, const workloads::Workload& w, StageResult& stage, bool fusion = true) {
   stage = run_per_layer(a, w, StageOptions{});
-  return make_join_problem(a, w, stage, all_objectives(), fusion);
+  return {make_join_problem(a, w, stage, fusion), {}};
 }
 
 std::uint64_t stored_rows(const JoinResult& r) {
@@ -262,12 +135,13 @@ TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeCl
         const arch::Arch a = preset(an);
         const workloads::Workload w = named(wl);
         StageResult stage;
-        JoinProblem p = problem_for(a, w, stage);
-        p.objectives = objectives;
+        Joinable j = problem_for(a, w, stage);
+        j.options.objectives = objectives;
+        JoinSpeedups& p = j.options.speedups;
         // Quick passes of 2 rows per key thin these small networks, so the bound really runs (a
         // pass that never thins is returned as the exact join).
         p.quick_beams = {2};
-        const auto base = join_front(p);
+        const auto base = join_front(j);
         // Every combination of the first six switches; combining left groups on for half of them (by
         // parity), so each switch meets it both on and off.
         for (int mask = 0; mask < 64; ++mask) {
@@ -286,22 +160,25 @@ TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeCl
           p.sibling_bound = std::popcount(static_cast<unsigned>(mask) & 0x15u) % 2 == 1;
           // Quick passes that keep one key per step, by the parity of three more.
           p.quick_keys = std::popcount(static_cast<unsigned>(mask) & 0x31u) % 2 == 1 ? 1 : 0;
-          EXPECT_EQ(join_front(p), base) << wl << " " << an << " " << objectives.size() << " objectives, mask " << mask;
+          // The least-value skips by the parity of the future SRAM and the incumbent bound's switches.
+          p.least_value_skips = std::popcount(static_cast<unsigned>(mask) & 0x0Cu) % 2 == 0;
+          EXPECT_EQ(join_front(j), base) << wl << " " << an << " " << objectives.size() << " objectives, mask " << mask;
         }
         // The bound must have had something to do somewhere (checked after the loops).
         p.lookahead = p.collapse = p.future_sram_bound = p.dominance_filter = p.cascade_clamp = p.combine_left = true;
         p.sibling_bound = false;
-        const std::uint64_t unskipped = stored_rows(join(p));
+        p.least_value_skips = true;
+        const std::uint64_t unskipped = stored_rows(join(j));
         p.sibling_bound = true;
-        some_sibling_skipped = some_sibling_skipped || stored_rows(join(p)) < unskipped;
+        some_sibling_skipped = some_sibling_skipped || stored_rows(join(j)) < unskipped;
         p.incumbent_bound = true;
         p.key_bound = KeyBound::On;
-        const std::uint64_t key_bounded = join(p).totals().rows_paired;
+        const std::uint64_t key_bounded = join(j).totals().rows_paired;
         p.key_bound = KeyBound::Off;
-        const std::uint64_t bounded = join(p).totals().rows_paired;
+        const std::uint64_t bounded = join(j).totals().rows_paired;
         some_key_bound_dropped = some_key_bound_dropped || key_bounded < bounded;
         p.incumbent_bound = false;
-        some_bound_dropped = some_bound_dropped || bounded < join(p).totals().rows_paired;
+        some_bound_dropped = some_bound_dropped || bounded < join(j).totals().rows_paired;
       }
     }
   }
@@ -310,7 +187,7 @@ TEST(JoinMetamorphic, LookAheadCollapsingTheBoundsTheDominanceFilterTheCascadeCl
   EXPECT_TRUE(some_sibling_skipped) << "the sibling bound never skipped a row the dominance filter kept";
 }
 
-double best_cycles(const JoinProblem& p) {
+double best_cycles(const Joinable& p) {
   const JoinResult r = join(p);
   double best = std::numeric_limits<double>::infinity();
   for (const auto& f : r.front) best = std::min(best, f.cycles);
@@ -339,9 +216,9 @@ TEST(JoinMetamorphic, FusionNeverGivesAWorseFront) {
       arch::Arch a = preset(an);
       const workloads::Workload w = named(wl);
       StageResult stage;
-      const JoinProblem fused = problem_for(a, w, stage, true);
+      const Joinable fused = problem_for(a, w, stage, true);
       const JoinResult with = join(fused);
-      const JoinResult without = join(make_join_problem(a, w, stage, all_objectives(), false));
+      const JoinResult without = join(Joinable{make_join_problem(a, w, stage, false), {}});
       ASSERT_FALSE(without.front.empty());
       for (const auto& u : without.front) {
         bool covered = false;
@@ -381,16 +258,16 @@ TEST(JoinBest, GivesTheFrontsPointsWithTheLeastFirstObjective) {
           const arch::Arch a = preset(an);
           const workloads::Workload w = named(wl);
           StageResult stage;
-          JoinProblem p = problem_for(a, w, stage, fusion);
-          p.objectives = objectives;
+          Joinable p = problem_for(a, w, stage, fusion);
+          p.options.objectives = objectives;
           const JoinResult whole = join(p);
-          const JoinResult best = join_best(p);
+          const JoinResult best = search::join_best(p.problem, p.options);
           ASSERT_FALSE(whole.front.empty()) << wl << " " << an;
           EXPECT_EQ(first_best(best, objectives.front()), first_best(whole, objectives.front()))
               << wl << " " << an << " fusion " << fusion << ", " << objectives.size() << " objectives";
           EXPECT_EQ(best.front.size(), first_best(whole, objectives.front()).size()) << "only the least first objective's points";
           // Against the exact join without the incumbent bound, the cap must drop rows somewhere.
-          p.incumbent_bound = false;
+          p.options.speedups.incumbent_bound = false;
           some_dropped = some_dropped || (objectives.front() != Objective::Sram &&
                                           best.totals().rows_paired < join(p).totals().rows_paired);
         }
@@ -407,7 +284,7 @@ TEST(JoinMetamorphic, FusionIsUsedWhenItSavesSram) {
   const workloads::Workload w = tiny("tiny_chain");
   StageResult stage;
   const JoinResult with = join(problem_for(a, w, stage, true));
-  const JoinResult without = join(make_join_problem(a, w, stage, all_objectives(), false));
+  const JoinResult without = join(Joinable{make_join_problem(a, w, stage, false), {}});
   const auto min_sram = [](const JoinResult& r) {
     double m = std::numeric_limits<double>::infinity();
     for (const auto& f : r.front) m = std::min(m, f.peak_sram_bytes);
@@ -420,9 +297,9 @@ JoinResult join_with(const arch::Arch& a, const workloads::Workload& w, const st
   StageOptions so;
   so.objectives = objectives;
   const StageResult stage = run_per_layer(a, w, so);
-  JoinProblem p = make_join_problem(a, w, stage, objectives, true);
-  p.threads = 2;
-  return join(p);
+  Joinable p{make_join_problem(a, w, stage, true), {}};
+  p.options.objectives = objectives;
+  return join(p, 2);
 }
 
 TEST(JoinMetamorphic, TwoObjectiveFrontAppearsProjectedInTheThreeObjectiveFront) {
@@ -514,9 +391,9 @@ TEST(JoinMetamorphic, InPlaceElementwiseNeverGivesAWorseFront) {
         so.objectives = objs;
         so.space.in_place = on == 1;
         const StageResult stage = run_per_layer(a, w, so);
-        JoinProblem p = make_join_problem(a, w, stage, objs, true);
-        p.threads = 2;
-        r[on] = join(p);
+        Joinable p{make_join_problem(a, w, stage, true), {}};
+        p.options.objectives = objs;
+        r[on] = join(p, 2);
       }
       ASSERT_FALSE(r[0].front.empty()) << wl << " " << an;
       for (const FrontPoint& u : r[0].front) {
@@ -546,7 +423,7 @@ TEST(JoinDeterminism, ThreadCountsGiveIdenticalFronts) {
     StageOptions o;
     o.threads = threads;
     const StageResult stage = run_per_layer(a, w, o);
-    const JoinResult r = join(make_join_problem(a, w, stage, all_objectives(), true));
+    const JoinResult r = join(Joinable{make_join_problem(a, w, stage, true), {}});
     if (threads == 1) {
       reference = r.front;
       continue;

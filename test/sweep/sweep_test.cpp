@@ -15,7 +15,7 @@
 #include <tbb/task_arena.h>
 
 #include "mapper/search/stage.hpp"
-#include "mapper/search/join.hpp"
+#include "mapper/search/join/join.hpp"
 #include "mapper/sweep/sweep.hpp"
 #include "mapper/sweep/sweep_run.hpp"
 #include "mapper/sweep/sweep_spec.hpp"
@@ -263,13 +263,16 @@ grid:
       o.threads = 2;
       o.objectives = spec.objectives;
       const StageResult stage = run_per_layer(point.arch, spec.workloads[wi].workload, o);
-      JoinProblem p = make_join_problem(point.arch, spec.workloads[wi].workload, stage, spec.objectives, true);
-      p.threads = 2;
+      const JoinProblem p = make_join_problem(point.arch, spec.workloads[wi].workload, stage, true);
+      JoinOptions options;
+      options.objectives = spec.objectives;
+      JoinRunContext context;
+      context.threads = 2;
       bool some_empty = false;
       for (const auto& lr : stage.layers) some_empty = some_empty || lr.groups.empty();
       std::vector<std::array<double, 4>> expect;
       if (!some_empty) {
-        for (const FrontPoint& fp : join(p).front) expect.push_back({fp.cycles, fp.offchip_bytes, fp.peak_sram_bytes, fp.energy_pj});
+        for (const FrontPoint& fp : join(p, options, context).front) expect.push_back({fp.cycles, fp.offchip_bytes, fp.peak_sram_bytes, fp.energy_pj});
       }
       EXPECT_EQ(front_of(shared, wi), expect) << point.id << " " << spec.workloads[wi].id;
     }

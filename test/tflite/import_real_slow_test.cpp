@@ -1,4 +1,4 @@
-// The importer on the shared real models (skipped when ../shared is absent): every model imports and
+// The importer on the real models of workloads/models (fails when one is missing): every model imports and
 // maps, the NPU operations per type and the CPU fallbacks equal Vela's on every reference record, the
 // estimated weight sizes against Vela's encoded sizes, and the best mapping against Vela's cycles.
 // Labelled slow (whole-network mappings): left out of the sanitizer stage of CI.
@@ -23,7 +23,7 @@
 #include "workloads/tflite/import.hpp"
 #include "workloads/tflite/weight_encoding.hpp"
 #include "workloads/writer.hpp"
-#include "test/support/shared_dir.hpp"
+#include "test/support/reference_data.hpp"
 
 namespace npumap::tflite {
 namespace {
@@ -31,13 +31,14 @@ namespace {
 namespace fs = std::filesystem;
 using workloads::OpKind;
 
-// ---------------------------------------------------------------- the shared real models
+// ---------------------------------------------------------------- the real models
 
-using npumap::testing::kShared;
+using npumap::testing::kModelsDir;
+using npumap::testing::kVelaReference;
 
-std::vector<fs::path> shared_models() {
+std::vector<fs::path> real_models() {
   std::vector<fs::path> out;
-  for (const fs::path& dir : {kShared / "models", kShared / "models" / "other_precision"}) {
+  for (const fs::path& dir : {kModelsDir, kModelsDir / "other_precision"}) {
     if (!fs::is_directory(dir)) continue;
     for (const auto& e : fs::directory_iterator(dir)) {
       if (e.path().extension() == ".tflite") out.push_back(e.path());
@@ -48,8 +49,8 @@ std::vector<fs::path> shared_models() {
 }
 
 TEST(TfliteImportReal, EveryModelImportsAndMaps) {
-  const auto models = shared_models();
-  if (models.empty()) GTEST_SKIP() << "../shared/models is absent";
+  const auto models = real_models();
+  ASSERT_FALSE(models.empty()) << kModelsDir << " is missing (run from the project root)";
   const arch::Arch arch = arch::load_arch("ethos-u55-256");
   for (const fs::path& m : models) {
     SCOPED_TRACE(m.string());
@@ -69,7 +70,7 @@ TEST(TfliteImportReal, EveryModelImportsAndMaps) {
 }
 
 nlohmann::json reference() {
-  std::ifstream in(kShared / "data" / "vela_tflite_reference.json");
+  std::ifstream in(kVelaReference);
   return nlohmann::json::parse(in);
 }
 
@@ -84,12 +85,12 @@ std::string workload_op(const std::string& vela) {
 }
 
 fs::path model_path(const std::string& name) {
-  const fs::path top = kShared / "models" / (name + ".tflite");
-  return fs::exists(top) ? top : kShared / "models" / "other_precision" / (name + ".tflite");
+  const fs::path top = kModelsDir / (name + ".tflite");
+  return fs::exists(top) ? top : kModelsDir / "other_precision" / (name + ".tflite");
 }
 
 TEST(TfliteImportReal, NpuOperationsAndCpuOperatorsEqualVelasOnEveryRecord) {
-  if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
+  ASSERT_TRUE(fs::exists(kVelaReference)) << kVelaReference << " is missing (built by the tests' target npumap_test_data)";
   int records = 0;
   const nlohmann::json ref = reference();
   for (const auto& r : ref["records"]) {
@@ -110,11 +111,11 @@ TEST(TfliteImportReal, NpuOperationsAndCpuOperatorsEqualVelasOnEveryRecord) {
     EXPECT_EQ(im.graph.cpu_ops.size(), r["cpu_fallback_ops"].size());
     ++records;
   }
-  EXPECT_EQ(records, 39);
+  EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
 }
 
 TEST(TfliteImportReal, EstimatedWeightBytesAreWithinTheIssuesTargetsOfVelasEncoding) {
-  if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
+  ASSERT_TRUE(fs::exists(kVelaReference)) << kVelaReference << " is missing (built by the tests' target npumap_test_data)";
   // Targets: whole model within 5% of Vela's encoded bytes; per layer within 10% for 90% of layers.
   int layers = 0;
   int layers_within = 0;
@@ -153,7 +154,7 @@ TEST(TfliteImportReal, EstimatedWeightBytesAreWithinTheIssuesTargetsOfVelasEncod
     worst_total = std::max(worst_total, std::abs(ours_total - vela_total) / vela_total);
     ++records;
   }
-  EXPECT_EQ(records, 39);
+  EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
   std::cout << "weight bytes: worst whole-model error " << 100.0 * worst_total << "%, " << layers_within << " of "
             << layers << " layers within 10%\n";
   EXPECT_GE(layers_within, static_cast<int>(std::ceil(0.9 * layers))) << layers_within << " of " << layers;
@@ -172,7 +173,7 @@ double vela_npu_cycles(const nlohmann::json& r) {
 }
 
 TEST(TfliteImportReal, WithVelasWeightSizesTheBestMappingIsNoSlowerThanVela) {
-  if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
+  ASSERT_TRUE(fs::exists(kVelaReference)) << kVelaReference << " is missing (built by the tests' target npumap_test_data)";
   // The smaller reference models (each maps in well under a second), on all three configs.
   const std::vector<std::string> models = {"tflm__person_detect", "tflm__hello_world_int8", "tflm__micro_speech_quantized",
                                            "mlperftiny__ad01_int8", "mlperftiny__kws_ref_model",

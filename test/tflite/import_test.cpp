@@ -54,7 +54,7 @@ Model concat_model() {
 TEST(TfliteImport, ConvolutionsAndAConcatenationBecomeLayersWritingOneDeclaredTensor) {
   const ImportedModel im = import(concat_model());
   const workloads::Workload& w = im.workload;
-  // Two convolutions and Vela's two AvgPool copies of the concatenation (VELA_LOWERING S2).
+  // Two convolutions and Vela's two AvgPool copies of the concatenation (docs/design/lowering/concat-split.md).
   ASSERT_EQ(w.layers.size(), 4u) << im.yaml;
   const int y = w.tensor_index("y");
   ASSERT_GE(y, 0);

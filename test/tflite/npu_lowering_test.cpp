@@ -1,13 +1,13 @@
 // Tests of the Vela 2.1 lowering (workloads/tflite/npu_lowering.hpp):
 //  (a) hand-built models (tflite_builder.hpp), one per operator kind and per fallback rule, each with
-//      the expectation worked out by hand from VELA_LOWERING.md (pass count, types, op shapes, kernel,
-//      padding, CPU reason text);
-//  (b) every (model, config) record of ../shared/data/vela_tflite_reference.json: NPU op counts per
+//      the expectation worked out by hand from the rules of docs/design/lowering/ (pass count, types,
+//      op shapes, kernel, padding, CPU reason text);
+//  (b) every (model, config) record of test/data/vela_tflite_reference.json: NPU op counts per
 //      type, CPU fallback ops, Vela's reason and warning lines, and every NPU pass (type, ops, op
 //      shapes, kernel, stride, padding, activation, weight shape, NPU subgraph) must equal the record;
-//  (c) every model in ../shared/models (and other_precision/) lowers or fails with a one-line
+//  (c) every model in workloads/models (and other_precision/) lowers or fails with a one-line
 //      UserError, plus a fixed-seed byte-mutation run and the timing of the largest models.
-// Tests run with the working directory at the project root; (b) and (c) skip without ../shared.
+// Tests run with the working directory at the project root (test/support/reference_data.hpp).
 
 #include <algorithm>
 #include <cstdint>
@@ -28,7 +28,7 @@
 #include "tflite_net.hpp"
 #include "workloads/tflite/npu_lowering.hpp"
 #include "workloads/tflite/reader.hpp"
-#include "test/support/shared_dir.hpp"
+#include "test/support/reference_data.hpp"
 
 namespace npumap::tflite {
 namespace {
@@ -102,7 +102,8 @@ TEST(NpuLowering, ConvSameBecomesOneConvPass) {
   expect_wired(g);
 }
 
-/// 4.6 R6: op 0, stride_x 2, depth <= 4, even width, kernel width >= 2.
+/// The first-layer stride-2 rewrite (graph-rewrites.md): op 0, stride_x 2, depth <= 4, even width,
+/// kernel width >= 2.
 Model first_layer_model() {
   Net n;
   const int x = n.fm("x", {1, 16, 16, 3});
@@ -143,7 +144,7 @@ TEST(NpuLowering, DepthwiseAndMultiplierBecomesConv) {
   const int w2 = n.weights("w2", {1, 3, 3, 8});
   const int b2 = n.bias("b2", 8);
   const int z = n.fm("z", {1, 4, 4, 8});
-  n.op(DEPTHWISE_CONV_2D, {x, w, b}, {y}, dw_opts(1, 8));  // R3: multiplier 8 on 1 channel -> Conv2DBias
+  n.op(DEPTHWISE_CONV_2D, {x, w, b}, {y}, dw_opts(1, 8));  // depth multiplier 8 on 1 channel -> Conv2DBias
   n.op(DEPTHWISE_CONV_2D, {y, w2, b2}, {z}, dw_opts(2, 1));
   const NpuGraph g = lower(n.build({x}, {z}));
   ASSERT_EQ(types(g), (std::vector<std::string>{"Conv2DBias", "DepthwiseConv2DBias"}));
@@ -165,7 +166,7 @@ TEST(NpuLowering, OneByOneConvOnOneByOneIfmBecomesFullyConnected) {
   EXPECT_EQ(g.passes[0].name, "y_fc");
   EXPECT_EQ(g.passes[0].op_type, V::FullyConnected);
   EXPECT_EQ(g.passes[0].block_type, NpuBlockType::VectorProduct);
-  EXPECT_EQ(g.passes[0].bias_tensor, -1);   // R15: a zero bias of length O
+  EXPECT_EQ(g.passes[0].bias_tensor, -1);   // a zero bias of length O (reading.md, "Weights")
   EXPECT_EQ(g.passes[0].bias_length, 8);
 }
 
@@ -185,7 +186,7 @@ TEST(NpuLowering, FullyConnectedAndBatchedFullyConnected) {
     if (batch == 1) {
       EXPECT_EQ(p.ifm_shape, (Shape4{1, 1, 1, 16}));
       EXPECT_EQ(p.ofm_shape, (Shape4{1, 1, 1, 8}));
-    } else if (batch == 4) {  // R9: b = 4 -> [1,2,2,I]
+    } else if (batch == 4) {  // fully-connected.md: b = 4 -> [1,2,2,I]
       EXPECT_EQ(p.ifm_shape, (Shape4{1, 2, 2, 16}));
       EXPECT_EQ(p.ofm_shape, (Shape4{1, 2, 2, 8}));
     } else {                  // b = 3 -> [1,1,3,I]
@@ -262,7 +263,7 @@ TEST(NpuLowering, ReluWithRequantisationBecomesAvgPool) {
   n.op(RELU, {x}, {y});
   const NpuGraph g = lower(n.build({x}, {y}));
   ASSERT_EQ(g.passes.size(), 1u);
-  EXPECT_EQ(g.passes[0].name, "y_avgpool");  // R11
+  EXPECT_EQ(g.passes[0].name, "y_avgpool");  // a requantising RELU (activations.md)
   EXPECT_EQ(g.passes[0].ops, (std::vector<V>{V::AvgPool}));
   EXPECT_EQ(g.passes[0].activation, NpuActivation::Relu);
 }
@@ -277,7 +278,7 @@ TEST(NpuLowering, QuantizePassesAndFloatQuantizeFallback) {
   n.op(QUANTIZE, {q}, {r1});
   n.op(QUANTIZE, {r1}, {r2});
   const NpuGraph g = lower(n.build({f}, {r2}));
-  // Two int8 QUANTIZEs in a row share one pass with a created AvgPool (6.2).
+  // Two int8 QUANTIZEs in a row share one pass with a created AvgPool (pass-packing.md).
   ASSERT_EQ(g.passes.size(), 1u);
   EXPECT_EQ(g.passes[0].name, "r1_avgpool");
   EXPECT_EQ(g.passes[0].ops, (std::vector<V>{V::AvgPool, V::Quantize, V::Quantize}));
@@ -354,7 +355,7 @@ TEST(NpuLowering, MulMaximumPatternBecomesLeakyReluLut) {
   n.op(MUL, {x, c}, {m}, mul_opts());
   n.op(MAXIMUM, {x, m}, {y});
   const NpuGraph g = lower(n.build({x}, {y}));
-  ASSERT_EQ(g.passes.size(), 1u);  // R16 then R17: the MUL disappears
+  ASSERT_EQ(g.passes.size(), 1u);  // MUL + MAXIMUM -> LEAKY_RELU -> LUT op: the MUL disappears
   EXPECT_EQ(g.passes[0].name, "y_lut_lrelu");
   EXPECT_EQ(g.passes[0].lut, LutKind::LeakyRelu);
 }
@@ -388,12 +389,12 @@ TEST(NpuLowering, SoftmaxInt8Is31Passes) {
                          "mul", "add", "mul", "sub", "mul", "mul", "add", "mul", "sub", "mul", "mul", "add",
                          "mul", "sub", "mul", "mul", "add", "mul", "mul", "shr"};
   auto op_name = [&](int i) { return "y_" + std::string(kinds[i]) + std::to_string(i); };
-  // Packing order (6.3): SHR 30 reads (#29, #5); #29's branch is walked first, so after reversal
-  // #5 (and the CLZ it completes) comes before it: 0..30 in creation order.
+  // Packing order (pass-packing.md, "Pass order"): SHR 30 reads (#29, #5); #29's branch is walked
+  // first, so after reversal #5 (and the CLZ it completes) comes before it: 0..30 in creation order.
   std::vector<std::string> want;
   for (int i = 0; i <= 30; ++i) want.push_back(op_name(i));
   EXPECT_EQ(names(g), want);
-  // The reports' order (a post-order walk over predecessors) is 0,1,2,3,4,6,...,29,5,30 (4.10).
+  // The reports' order (a post-order walk over predecessors) is 0,1,2,3,4,6,...,29,5,30 (softmax.md).
   std::vector<std::string> report, want_report;
   for (int i : g.report_order) report.push_back(g.passes.at(static_cast<std::size_t>(i)).name);
   for (int i : {0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 5, 30})
@@ -430,7 +431,7 @@ TEST(NpuLowering, ConcatenationBecomesSliceWrites) {
   for (const NpuPass& p : g.passes) by[p.name] = &p;
   ASSERT_TRUE(by.count("y0_avgpool") && by.count("y1_avgpool"));
   EXPECT_EQ(by["y0_avgpool"]->ifm_shape, (Shape4{1, 4, 4, 8}));
-  EXPECT_EQ(by["y0_avgpool"]->ofm_shape, (Shape4{1, 4, 4, 32}));  // the whole output (4.2)
+  EXPECT_EQ(by["y0_avgpool"]->ofm_shape, (Shape4{1, 4, 4, 32}));  // the whole output (concat-split.md)
   EXPECT_EQ(by["y0_avgpool"]->ofm_offset, (Shape4{0, 0, 0, 0}));
   EXPECT_EQ(by["y1_avgpool"]->ofm_offset, (Shape4{0, 0, 0, 8}));
   const LoweredTensor& out = g.tensors.at(static_cast<std::size_t>(g.passes[0].output));
@@ -461,7 +462,7 @@ TEST(NpuLowering, PackAndUnpackUseTheirAxis) {
     for (int i = 0; i < 4; ++i) outs.push_back(n.fm("u" + std::to_string(i), {2, 8}));
     n.op(UNPACK, {x}, outs, {64, {tb::i32(0, 4), tb::i32(1, 1)}});
     const NpuGraph g = lower(n.build({x}, outs));
-    ASSERT_EQ(g.passes.size(), 4u);  // every output is a graph output: an AvgPool copy each (4.8)
+    ASSERT_EQ(g.passes.size(), 4u);  // every output is a graph output: an AvgPool copy each (concat-split.md)
     std::set<std::int32_t> offsets;
     for (const NpuPass& p : g.passes) {
       EXPECT_EQ(p.name, "u0_avgpool");
@@ -508,7 +509,7 @@ TEST(NpuLowering, LayoutEligibility) {
 
 TEST(NpuLowering, TensorCrossingNpuSubgraphsWithoutCpuConsumerIsNotLinear) {
   // a -> pool -> e -> pool -> f; a -> TRANSPOSE (CPU) -> g; ADD(g, f) -> y. For Add(x, z) Vela puts
-  // z's branch first (6.3), so the pass order is [pool e, pool f], transpose, [add]: f is written in
+  // z's branch first (pass-packing.md), so the pass order is [pool e, pool f], transpose, [add]: f is written in
   // NPU subgraph 1 and read in subgraph 2 with only NPU producers and consumers. The scheduler keeps
   // it NHWC (not eligible), but the graph optimiser, which runs before the subgraphs are cut, cleared
   // its needs_linear_format. e stays inside subgraph 1: eligible and not linear.
@@ -577,7 +578,7 @@ TEST(NpuLowering, PadFusesIntoValidConv) {
 }
 
 TEST(NpuLowering, PadBeforeStride2ConvKeepsVelaAfterPadding) {
-  // 4.7: PAD (1,1,1,1) + 3x3 stride 2 on 120x160 gives (1,1,0,0) (ssd_slim).
+  // pad-and-padding.md: PAD (1,1,1,1) + 3x3 stride 2 on 120x160 gives (1,1,0,0) (ssd_slim).
   Net n;
   const int x = n.fm("x", {1, 120, 160, 4});
   const int p = pad_tensor(n, {0, 0, 1, 1, 1, 1, 0, 0});
@@ -585,7 +586,7 @@ TEST(NpuLowering, PadBeforeStride2ConvKeepsVelaAfterPadding) {
   const int w = n.weights("w", {4, 3, 3, 4});
   const int y = n.fm("y", {1, 60, 80, 4});
   const int x0 = n.fm("x0", {1, 120, 160, 4});
-  n.op(RELU, {x}, {x0});  // something first, so R6 (op 0) does not apply
+  n.op(RELU, {x}, {x0});  // something first, so the first-layer rewrite (op 0) does not apply
   n.op(PAD, {x0, p}, {xp});
   n.op(CONV_2D, {xp, w, -1}, {y}, conv_opts(2, 2, false));
   const NpuGraph g = lower(n.build({x}, {y}));
@@ -633,7 +634,7 @@ TEST(NpuLowering, PadInChannelsFallsBackWithVelaText) {
   EXPECT_EQ(g.reasons[0], (FallbackReason{"PAD", "y",
                                           {"- The pad tensor can only pad width and height",
                                            "First dimension padding: [0 0], last dimension padding: [ 0 12]"}}));
-  EXPECT_TRUE(g.warnings.empty());  // a CPU Pad prints no C3 warning
+  EXPECT_TRUE(g.warnings.empty());  // a CPU Pad prints no CPU pass notice
 }
 
 TEST(NpuLowering, ReshapeIsRemovedAndConsumerKeepsItsOpShape) {
@@ -662,7 +663,7 @@ TEST(NpuLowering, ReshapeBetweenGraphInputAndOutputGetsCopy) {
   n.op(RESHAPE, {x, s}, {y}, {17, {tb::vec_i32(0, {1, 4, 4})}});
   const NpuGraph g = lower(n.build({x}, {y}));
   ASSERT_EQ(g.passes.size(), 1u);
-  EXPECT_EQ(g.passes[0].name, "x_avgpool");  // 4.4
+  EXPECT_EQ(g.passes[0].name, "x_avgpool");  // reshape.md: a reshape between boundaries
   EXPECT_EQ(g.passes[0].ifm_shape, (Shape4{1, 1, 1, 16}));
   EXPECT_EQ(g.tensors.at(static_cast<std::size_t>(g.passes[0].output)).name, "y");
 }
@@ -764,7 +765,7 @@ TEST(NpuLowering, TransposeConvPadding) {
     const NpuGraph g = lower(n.build({x}, {y}));
     ASSERT_EQ(g.passes.size(), 1u);
     EXPECT_EQ(g.passes[0].op_type, V::Conv2DBackpropInputSwitchedBias);
-    // 4.6 R10 synthetic check: SAME (2,2,0,0), VALID (2,2,1,1).
+    // convolution.md, "Transpose convolution": SAME (2,2,0,0), VALID (2,2,1,1).
     EXPECT_EQ(g.passes[0].explicit_padding, same ? (Pad4{2, 2, 0, 0}) : (Pad4{2, 2, 1, 1}));
   }
 }
@@ -790,7 +791,7 @@ TEST(NpuLowering, CpuOnlyOpsSplitNpuSubgraphs) {
   EXPECT_EQ(g.cpu_ops[0].vela_type, "Transpose");
   EXPECT_EQ(g.cpu_ops[1].vela_type, "Dequantize");
   EXPECT_EQ(g.reasons, (std::vector<FallbackReason>{{"DEQUANTIZE", "f", {"CPU only op"}}, {"TRANSPOSE", "t", {"CPU only op"}}}));
-  // A CPU Dequantize prints no C3 warning; a Transpose does.
+  // A CPU Dequantize prints no CPU pass notice; a Transpose does.
   EXPECT_EQ(g.warnings, (std::vector<std::string>{"Warning: Transpose operation is unknown or unsupported, placing on CPU"}));
   expect_wired(g);
 }
@@ -816,7 +817,7 @@ TEST(NpuLowering, GenericChecksGiveVelaReasons) {
     ASSERT_EQ(g.reasons.size(), 1u);
     EXPECT_EQ(g.reasons[0].reason.at(0), "- Input(s), Output and Weight tensors must have quantization parameters");
   }
-  {  // C-1: conv stride 4
+  {  // convolution.md constraint 1: conv stride 4
     Net n;
     const int x = n.fm("x", {1, 16, 16, 8});
     const int w = n.weights("w", {8, 3, 3, 8});
@@ -836,9 +837,9 @@ std::string first_reason(Net& n, std::vector<std::int32_t> in, std::vector<std::
   return g.reasons.empty() ? std::string() : g.reasons[0].reason.at(0);
 }
 
-// One model per further fallback rule of 3.2 / 3.3. The constraint texts not seen in the reference
-// records (all but the stride, data-type, dynamic-tensor and pad-axis ones) follow Vela 2.1's
-// constraint docstrings as the spec quotes them and are unconfirmed beyond that.
+// One model per further fallback rule (supported-operators.md and the family pages). The constraint
+// texts not seen in the reference records (all but the stride, data-type, dynamic-tensor and pad-axis
+// ones) follow Vela 2.1's constraint docstrings and are unconfirmed beyond that.
 TEST(NpuLowering, FallbackRules) {
   {  // G5: more than 4 dimensions
     Net n;
@@ -871,7 +872,7 @@ TEST(NpuLowering, FallbackRules) {
     EXPECT_EQ(first_reason(n, {x}, {y}),
               "- Per-axis quantization is only supported for the following op types: CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV");
   }
-  {  // C-3: dilated kernel height above 64
+  {  // convolution.md constraint 4: dilated kernel height above 64
     Net n;
     const int x = n.fm("x", {1, 80, 8, 4});
     const int w = n.weights("w", {4, 65, 1, 4});
@@ -879,7 +880,7 @@ TEST(NpuLowering, FallbackRules) {
     n.op(CONV_2D, {x, w, -1}, {y}, conv_opts(1, 1, false));
     EXPECT_EQ(first_reason(n, {x}, {y}), "- Dilated kernel height must be in the range [1, 64]");
   }
-  {  // C-2: dilation 3
+  {  // convolution.md constraint 2: dilation 3
     Net n;
     const int x = n.fm("x", {1, 8, 8, 4});
     const int w = n.weights("w", {4, 3, 3, 4});
@@ -887,7 +888,7 @@ TEST(NpuLowering, FallbackRules) {
     n.op(CONV_2D, {x, w, -1}, {y}, conv_opts(1, 1, true, 0, 3));
     EXPECT_EQ(first_reason(n, {x}, {y}), "- Dilation factor values for both width and height must be in the range [1, 2]");
   }
-  {  // C-5: non-constant weights
+  {  // convolution.md constraint 6: non-constant weights
     Net n;
     const int x = n.fm("x", {1, 4});
     const int w = n.fm("w", {2, 4});
@@ -895,7 +896,7 @@ TEST(NpuLowering, FallbackRules) {
     n.op(FULLY_CONNECTED, {x, w, -1}, {y}, fc_opts());
     EXPECT_EQ(first_reason(n, {x, w}, {y}), "- Weight tensor must be constant");
   }
-  {  // C-8: batch 2 on a conv
+  {  // convolution.md constraint 9: batch 2 on a conv
     Net n;
     const int x = n.fm("x", {2, 4, 4, 4});
     const int w = n.weights("w", {4, 1, 1, 4});
@@ -988,7 +989,7 @@ TEST(NpuLowering, SqueezeIsAMemoryOnlyAlias) {
   n.op(FULLY_CONNECTED, {sq, w, -1}, {y}, fc_opts());
   const NpuGraph g = lower(n.build({x}, {y}));
   EXPECT_EQ(types(g), (std::vector<std::string>{"AvgPool", "FullyConnected"}));
-  EXPECT_TRUE(g.cpu_ops.empty());  // no CPU pass: SQUEEZE is memory-only (3.4, 6.4)
+  EXPECT_TRUE(g.cpu_ops.empty());  // no CPU pass: SQUEEZE is memory-only (reshape.md)
   EXPECT_EQ(g.reasons, (std::vector<FallbackReason>{{"SQUEEZE", "sq", {"CPU only op"}}}));
   EXPECT_TRUE(g.warnings.empty());
   EXPECT_EQ(g.tensors.at(static_cast<std::size_t>(g.passes[1].ifm)).name, "x0");
@@ -1040,7 +1041,7 @@ TEST(NpuLowering, DilationKeepsKernelAndPadsWithDilatedExtent) {
 }
 
 TEST(NpuLowering, AddBranchOrder) {
-  // Add(a, b): all of b's branch comes before all of a's branch, then the Add (6.3).
+  // Add(a, b): all of b's branch comes before all of a's branch, then the Add (pass-packing.md).
   Net n;
   const int x = n.fm("x", {1, 4, 4, 8});
   const int a1 = n.fm("a1", {1, 4, 4, 8});
@@ -1094,10 +1095,11 @@ TEST(NpuLowering, BadInputGivesOneLineUserError) {
 
 // ---------------------------------------------------------------- (b) the reference records
 
-using npumap::testing::kShared;
+using npumap::testing::kModelsDir;
+using npumap::testing::kVelaReference;
 
 nlohmann::json load_reference() {
-  std::ifstream in(kShared / "data" / "vela_tflite_reference.json");
+  std::ifstream in(kVelaReference);
   return nlohmann::json::parse(in);
 }
 
@@ -1149,7 +1151,7 @@ std::string pass_diff(const nlohmann::json& rp, const NpuPass& p, int subgraph, 
     if (got != want) d += " weights(" + shape_str(got) + " vs " + shape_str(want) + ")";
   }
   if (p.npu_subgraph != subgraph) d += " npu_subgraph";
-  // The records' final layouts: NHCWB16 exactly where 4.9 allows it (the scheduler applies it to
+  // The records' final layouts: NHCWB16 exactly where layout.md allows it (the scheduler applies it to
   // every eligible tensor of these models).
   for (const auto& [key, id] : {std::pair{"ifm", p.ifm}, std::pair{"ofm", p.ofm}}) {
     if (!rp.contains(key) || !rp[key].is_object() || id < 0) continue;
@@ -1242,7 +1244,7 @@ RecordResult check_record(const nlohmann::json& r, const NpuGraph& g) {
 }
 
 TEST(NpuLoweringReference, EveryRecordMatches) {
-  if (!fs::exists(kShared / "data" / "vela_tflite_reference.json")) GTEST_SKIP() << "../shared is absent";
+  ASSERT_TRUE(fs::exists(kVelaReference)) << kVelaReference << " is missing (built by the tests' target npumap_test_data)";
   const nlohmann::json ref = load_reference();
   int records = 0;
   std::cout << "model                                          config         counts cpu_ops reasons warnings passes\n";
@@ -1250,7 +1252,7 @@ TEST(NpuLoweringReference, EveryRecordMatches) {
     if (r["status"] != "ok") continue;
     const std::string model = r["model"].get<std::string>();
     const std::string config = r["config"].get<std::string>();
-    const fs::path path = kShared / "models" / (model + ".tflite");
+    const fs::path path = kModelsDir / (model + ".tflite");
     if (!fs::exists(path)) {
       ADD_FAILURE() << "missing model " << path;
       continue;
@@ -1281,14 +1283,14 @@ TEST(NpuLoweringReference, EveryRecordMatches) {
       EXPECT_EQ(want_order, got_order) << model << " " << config;
     }
   }
-  EXPECT_EQ(records, 39);
+  EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
 }
 
 // ---------------------------------------------------------------- (c) every model lowers
 
 std::vector<fs::path> all_models() {
   std::vector<fs::path> v;
-  for (const fs::path& dir : {kShared / "models", kShared / "models" / "other_precision"}) {
+  for (const fs::path& dir : {kModelsDir, kModelsDir / "other_precision"}) {
     if (!fs::is_directory(dir)) continue;
     for (const auto& e : fs::directory_iterator(dir))
       if (e.path().extension() == ".tflite") v.push_back(e.path());
@@ -1299,7 +1301,7 @@ std::vector<fs::path> all_models() {
 
 TEST(NpuLoweringModels, EveryModelLowersOrFailsCleanly) {
   const auto models = all_models();
-  if (models.empty()) GTEST_SKIP() << "../shared/models is absent";
+  ASSERT_FALSE(models.empty()) << kModelsDir << " is missing (run from the project root)";
   int lowered = 0;
   for (const fs::path& p : models) {
     const Model m = read_model(p.string());
@@ -1314,7 +1316,7 @@ TEST(NpuLoweringModels, EveryModelLowersOrFailsCleanly) {
           for (std::int32_t d : q.ofm_shape) EXPECT_GT(d, 0) << p << " " << q.name;
         }
       } catch (const common::UserError& e) {
-        // None of the shared models is expected to fail; a failure must still be one clean line.
+        // None of the real models is expected to fail; a failure must still be one clean line.
         ADD_FAILURE() << p.filename() << ": " << e.what();
         EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
       }
@@ -1329,8 +1331,8 @@ TEST(NpuLoweringModels, MutatedModelsNeverCrash) {
   int read_ok = 0, lowered = 0, refused = 0;
   for (const char* name : {"tflm__hello_world_int8.tflite", "tflm__micro_speech_quantized.tflite", "tflm__person_detect.tflite",
                            "mlexamples__basic_lstm_quantized_small.tflite"}) {
-    const fs::path path = kShared / "models" / name;
-    if (!fs::exists(path)) GTEST_SKIP() << "../shared/models is absent";
+    const fs::path path = kModelsDir / name;
+    ASSERT_TRUE(fs::exists(path)) << path << " is missing (run from the project root)";
     std::ifstream in(path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::mt19937 rng(12345);

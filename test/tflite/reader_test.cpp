@@ -2,7 +2,7 @@
 //  (a) hand-built one-operator models (tflite_builder.hpp), one per parsed operator kind, with the
 //      expected values worked out from what the test writes;
 //  (b) must-fail inputs, each expecting a UserError whose one-line message names the problem;
-//  (c) every real model in ../shared/models (and other_precision/) loads, and agrees with the shapes,
+//  (c) every real model in workloads/models (and other_precision/) loads, and agrees with the shapes,
 //      operator counts and MACs its README.md states (skipped when the folder is absent);
 //  (d) a fixed-seed byte-mutation fuzz over a hand-built and two real models: success or UserError only;
 //  plus a rough timing of the largest real model.
@@ -137,7 +137,7 @@ tb::ModelSpec conv_spec() {
                 {0, 1, 2}, {3}, {ramp(108), ramp(16)});
 }
 
-fs::path models_dir() { return fs::path("..") / "shared" / "models"; }
+fs::path models_dir() { return fs::path("workloads") / "models"; }
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -759,7 +759,7 @@ TEST(TfliteReject, FilesOnDisk) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// (c) Real models, checked against ../shared/models/README.md
+// (c) Real models, checked against workloads/models/README.md
 
 struct ReadmeRow {
   std::string file;  // relative to the models folder
@@ -870,7 +870,7 @@ std::vector<fs::path> real_models() {
 }
 
 TEST(TfliteRealModels, EveryModelLoadsAndMatchesTheReadme) {
-  if (!fs::is_directory(models_dir())) GTEST_SKIP() << models_dir() << " is absent (run from the project root)";
+  ASSERT_TRUE(fs::is_directory(models_dir())) << models_dir() << " is missing (run from the project root)";
   const std::vector<fs::path> files = real_models();
   const std::vector<ReadmeRow> rows = parse_readme(models_dir() / "README.md");
   ASSERT_GE(files.size(), 40u);
@@ -918,7 +918,7 @@ TEST(TfliteRealModels, EveryModelLoadsAndMatchesTheReadme) {
 }
 
 TEST(TfliteRealModels, AFewFactsByHand) {
-  if (!fs::is_directory(models_dir())) GTEST_SKIP() << models_dir() << " is absent (run from the project root)";
+  ASSERT_TRUE(fs::is_directory(models_dir())) << models_dir() << " is missing (run from the project root)";
   // README: "sine regressor, 3 FC", 1x1 int8 in and out, 288 MACs (1x16 + 16x16 + 16x1).
   const Model hello = read_model((models_dir() / "tflm__hello_world_int8.tflite").string());
   const Subgraph& sg = hello.subgraphs[0];
@@ -1099,7 +1099,7 @@ TEST(TfliteFuzz, HandBuiltModel) {
 TEST(TfliteFuzz, RealModels) {
   const fs::path hello = models_dir() / "tflm__hello_world_int8.tflite";
   const fs::path kws = models_dir() / "mlperftiny__kws_ref_model.tflite";
-  if (!fs::exists(hello) || !fs::exists(kws)) GTEST_SKIP() << models_dir() << " is absent (run from the project root)";
+  ASSERT_TRUE(fs::exists(hello) && fs::exists(kws)) << models_dir() << " is missing (run from the project root)";
   const FuzzCounts a = fuzz(slurp(hello), fuzz_seed() + 1, 2000, hello.filename().string());
   const FuzzCounts b = fuzz(slurp(kws), fuzz_seed() + 2, 1000, kws.filename().string());
   EXPECT_GT(a.rejected + b.rejected, 0);

@@ -1,5 +1,5 @@
 // Per-pass cycles against Vela's compile of real models: for every (model, config) record of
-// ../shared/data/vela_tflite_reference.json and every NPU pass record in it, the cycle model run on
+// test/data/vela_tflite_reference.json and every NPU pass record in it, the cycle model run on
 // Vela's own pass parameters must reproduce the six cycle components Vela printed for that pass.
 //
 // Each pass is written as a pass-JSON `input` (docs/pass-format.md) with nlohmann::json and run
@@ -25,8 +25,8 @@
 // within half a unit of the third decimal (plus a relative 1e-9 for the doubles themselves).
 // The network totals follow: ours over the NPU passes plus Vela's figures for its CPU passes (whose
 // tensors' bandwidth Vela counts) equal each record's totals. A second test drops each derived input in
-// turn and pins how many passes it decides. Skips with a message when ../shared is absent (tests run
-// from the project root).
+// turn and pins how many passes it decides. Fails when the reference or a model is missing (tests run
+// from the project root; test/support/reference_data.hpp).
 
 #include <array>
 #include <cmath>
@@ -48,7 +48,7 @@
 #include "model/pass_json.hpp"
 #include "workloads/tflite/npu_lowering.hpp"
 #include "workloads/tflite/reader.hpp"
-#include "test/support/shared_dir.hpp"
+#include "test/support/reference_data.hpp"
 
 namespace npumap::tflite {
 namespace {
@@ -56,7 +56,8 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-using npumap::testing::kShared;
+using npumap::testing::kModelsDir;
+using npumap::testing::kVelaReference;
 
 /// The record's dtype spelling in the pass JSON's.
 std::string dtype_of(const json& t) { return t.at("dtype").get<std::string>(); }
@@ -222,8 +223,8 @@ struct LoadedRecord {
   arch::Arch arch;
 };
 
-/// The reference and its 39 lowered records, loaded once for all tests of this file; null when
-/// ../shared is absent.
+/// The reference and its 36 lowered records, loaded once for all tests of this file; null when
+/// the extracted reference is missing.
 struct Reference {
   json data;
   std::vector<std::unique_ptr<LoadedRecord>> records;
@@ -232,7 +233,7 @@ struct Reference {
 
 const Reference* reference() {
   static const std::unique_ptr<Reference> ref = []() -> std::unique_ptr<Reference> {
-    const fs::path ref_path = kShared / "data" / "vela_tflite_reference.json";
+    const fs::path ref_path = kVelaReference;
     if (!fs::exists(ref_path)) return nullptr;
     auto r = std::make_unique<Reference>();
     std::ifstream in(ref_path);
@@ -243,7 +244,7 @@ const Reference* reference() {
       l->rec = &rec;
       l->model = rec.at("model").get<std::string>();
       l->config = rec.at("config").get<std::string>();
-      l->path = (kShared / "models" / (l->model + ".tflite")).string();
+      l->path = (kModelsDir / (l->model + ".tflite")).string();
       if (!fs::exists(l->path)) {
         r->missing_models.push_back(l->path);
         continue;
@@ -349,7 +350,7 @@ std::string summary(const Totals& t) {
 
 TEST(VelaPassCycles, EveryNpuPassOfEveryRecord) {
   const Reference* ref = reference();
-  if (ref == nullptr) GTEST_SKIP() << "../shared is absent: ../shared/data/vela_tflite_reference.json not found";
+  ASSERT_NE(ref, nullptr) << kVelaReference << " is missing (built by the tests' target npumap_test_data)";
   EXPECT_TRUE(ref->missing_models.empty()) << ref->missing_models.front();
   Totals all;
   std::cout << "model                                          config         exact/passes\n";
@@ -375,8 +376,8 @@ TEST(VelaPassCycles, EveryNpuPassOfEveryRecord) {
   }
   std::cout << "all records: " << all.exact << "/" << all.total << " passes exact; " << all.rounded_components
             << " matching components differ from the record only by its rounding to 3 decimals\n";
-  EXPECT_EQ(ref->records.size(), 39u);
-  EXPECT_EQ(all.total, 3651);  // the reference's NPU passes
+  EXPECT_EQ(ref->records.size(), static_cast<std::size_t>(npumap::testing::kVelaReferenceRecords));
+  EXPECT_EQ(all.total, 3498);  // the reference's NPU pass records (test/data/README.md)
   EXPECT_EQ(all.exact, all.total);
   EXPECT_EQ(all.mac_mismatches, 0);
   // The comparison allows the record's rounding, and it is needed (e.g. 278.78 for 257 * 128/118).
@@ -387,24 +388,25 @@ TEST(VelaPassCycles, EveryNpuPassOfEveryRecord) {
 // many passes. So the comparison can fail, and each source is pinned by the passes that need it.
 TEST(VelaPassCycles, EachSourceOfTheMissingInputsIsNeeded) {
   const Reference* ref = reference();
-  if (ref == nullptr) GTEST_SKIP() << "../shared is absent: ../shared/data/vela_tflite_reference.json not found";
+  ASSERT_NE(ref, nullptr) << kVelaReference << " is missing (built by the tests' target npumap_test_data)";
   struct Case {
     const char* name;
     Sources src;
     int exact;  // measured: the passes the dropped input does not affect
   };
+  // Each count is (passes) - (passes the dropped input changes); test/data/README.md has 3498 passes.
   const std::vector<Case> cases = {
-      // 33 first passes of an NPU subgraph (or reading only its inputs) pay their DMAs in Npu cycles.
-      {"has_npu_predecessor always true", Sources{false, true, true, true, true}, 3618},
+      // 30 first passes of an NPU subgraph (or reading only its inputs) pay their DMAs in Npu cycles.
+      {"has_npu_predecessor always true", Sources{false, true, true, true, true}, 3468},
       // 756 LUT passes read their table from permanent storage (flash or DRAM).
-      {"no LUT table", Sources{true, false, true, true, true}, 2895},
+      {"no LUT table", Sources{true, false, true, true, true}, 2742},
       // 69 passes view a tensor through another shape: concatenation slices, absorbed reshapes, the
       // softmax's MaxPool view, swapped broadcast operands.
-      {"op shapes from tensor shapes", Sources{true, true, false, true, true}, 3582},
+      {"op shapes from tensor shapes", Sources{true, true, false, true, true}, 3429},
       // 32 passes read or write a tensor passed between two NPU subgraphs (NHWC, costed as NHCWB16).
-      {"needs_linear_format from the layout", Sources{true, true, true, false, true}, 3619},
-      // 550 Add passes with different input scales use the advanced Add cost (§6.2).
-      {"no quantisation scales", Sources{true, true, true, true, false}, 3101},
+      {"needs_linear_format from the layout", Sources{true, true, true, false, true}, 3466},
+      // 529 Add passes with different input scales use the advanced Add cost (§6.2).
+      {"no quantisation scales", Sources{true, true, true, true, false}, 2969},
   };
   for (const Case& c : cases) {
     Totals all;

@@ -1,7 +1,9 @@
 // The workload zoo loads, and its MAC counts match the published figures (and, where the sum is
 // short enough to do by hand, the exact count derived in the comments).
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -27,6 +29,28 @@ TEST(Zoo, NameTheOsRefusesIsAnUnknownName) {
     EXPECT_NE(std::string(e.what()).find("unknown zoo workload `" + name + "`"), std::string::npos) << e.what();
   }
   EXPECT_EQ(zoo_file("tiny_chain", "workloads[0]"), (zoo_folder() / "tiny_chain.yaml").string());
+}
+
+TEST(Zoo, NamesTheYamlWorkloadsAndTheRealModels) {
+  // The data folder is found from the executable (common/data_dir.hpp): the build tree's
+  // share/npu-mapper links to the source tree, so the zoo is the repository's workloads/.
+  const std::vector<std::string> names = zoo_names();
+  const auto has = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  EXPECT_TRUE(has("resnet18"));
+  EXPECT_TRUE(has("tiny_chain"));
+  EXPECT_TRUE(has("tflm__person_detect"));  // workloads/models/tflm__person_detect.tflite
+  EXPECT_FALSE(has("mlzoo__ds_cnn_s_quantized_int16")) << "other_precision/ models are not zoo names";
+  // 6 YAML workloads and the 35 int8 models of workloads/models (its README lists them).
+  EXPECT_EQ(names.size(), 6u + 35u);
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.begin() + 6));
+  EXPECT_EQ(zoo_file("tflm__person_detect", "--workload"), (zoo_folder() / "models" / "tflm__person_detect.tflite").string());
+  EXPECT_TRUE(std::filesystem::equivalent(zoo_folder(), "workloads")) << zoo_folder();
+  try {
+    zoo_file("resnet19", "--workload");
+    FAIL() << "no error for resnet19";
+  } catch (const common::UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean `resnet18`?"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Zoo, TinyChain) {

@@ -536,14 +536,6 @@ class Converter {
       kv.push_back("weight_encodings: " + workloads::weight_encodings_yaml(job.entries));
     }
     if (p.activation == NpuActivation::LUT) kv.push_back("lut: " + workloads::lut_yaml(lut_table(p.lut)));
-    if (p.ops.size() > 1 && p.block_type != NpuBlockType::ElementWise) {
-      // A post op packed into the pass writes its output: the op writes an intermediate that stays
-      // in the arena. Vela creates a 1x1 average pool in front of a lone Quantize and gives it a copy
-      // of the Quantize's input to write (the IFM's type); a ReLU post op keeps the type.
-      const bool requantised = std::find(p.ops.begin(), p.ops.end(), VelaOpType::Quantize) != p.ops.end();
-      kv.push_back(fmt::format("op_output_dtype: {}",
-                               workloads::data_type_name(dtype(requantised ? p.ifm : p.ofm, true))));
-    }
     return fmt::format("  - {{{}}}\n", fmt::join(kv, ", "));
   }
 

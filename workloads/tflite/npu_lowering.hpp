@@ -2,28 +2,18 @@
 // Vela-faithful front half of the TFLite importer: decides, as Arm's Vela 2.1 (commit 64556f32) does,
 // which operators of a read .tflite Model run on the Ethos-U NPU and which fall back to the CPU (with
 // Vela's printed reason), then applies Vela's graph rewrites and pass packing and returns the NPU
-// passes as plain values. Specification: sections 0-6 of the Vela lowering specification
-// (VELA_LOWERING.md of the project's shared documents; docs/design/tflite-import.md for the plan).
+// passes as plain values. The rules, one page per family, and the order of the steps:
+// docs/design/lowering/README.md; the implementation: workloads/tflite/lowering/ (one file per
+// operator family; lower_for_npu.cpp runs the steps).
 //
 // Entry point: lower_for_npu(model, options) -> NpuGraph; vela_op_type_name() and friends name the
-// enums as Vela prints them. Flow inside (the spec's steps, run in order on subgraph 0):
-//   S1  supported-operator checks in Vela's pre-order (generic G1..G14, then per-operator), giving the
-//       CPU reasons, then the 4-D op shapes;
-//   S2  CONCATENATION / PACK -> AvgPool slice writes;   S3/S4 split family -> SplitSliceRead ops;
-//   S5  RESHAPE between boundaries -> AvgPool copy;     S6 RESHAPE removal (SQUEEZE, EXPAND_DIMS and
-//       unremovable RESHAPEs are memory-only aliases and vanish too);
-//   S7  the per-op rewrites R2..R19 (MEAN, DW multiplier, CONV->FC, SOFTMAX decomposition, first-layer
-//       stride-2 rewrite, LUT activations, FC batching, TRANSPOSE_CONV, RESIZE_BILINEAR, MUL+MAXIMUM,
-//       LEAKY_RELU, PAD fusion);
-//   S8  identity bypass, LUT fusion, PAD fallback, explicit padding;  S9 SplitSliceRead absorption;
-//   S10 NHCWB16 layout eligibility (on the lowered tensor table);
-//   S13 pass packing (post ops join their producer, created AvgPool primaries) and Vela's pass order;
-//   S14 NPU subgraph numbering.
-// NpuGraph keeps a tensor table of the lowered graph (producers and consumers by pass or CPU op) so a
-// later step can build the mapper's workload DAG. Not done here: weight encoding, DMA insertion,
-// scheduling (block configs, cascades), and Vela's tensor renaming at NPU subgraph boundaries
-// ("<name>_npu" / "<name>_cpu" clones). Bad or unsupported input throws npumap::common::UserError with
-// a one-line message; every real model of the shared set lowers.
+// enums as Vela prints them. NpuGraph keeps a tensor table of the lowered graph (producers and
+// consumers by pass or CPU op) so a later step can build the mapper's workload DAG. Not done here:
+// weight encoding (weight_encoding.hpp), DMA insertion, scheduling (block configs, cascades), and
+// Vela's tensor renaming at NPU subgraph boundaries ("<name>_npu" / "<name>_cpu" clones). Bad or
+// unsupported input throws npumap::common::UserError with a one-line message naming the file, the
+// operator and the field; an inconsistency of the lowering itself is an internal error
+// (std::logic_error "internal error: ..."). Every real model of the shared set lowers.
 
 #include <array>
 #include <cstdint>
@@ -103,11 +93,12 @@ struct LoweredTensor {
   bool graph_output = false;
   std::vector<NodeRef> producers;  ///< several for a concatenation output
   std::vector<NodeRef> consumers;  ///< one entry per use
-  /// May use the NHCWB16 brick layout (4.9): produced and consumed only by NPU passes, not a graph
-  /// input or output, every read/write view equal to the whole tensor at channel offsets that are
-  /// multiples of 16, and not an int32 ReduceSum input. The scheduler decides whether it does.
+  /// May use the NHCWB16 brick layout (docs/design/lowering/layout.md): produced and consumed only by
+  /// NPU passes of one NPU subgraph, not a graph input or output, every read/write view equal to the
+  /// whole tensor at channel offsets that are multiples of 16, and not an int32 ReduceSum input. The
+  /// scheduler decides whether it does.
   bool nhcwb16_eligible = false;
-  /// Vela's needs_linear_format after its graph optimiser (4.9 conditions 1-8, decided before the NPU
+  /// Vela's needs_linear_format after its graph optimiser (layout.md rules 1-5, decided before the NPU
   /// subgraphs are cut): false for every eligible tensor and also for one passed between two NPU
   /// subgraphs, which stays NHWC but is costed as NHCWB16 by the burst rule (npu-model.md §11.8).
   bool needs_linear_format = true;
@@ -130,8 +121,9 @@ struct NpuPass {
   Shape4 ifm2_shape{1, 1, 1, 1};
   Shape4 ofm_shape{1, 1, 1, 1};
   /// Vela swaps a broadcast / scalar first operand to second at command generation and swaps the
-  /// pass's op shapes in place but not its tensors (4.11): when true, ifm_shape describes `ifm2` and
-  /// ifm2_shape describes `ifm` (as in the reference records).
+  /// pass's op shapes in place but not its tensors (docs/design/lowering/elementwise.md, "Operand
+  /// order"): when true, ifm_shape describes `ifm2` and ifm2_shape describes `ifm` (as in the
+  /// reference records).
   bool operands_reversed = false;
   Shape4 ifm_offset{0, 0, 0, 0};   ///< read offset into the IFM tensor (absorbed slice)
   Shape4 ifm2_offset{0, 0, 0, 0};
@@ -163,12 +155,13 @@ struct CpuOp {
   std::string vela_type;  ///< Vela's internal type name ("ResizeNearestNeighbor")
   int tflite_op_index = -1;
   std::vector<int> inputs, outputs;  ///< lowered tensor ids (boundary tensors included)
-  std::vector<std::string> reason;   ///< Vela's C1/C2 lines for this op (as in NpuGraph::reasons)
-  std::string warning;               ///< Vela's C3 line, empty for the types Vela keeps quiet about
+  std::vector<std::string> reason;   ///< Vela's reason lines for this op (as in NpuGraph::reasons)
+  std::string warning;               ///< Vela's CPU pass notice, empty for the types Vela keeps quiet about
 };
 
 /// One reason message as Vela prints it: `tflite_op`/`name` and the reason lines
-/// (["CPU only op"] for class C1; ["- <constraint>", "<detail>"] for class C2).
+/// (["CPU only op"] for a CPU-only type; ["- <constraint>", "<detail>"] for a failed constraint;
+/// docs/design/lowering/supported-operators.md, "Messages").
 struct FallbackReason {
   std::string tflite_op;
   std::string name;
@@ -178,7 +171,9 @@ struct FallbackReason {
 
 /// The lowered graph.
 struct NpuGraph {
-  std::vector<NpuPass> passes;     ///< NPU passes in Vela's pass-packing order (6.3), which decides the NPU subgraphs
+  /// NPU passes in Vela's pass order (docs/design/lowering/pass-packing.md), which decides the NPU
+  /// subgraphs.
+  std::vector<NpuPass> passes;
   /// Indices into `passes` in the order Vela's reports list them: per NPU subgraph, a post-order walk
   /// over pass predecessors from the passes without successors (the scheduler's order without
   /// cascades; an IfmStream cascade can move a pass earlier in the reports).
@@ -186,8 +181,8 @@ struct NpuGraph {
   std::vector<CpuOp> cpu_ops;      ///< CPU passes in Vela's pass order
   std::vector<LoweredTensor> tensors;
   std::vector<int> inputs, outputs;  ///< lowered tensor ids of the graph inputs and outputs
-  std::vector<FallbackReason> reasons;   ///< C1/C2 messages in Vela's print order
-  std::vector<std::string> warnings;     ///< C3 lines ("Warning: X operation is unknown ...")
+  std::vector<FallbackReason> reasons;   ///< reason messages in Vela's print order
+  std::vector<std::string> warnings;     ///< CPU pass notices ("Warning: X operation is unknown ...")
   int npu_subgraph_count = 0;
 
   /// Number of NPU passes per primary op type name (the records' npu_op_types).
@@ -199,13 +194,15 @@ struct NpuLoweringOptions {
   /// "ethos-u55-32", "-64", "-128", "-256", "ethos-u65-256", "-512" (LUT fusion needs SHRAM LUT banks,
   /// absent on U55-32/64). Empty = ethos-u55-128.
   std::string accelerator_config;
-  /// false keeps the graph as written: no first-layer stride-2 rewrite (R6), no CONV->FC (R4), no
-  /// MUL+MAXIMUM pattern (R16), no PAD fusion (R19: PADs become AvgPool copies), no LUT fusion. The
-  /// operators are still lowered to the op types the NPU needs (softmax chain, LUT ops, ...).
+  /// false keeps the graph as written: no first-layer stride-2 rewrite, no 1x1 CONV -> FC, no
+  /// MUL+MAXIMUM pattern, no PAD fusion (PADs become AvgPool copies), no LUT fusion. The operators are
+  /// still lowered to the op types the NPU needs (softmax chain, LUT ops, ...); see
+  /// docs/design/lowering/graph-rewrites.md.
   bool vela_rewrites = true;
 };
 
-/// Lowers subgraph 0 of `model` as Vela 2.1 does. Throws common::UserError on bad input.
+/// Lowers subgraph 0 of `model` as Vela 2.1 does. Throws common::UserError on bad input and
+/// std::logic_error ("internal error: ...") on an inconsistency of the lowering.
 NpuGraph lower_for_npu(const Model& model, const NpuLoweringOptions& options = {});
 
 }  // namespace npumap::tflite

@@ -1,4 +1,4 @@
-// Vela 2.1 weight compression, sizes only (weight_encoding.hpp; VELA_LOWERING.md section 7).
+// Vela 2.1 weight compression, sizes only (weight_encoding.hpp; docs/design/lowering/weight-encoding.md).
 // The codec part counts the bits the mlw encoder would write: every decision that changes the bit
 // count (palette sections, zero-run mode, palette contents and order, the direct-offset mapping,
 // the Golomb-Rice parameter search, the slice boundaries and the padding of the fixed-width unary
@@ -36,7 +36,7 @@ std::int64_t round_up(std::int64_t v, std::int64_t q) { return (v + q - 1) / q *
 // The mlw codec, bit counting only.
 // ============================================================================================
 
-// Field widths of the bitstream (7.5): slice header ZDIV 3, SLICELEN 15, WDIV 3, WTRUNC 1, NEWPAL 1;
+// Field widths of the bitstream (weight-encoding.md, "The codec"): slice header ZDIV 3, SLICELEN 15, WDIV 3, WTRUNC 1, NEWPAL 1;
 // a new palette adds DIROFS 5, PALSIZE 5, PALBITS 3 and the entries.
 constexpr int kSliceHeaderBits = 3 + 15 + 3 + 1 + 1;
 constexpr int kPaletteHeaderBits = 5 + 5 + 3;
@@ -622,7 +622,7 @@ std::int64_t mlw_encoded_stream_bytes(std::span<const std::int16_t> stream) {
 }
 
 // ============================================================================================
-// Reordering (7.4)
+// Reordering (weight-encoding.md, "Brick order")
 // ============================================================================================
 
 std::string_view weight_traversal_name(WeightTraversal t) {
@@ -808,7 +808,7 @@ std::vector<std::int16_t> reorder_weight_stream(std::span<const std::int16_t> oh
 }
 
 // ============================================================================================
-// Whole tensor (7.1, 7.2)
+// Whole tensor (weight-encoding.md, "When Vela encodes" and "Compression scale")
 // ============================================================================================
 
 namespace {
@@ -1078,8 +1078,7 @@ WeightEncodingInput operator_weight_input(const Model& model, int subgraph, int 
     in.values = std::move(t);
     in.ifm_depth = 1;
     if (mult > 1 && ifm_c == 1) {
-      in.block_type =
-          WeightBlockType::Conv;  // R3: a DW with multiplier M on one channel is a conv, HWIO [kh, kw, 1, M]
+      in.block_type = WeightBlockType::Conv;  // depth multiplier M on one channel: a conv, HWIO [kh, kw, 1, M]
     } else {
       in.block_type = WeightBlockType::Depthwise;
     }
@@ -1094,15 +1093,15 @@ WeightEncodingInput operator_weight_input(const Model& model, int subgraph, int 
       in.dilation_h = o->dilation_h;
       in.dilation_w = o->dilation_w;
     }
-    // R4: a 1x1 conv on a 1x1 IFM runs as a fully-connected layer.
+    // A 1x1 conv on a 1x1 IFM runs as a fully-connected layer (lowering/convolution.md).
     if (op.code == BuiltinOperator::CONV_2D && in.kernel_h == 1 && in.kernel_w == 1 && ifm4[1] == 1 && ifm4[2] == 1) {
       in.block_type = WeightBlockType::FullyConnected;
     }
   }
 
-  // R6: op 0, a conv (incl. R3's) with stride_w 2 on an even-width IFM of depth <= 4 and kernel
-  // width >= 2 folds pixel pairs into channels: width padded to even with the zero point, then
-  // [kh, kw'/2, 2I, O].
+  // First-layer stride-2 rewrite (lowering/graph-rewrites.md): op 0, a conv (a DW with a multiplier
+  // too) with stride_w 2 on an even-width IFM of depth <= 4 and kernel width >= 2 folds pixel pairs
+  // into channels: width padded to even with the zero point, then [kh, kw'/2, 2I, O].
   if (options.first_layer_rewrite && op_index == 0 && in.block_type == WeightBlockType::Conv) {
     int stride_w = 0;
     if (const auto* o = std::get_if<Conv2DOptions>(&op.options)) stride_w = o->stride_w;

@@ -1,5 +1,5 @@
 #pragma once
-// Vela 2.1's weight compression, reproduced in size (section 7 of the Vela lowering specification;
+// Vela 2.1's weight compression, reproduced in size (docs/design/lowering/weight-encoding.md;
 // docs/design/tflite-import.md says what it is checked against).
 //
 // Why: the encoded weight bytes drive the flash/DRAM weight traffic, which often dominates the
@@ -9,27 +9,27 @@
 // What it does, in Vela's order:
 //   1. split the OHWI weights (after zero-point subtraction) into bricks of `depth_step` output
 //      channels, and each brick into one sub-stream per core (channels core, core+ncores, ...);
-//   2. reorder each sub-stream into the NPU's brick order (7.4): OFM blocks, IFM blocks, sub-kernels,
+//   2. reorder each sub-stream into the NPU's brick order ("Brick order"): OFM blocks, IFM blocks, sub-kernels,
 //      (part-kernel-first IFM micro-blocks), OFM micro-blocks, kernel elements, (depth-first IFM
 //      micro-blocks), 8 OFM x 8 IFM channels, with zero padding;
-//   3. run the mlw weight codec (7.5) on each sub-stream: palette sections, zero runs, palette and
+//   3. run the mlw weight codec ("The codec") on each sub-stream: palette sections, zero runs, palette and
 //      direct-offset index mapping, a Viterbi-like Golomb-Rice parameter search, slices, padded
 //      unary chunk fields, the 3-bit end marker and 0xFF padding to 16 bytes. Only the bit count is
 //      produced, not the bitstream: the size is all the mapper needs, and it does not depend on how
-//      chunks interleave bits. The spec (7.5) names the codec's parts but not all of its rules; the
-//      rest follow Vela 2.1's codec, and all 1206 reference passes come out exact;
-//   4. report bytes per brick and core, the total, and the compression scales (7.2): per brick,
+//      chunks interleave bits. The page names the codec's parts but not all of its rules; the
+//      rest follow Vela 2.1's codec, and every reference pass comes out exact;
+//   4. report bytes per brick and core, the total, and the compression scales ("Compression scale"): per brick,
 //      bytes / (kh*kw*I*min(O, depth_step)); the mean is the bandwidth/storage scale, the maximum
 //      the worst-stream scale.
 //
 // Entry points:
-//   choose_traversal()            - the block traversal rule of 7.3;
-//   reorder_weight_stream()       - the unencoded stream of one (brick, core) (7.4);
-//   mlw_encoded_stream_bytes()    - the codec's output length for one stream (7.5);
+//   choose_traversal()            - the block traversal rule ("Traversal");
+//   reorder_weight_stream()       - the unencoded stream of one (brick, core) ("Brick order");
+//   mlw_encoded_stream_bytes()    - the codec's output length for one stream ("The codec");
 //   encode_weights()              - the whole tensor: bricks, cores, total, scales;
-//   packed_bias_scale_size()      - the bias/scale tensor's size (7.6);
+//   packed_bias_scale_size()      - the bias/scale tensor's size ("Bias and scale");
 //   operator_weight_input() / encode_operator_weights() - the same for a TFLite operator, applying
-//                                   Vela's weight-changing rewrites R3, R4 and R6 (section 4.6).
+//                                   Vela's weight-changing rewrites (depth multiplier, 1x1 conv -> FC, first-layer stride 2).
 // Bad input throws npumap::common::UserError.
 
 #include <compare>
@@ -104,10 +104,10 @@ struct WeightEncoding {
   double worst_scale = 0.0;            ///< compression scale of the worst weight stream
 };
 
-/// The traversal rule of 7.3 for the given block type, kernel size, weight input depth and IFM bits.
+/// The traversal rule (weight-encoding.md, "Traversal") for the given block type, kernel size, weight input depth and IFM bits.
 WeightTraversal choose_traversal(WeightBlockType type, int kernel_h, int kernel_w, int ifm_depth, int ifm_bits);
 
-/// The reordered, zero-padded stream of one core's weights (7.4). `ohwi` holds that core's
+/// The reordered, zero-padded stream of one core's weights (weight-encoding.md, "Brick order"). `ohwi` holds that core's
 /// zero-point-subtracted weights [ofm_depth, kh, kw, ifm_depth]; `ofm_block_depth` is per core.
 std::vector<std::int16_t> reorder_weight_stream(std::span<const std::int16_t> ohwi, int ofm_depth, int kernel_h,
                                                 int kernel_w, int ifm_depth, WeightTraversal traversal, int ifm_bits,
@@ -118,7 +118,7 @@ std::vector<std::int16_t> reorder_weight_stream(std::span<const std::int16_t> oh
 /// (0 for an empty stream).
 std::int64_t mlw_encoded_stream_bytes(std::span<const std::int16_t> stream);
 
-/// Encodes a whole weight tensor as Vela 2.1 does after scheduling (7.1 step 4) and returns the sizes.
+/// Encodes a whole weight tensor as Vela 2.1 does after scheduling and returns the sizes.
 WeightEncoding encode_weights(const WeightEncodingInput& input);
 
 /// One way a mapping may encode a layer's weights (7.1 step 4): the traversal, the OFM depth of the
@@ -158,7 +158,7 @@ class WeightEncoder {
   int dilation_h_ = 1, dilation_w_ = 1;
 };
 
-/// Size of the packed bias/scale tensor (7.6).
+/// Size of the packed bias/scale tensor (weight-encoding.md, "Bias and scale").
 struct BiasScaleSize {
   std::int64_t elements = 0;       ///< Vela's storage shape: channels + ceil(padding / 10)
   std::int64_t packed_bytes = 0;   ///< the packed stream: 10 bytes per channel, each (step, core) padded to 16
@@ -173,13 +173,13 @@ struct OperatorWeightOptions {
   int ofm_block_depth = 8;  ///< OFM depth of the pass's block config
   int depth_step = 0;       ///< 0 = whole O (one brick); the block depth for streamed, DMA'd weights
   WeightAccelerator accelerator;
-  /// Apply Vela's first-layer stride-2 rewrite (R6) when its conditions hold.
+  /// Apply Vela's first-layer stride-2 rewrite (lowering/graph-rewrites.md) when its conditions hold.
   bool first_layer_rewrite = true;
 };
 
 /// The encoder input for the constant weights of operator `op_index` of subgraph `subgraph`
-/// (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV or FULLY_CONNECTED), after Vela's rewrites R3
-/// (DW with multiplier > 1 -> conv), R4 (1x1 conv on a 1x1 IFM -> FC) and R6 (first-layer stride 2).
+/// (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV or FULLY_CONNECTED), after Vela's rewrites: DW with
+/// multiplier > 1 -> conv, 1x1 conv on a 1x1 IFM -> FC, first-layer stride 2 (docs/design/lowering/).
 WeightEncodingInput operator_weight_input(const Model& model, int subgraph, int op_index,
                                           const OperatorWeightOptions& options);
 
