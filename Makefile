@@ -36,8 +36,15 @@ test: build
 	@if grep -q "tests did not run" $(BUILD)/ctest.log; then \
 	  echo "make test: some tests did not run (listed above); every test must run" >&2; exit 1; fi
 
-bench: build
-	bash bench/nightly.sh $(ARGS)
+# The nightly (docs/nightly.md) builds the baseline revision and HEAD itself, in build/nightly/.
+# GNU make exits 2 whenever a recipe fails, so the script's own status (0 pass, 1 answers differ,
+# 2 broken run, 3 speed regression only) is printed and kept in runs/nightly/status; a caller that
+# needs it as an exit code runs `bash bench/nightly.sh` itself.
+bench: deps
+	@mkdir -p runs/nightly; bash bench/nightly.sh $(ARGS); s=$$?; echo $$s > runs/nightly/status; \
+	case $$s in 0) ;; 1) m="answers differ";; 3) m="speed regression only";; *) m="broken run";; esac; \
+	if [ $$s -ne 0 ]; then echo "make bench: bench/nightly.sh exited with status $$s ($$m); make exits 2, the status is in runs/nightly/status" >&2; fi; \
+	exit $$s
 
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh $(ARGS)
