@@ -653,8 +653,9 @@ class Converter {
       job.encoder.reset();  // the prepared weights are no longer needed
       job.results.shrink_to_fit();
       // One entry per (traversal, streamed, shared size), listing the block depths it holds for.
-      for (const auto& [key, v] : job.keys) {
-        const WeightEncoding& e = job.results[v];
+      for (const auto& key_and_result : job.keys) {
+        const auto& key = key_and_result.first;  // not a structured binding: clang 14 cannot capture those
+        const WeightEncoding& e = job.results[key_and_result.second];
         auto it = std::find_if(job.entries.begin(), job.entries.end(), [&](const workloads::WeightEncodingEntry& x) {
           return x.traversal == workload_traversal(key.traversal) && x.streamed == key.streamed &&
                  x.bytes == e.total_bytes && x.scale == e.mean_scale && x.worst_scale == e.worst_scale;
