@@ -76,7 +76,9 @@ GB_FIELDS = {"name", "run_name", "run_type", "repetitions", "repetition_index", 
              "real_time", "cpu_time", "time_unit", "aggregate_name", "aggregate_unit", "family_index",
              "per_family_instance_index", "error_occurred", "error_message", "label"}
 TO_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-ABSENT_INPUT = "is absent"  # tflite_bench's message when ../shared/models is not there
+# tflite_bench's messages when its models are not there: "is missing" (workloads/models), "is absent"
+# (revisions from before the models moved into the repository, which read ../shared/models).
+ABSENT_INPUTS = ("is missing", "is absent")
 
 
 class Broken(Exception):
@@ -178,10 +180,6 @@ def build_revision(role, sha, cache, jobs):
         tar = subprocess.run(["tar", "-x", "-C", src], input=archive.stdout, capture_output=True)
         if tar.returncode != 0:
             raise Broken(f"unpacking {sha}: {tar.stderr.decode(errors='replace').strip()}")
-        # The benchmarks read ../shared/models relative to their source tree (tflite_bench).
-        shared = os.path.realpath(os.path.join(ROOT, "..", "shared"))
-        if os.path.isdir(shared):
-            os.symlink(shared, os.path.join(top, "shared"))
         configure = ["cmake", "-S", src, "-B", bld, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
                      "-DNPUMAP_BUILD_TESTS=OFF", "-DNPUMAP_BUILD_BENCH=ON", "-DNPUMAP_BUILD_FUZZ=OFF"]
         env = dict(os.environ)
@@ -318,7 +316,7 @@ def run_benchmark(side, key, min_time, timeout, short=False):
     rows = [r for r in (data or {}).get("benchmarks", []) if r.get("run_type", "iteration") == "iteration"]
     errors = [r.get("error_message", "?") for r in rows if r.get("error_occurred")]
     if errors:
-        kind = "absent" if any(ABSENT_INPUT in e for e in errors) else "check"
+        kind = "absent" if any(a in e for e in errors for a in ABSENT_INPUTS) else "check"
         raise RunFailure(f"{side.role} {key}: {errors[0]}", kind)
     if p.returncode != 0 or not rows:
         why = f"signal {-p.returncode}" if p.returncode < 0 else f"exit status {p.returncode}"

@@ -115,7 +115,7 @@ const std::vector<std::string> kLayerKeys = {"name",       "op",          "input
                                              "kernel",     "stride",      "dilation",    "padding",     "activation",
                                              "dtype",      "quant_scale", "bias",        "weight_dtype", "weight_compression",
                                              "weight_shape", "transpose_b", "einsum",    "ranks",       "operator",
-                                             "reason",     "input_shapes"};
+                                             "reason",     "input_shapes", "weight_encodings", "lut"};
 const std::vector<std::string> kEinsumKeys = {"name",  "op",         "einsum", "ranks", "activation",
                                               "dtype", "quant_scale", "bias",  "weight_compression"};
 
@@ -123,6 +123,8 @@ const std::vector<std::string> kEinsumKeys = {"name",  "op",         "einsum", "
 std::vector<std::string> keys_for(OpKind kind) {
   std::vector<std::string> keys = {"name", "op", "inputs", "output", "output_shape", "dtype", "quant_scale"};
   if (kind != OpKind::Cpu) keys.emplace_back("input_shapes");
+  if (kind != OpKind::Cpu && kind != OpKind::MatMul) keys.emplace_back("lut");
+  if (has_weights(kind)) keys.emplace_back("weight_encodings");
   auto add = [&keys](std::initializer_list<const char*> more) {
     for (const char* k : more) keys.emplace_back(k);
   };
@@ -290,6 +292,7 @@ struct Pending {
   std::optional<common::YamlNode> compression_node;
   std::optional<common::YamlNode> weight_dtype_node;
   std::vector<common::YamlNode> input_view_nodes;  // `input_shapes` entries, one per input when written
+  std::optional<common::YamlNode> lut_node;
 };
 
 class Loader {
@@ -514,12 +517,73 @@ class Loader {
         }
       }
       if (auto n = item.find("weight_compression")) l.weight_compression = read_compression(*n);
+      if (auto n = item.find("weight_encodings")) l.weight_encodings = read_weight_encodings(*n, l.kind);
       if (auto n = item.find("weight_shape")) {
         p.weight_shape_node = *n;
         l.weight_shape = read_shape(*n);
       }
     }
     if (auto n = item.find("transpose_b")) l.transpose_b = n->as_bool();
+    if (auto n = item.find("lut")) {
+      p.lut_node = *n;
+      l.lut = read_lut(*n);
+    }
+  }
+
+  static LutTable read_lut(const common::YamlNode& n) {
+    n.expect_map();
+    n.check_keys({"entries", "dtype"});
+    LutTable t;
+    const common::YamlNode entries = n.at("entries");
+    t.entries = entries.as_positive_int();
+    if (t.entries > 4096) throw entries.error(fmt::format("{} entries do not fit a LUT", t.entries), "Vela's tables have 256 or 512 entries");
+    t.dtype = parse_dtype(n.at("dtype"));
+    return t;
+  }
+
+  static std::vector<WeightEncodingEntry> read_weight_encodings(const common::YamlNode& n, OpKind kind) {
+    const std::vector<std::string> traversals =
+        kind == OpKind::DepthwiseConv2D  ? std::vector<std::string>{"depthwise"}
+        : kind == OpKind::FullyConnected ? std::vector<std::string>{"depth_first"}
+                                         : std::vector<std::string>{"depth_first", "part_kernel_first"};
+    std::vector<WeightEncodingEntry> out;
+    for (const common::YamlNode& item : n.items()) {
+      item.expect_map();
+      item.check_keys({"traversal", "streamed", "block_depths", "bytes", "scale", "worst_scale"});
+      WeightEncodingEntry e;
+      const std::string t = item.at("traversal").as_choice(traversals);
+      e.traversal = t == "depthwise"           ? WeightTraversal::DepthWise
+                    : t == "part_kernel_first" ? WeightTraversal::PartKernelFirst
+                                               : WeightTraversal::DepthFirst;
+      e.streamed = item.at("streamed").as_bool();
+      const common::YamlNode depths = item.at("block_depths");
+      for (const common::YamlNode& d : depths.items()) {
+        const std::int64_t v = d.as_positive_int();
+        if (!e.block_depths.empty() && v <= e.block_depths.back())
+          throw d.error("block depths must increase", "list each depth once, smallest first");
+        e.block_depths.push_back(v);
+      }
+      if (e.block_depths.empty()) throw depths.error("must list at least one block depth", "for example block_depths: [16, 32]");
+      e.bytes = item.at("bytes").as_positive_int();
+      e.scale = read_positive_double(item.at("scale"));
+      const common::YamlNode worst = item.at("worst_scale");
+      e.worst_scale = read_positive_double(worst);
+      // The mean of equal bricks may round a last bit above them.
+      if (e.worst_scale < e.scale * (1.0 - 1e-12))
+        throw worst.error(fmt::format("is below the mean scale {}", e.scale), "the worst brick's ratio is at least the mean");
+      for (const WeightEncodingEntry& other : out) {
+        for (std::int64_t d : e.block_depths) {
+          if (other.traversal == e.traversal && other.streamed == e.streamed &&
+              std::ranges::find(other.block_depths, d) != other.block_depths.end()) {
+            throw depths.error(fmt::format("block depth {} is listed twice for {} {}", d, t,
+                                           e.streamed ? "streamed" : "one brick"),
+                               "give each (traversal, streamed, block depth) one size");
+          }
+        }
+      }
+      out.push_back(std::move(e));
+    }
+    return out;
   }
 
   void read_padding(const common::YamlNode& n, Layer& l) {
@@ -826,6 +890,11 @@ class Loader {
       out.dtype = p.dtype.value_or(tensor(l.inputs[0]).dtype);
       if (p.quant_scale) out.quant_scale = *p.quant_scale;
     }
+    if (l.lut && !uses_lut(l)) {
+      throw p.lut_node->error("does not apply: the layer loads no lookup table",
+                              "a table belongs to softmax and to the sigmoid, tanh and lut activations");
+    }
+    if (!l.lut && uses_lut(l)) l.lut = lut_table_default(l, tensor(l.inputs[0]).dtype);
     if (p.expr) {
       check_einsum(l, p);
       return;

@@ -141,6 +141,20 @@ bool uses_lut(const Layer& layer) {
          layer.activation == Activation::Tanh || layer.activation == Activation::Lut;
 }
 
+LutTable lut_table_default(const Layer& layer, DataType input_dtype) {
+  if (data_type_bits(input_dtype) > 8) return LutTable{512, DataType::Int32};
+  return LutTable{256, layer.kind == OpKind::Softmax ? DataType::Int32 : DataType::Int8};
+}
+
+std::string_view weight_traversal_name(WeightTraversal t) {
+  switch (t) {
+    case WeightTraversal::DepthFirst: return "depth_first";
+    case WeightTraversal::PartKernelFirst: return "part_kernel_first";
+    case WeightTraversal::DepthWise: return "depthwise";
+  }
+  return "depth_first";
+}
+
 std::int64_t macs(const Layer& layer) { return layer.macs; }
 
 std::int64_t tensor_bytes(const TensorInfo& tensor) { return tensor.shape.elements() * data_type_bytes(tensor.dtype); }

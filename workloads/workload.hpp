@@ -60,6 +60,34 @@ enum class Activation : std::uint8_t { None, Relu, Relu6, ReluN1To1, Sigmoid, Ta
 /// Padding of convolutions and pooling: SAME, VALID or explicit (top, left, bottom, right).
 enum class PaddingMode : std::uint8_t { Same, Valid, Explicit };
 
+/// The order in which a layer's encoded weights are fed to the NPU (the block traversal,
+/// docs/design/npu-model.md §7.2): convolutions depth-first or part-kernel-first, depthwise
+/// convolutions their own order; fully-connected weights are depth-first.
+enum class WeightTraversal : std::uint8_t { DepthFirst, PartKernelFirst, DepthWise };
+
+/// One encoded size of a layer's weights: how many bytes Vela's weight encoder makes of them for a
+/// traversal and the OFM depths of the block configs listed, either in one brick (weights read in
+/// place or copied whole) or streamed one block depth at a time (each brick with its own header and
+/// padding). The importer computes them from the real weights (docs/design/tflite-import.md).
+struct WeightEncodingEntry {
+  WeightTraversal traversal = WeightTraversal::DepthFirst;
+  bool streamed = false;
+  /// OFM block depths this size holds for, increasing; a depth at least the layer's OFM depth is
+  /// listed as that depth (a deeper block encodes as the whole depth).
+  std::vector<std::int64_t> block_depths;
+  std::int64_t bytes = 0;    ///< encoded bytes, all bricks: the flash (or DRAM) footprint
+  double scale = 1.0;        ///< mean over bricks of bytes / raw bytes of a full brick: the read bytes per raw byte
+  double worst_scale = 1.0;  ///< the largest brick's ratio: what a double buffer holds per raw byte
+  friend bool operator==(const WeightEncodingEntry&, const WeightEncodingEntry&) = default;
+};
+
+/// The lookup table a LUT activation loads into SHRAM (a constant in permanent storage).
+struct LutTable {
+  std::int64_t entries = 256;
+  DataType dtype = DataType::Int8;
+  friend bool operator==(const LutTable&, const LutTable&) = default;
+};
+
 /// A 4-D NHWC shape.
 struct Shape {
   std::int64_t n = 1;
@@ -139,6 +167,12 @@ struct Layer {
   DataType weight_dtype = DataType::Int8;
   bool has_bias = false;
   double weight_compression = 0.625;         ///< compressed / raw weight bytes
+  /// The weights' encoded sizes per traversal, block depth and placement (empty: every mapping
+  /// uses `weight_compression`; a mapping whose variant is not listed does too).
+  std::vector<WeightEncodingEntry> weight_encodings;
+  /// The table a LUT-using layer loads (uses_lut()); set by the loader, from `lut:` or the default
+  /// (lut_table_default()).
+  std::optional<LutTable> lut;
   bool transpose_b = false;                  ///< matmul: B is stored as [.., n, k]
   std::optional<MatmulDims> matmul;          ///< fully_connected and matmul only
 
@@ -193,6 +227,12 @@ bool is_binary_elementwise(OpKind kind);
 bool has_weights(OpKind kind);
 /// True when the layer needs a lookup table in SHRAM (sigmoid, tanh, LUT activations, softmax).
 bool uses_lut(const Layer& layer);
+/// The table a LUT-using layer loads unless `lut:` says otherwise, after Vela's tables: with an
+/// 8-bit input 256 entries, int8 (int32 for softmax, Vela's exp table); with a 16-bit input 512
+/// int32 entries.
+LutTable lut_table_default(const Layer& layer, DataType input_dtype);
+/// YAML spellings of a weight traversal ("depth_first", "part_kernel_first", "depthwise").
+std::string_view weight_traversal_name(WeightTraversal t);
 
 /// MACs by the convention of docs/design/npu-model.md: conv N*OH*OW*OC*KH*KW*IC, depthwise N*OH*OW*C*KH*KW,
 /// fully_connected and matmul batch*M*N*K, everything else 0. Same value as Layer::macs.

@@ -79,12 +79,28 @@ std::string layer_line(const Workload& w, const Layer& l) {
     kv.push_back(fmt::format("bias: {}", l.has_bias ? "true" : "false"));
     if (l.einsum.empty()) kv.push_back(fmt::format("weight_dtype: {}", data_type_name(l.weight_dtype)));
     kv.push_back("weight_compression: " + number(l.weight_compression));
+    if (!l.weight_encodings.empty()) kv.push_back("weight_encodings: " + weight_encodings_yaml(l.weight_encodings));
   }
+  if (l.lut && l.einsum.empty()) kv.push_back("lut: " + lut_yaml(*l.lut));
   if (l.kind == OpKind::MatMul && l.einsum.empty()) kv.push_back(fmt::format("transpose_b: {}", l.transpose_b ? "true" : "false"));
   return fmt::format("  - {{{}}}\n", fmt::join(kv, ", "));
 }
 
 }  // namespace
+
+std::string weight_encodings_yaml(const std::vector<WeightEncodingEntry>& entries) {
+  std::vector<std::string> items;
+  for (const WeightEncodingEntry& e : entries) {
+    items.push_back(fmt::format("{{traversal: {}, streamed: {}, block_depths: {}, bytes: {}, scale: {}, worst_scale: {}}}",
+                                weight_traversal_name(e.traversal), e.streamed ? "true" : "false", list(e.block_depths),
+                                e.bytes, number(e.scale), number(e.worst_scale)));
+  }
+  return fmt::format("[{}]", fmt::join(items, ", "));
+}
+
+std::string lut_yaml(const LutTable& table) {
+  return fmt::format("{{entries: {}, dtype: {}}}", table.entries, data_type_name(table.dtype));
+}
 
 std::string yaml_quote(const std::string& s) {
   std::string out = "\"";

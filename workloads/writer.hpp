@@ -14,6 +14,11 @@ namespace npumap::workloads {
 /// characters as \x escapes).
 std::string yaml_quote(const std::string& s);
 
+/// The value of a layer's `weight_encodings:` key (a flow list of maps).
+std::string weight_encodings_yaml(const std::vector<WeightEncodingEntry>& entries);
+/// The value of a layer's `lut:` key.
+std::string lut_yaml(const LutTable& table);
+
 /// The workload as YAML text; `header` (may be empty) is written first as comment lines.
 std::string to_yaml(const Workload& workload, const std::string& header = {});
 

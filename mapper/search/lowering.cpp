@@ -185,6 +185,38 @@ model::FeatureMap make_fm(const workloads::TensorInfo& t, model::Shape shape) {
 
 }  // namespace
 
+/// The table a LUT pass loads and the weights' encoded sizes per variant (lower_layer's last part).
+void add_lut_and_weight_variants(const arch::Arch& arch, const workloads::Layer& layer, workloads::DataType ifm_dtype,
+                                 LoweredLayer& out) {
+  model::Pass& p = out.base;
+  const bool own_weights = out.own_weights;
+  if (out.uses_lut) {
+    // The table lives in permanent storage; each pass that uses it reads it there and DMAs it into
+    // SHRAM (costed as Vela costs it: the read always, the DMA's cycles without an NPU predecessor).
+    const workloads::LutTable t = layer.lut.value_or(workloads::lut_table_default(layer, ifm_dtype));
+    p.lut = model::Lut{model::Shape::of({1, 1, 1, to_int(t.entries)}), to_model(t.dtype), arch.permanent_storage};
+  }
+  if (own_weights && p.weights) {
+    // Streamed weights are charged at the bytes they store: Vela's bandwidth scale for them (the
+    // mean over bricks of bytes / raw bytes of a full brick) is below the stored bytes when the
+    // last brick is partial, and a search charging that would favour such block depths for reads
+    // that do not shrink (docs/design/tflite-import.md, "Weights").
+    const double raw = static_cast<double>(p.weights->shape.elements()) * model::size_in_bytes(p.weights->dtype);
+    for (const workloads::WeightEncodingEntry& e : layer.weight_encodings) {
+      const double scale = e.streamed ? static_cast<double>(e.bytes) / raw : e.scale;
+      const model::BlockTraversal trav = e.traversal == workloads::WeightTraversal::PartKernelFirst
+                                             ? model::BlockTraversal::PartKernelFirst
+                                         : e.traversal == workloads::WeightTraversal::DepthWise
+                                             ? model::BlockTraversal::DepthWise
+                                             : model::BlockTraversal::DepthFirst;
+      for (std::int64_t d : e.block_depths) {
+        out.weight_variants.push_back({trav, e.streamed, to_int(d), scale, e.worst_scale, e.bytes});
+      }
+    }
+  }
+
+}
+
 LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, int layer_index) {
   const workloads::Layer& layer = w.layers[static_cast<std::size_t>(layer_index)];
   LoweredLayer out;
@@ -286,6 +318,7 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
 
   out.own_weights = own_weights;
   out.uses_lut = workloads::uses_lut(layer);
+  add_lut_and_weight_variants(arch, layer, ifm_t.dtype, out);
 
   // Can the NPU run it at all: the input bit width of its block type.
   const arch::NpuBlockType block_type = model::npu_block_type(p.op.type);

@@ -17,6 +17,16 @@
 
 namespace npumap::search {
 
+/// One encoded size of a layer's weights (workloads::WeightEncodingEntry) for one block depth.
+struct WeightVariantCost {
+  model::BlockTraversal traversal = model::BlockTraversal::DepthFirst;
+  bool streamed = false;   ///< one brick per block depth through a double buffer
+  int block_depth = 0;     ///< the block config's OFM depth, capped at the weights' OFM depth
+  double scale = 1.0;      ///< bandwidth compression scale (mean over bricks)
+  double worst_scale = 1.0;  ///< the largest brick's scale: what a double buffer holds per raw byte
+  std::int64_t bytes = 0;  ///< encoded bytes, all bricks
+};
+
 /// One layer as the NPU runs it, before any placement or block config is chosen.
 struct LoweredLayer {
   int layer = -1;                 ///< index in the workload (file order)
@@ -26,7 +36,10 @@ struct LoweredLayer {
   model::Pass base;
   int batch_repeat = 1;           ///< a batched matmul runs as this many identical passes
   bool own_weights = false;       ///< the weights are a constant tensor (may be copied to SRAM by DMA)
-  bool uses_lut = false;          ///< the pass needs a lookup table in SHRAM
+  bool uses_lut = false;          ///< the pass needs a lookup table in SHRAM (`base.lut` is it)
+  /// The weights' encoded sizes per (traversal, streamed, block depth), from the layer's
+  /// `weight_encodings`; empty: every mapping uses `weight_compression`.
+  std::vector<WeightVariantCost> weight_variants;
   /// Traversals the op allows (conv: depth-first and part-kernel-first; depthwise: depthwise).
   std::vector<model::BlockTraversal> traversals{model::BlockTraversal::Default};
   std::vector<bool> input_nhcwb16;      ///< per input: may be stored in NHCWB16 (§4.5)

@@ -82,6 +82,7 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
   space.batch_repeat = lowered.batch_repeat;
   space.input_constant = lowered.input_constant;
   space.unsupported = lowered.unsupported;
+  space.weight_variants = lowered.weight_variants;
   const model::Pass& p = space.base;
   if (lowered.cpu) {
     // A CPU operator: one placement, every feature map in the arena in linear layout, and one
@@ -202,11 +203,34 @@ model::Pass make_template_pass(const arch::Arch& arch, const LayerSpace& space, 
   return p;
 }
 
+int weight_variant_index(const LayerSpace& space, const Template& tpl, const model::BlockConfig& bc) {
+  if (space.weight_variants.empty() || !space.base.weights) return -1;
+  const int depth = space.base.weights->shape.last();
+  const int d = std::min(bc.ofm_d, depth);
+  const bool streamed = tpl.weights == WeightPlacement::DoubleBuffer && d < depth;
+  const model::BlockTraversal trav =
+      tpl.traversal == model::BlockTraversal::Default ? model::BlockTraversal::DepthFirst : tpl.traversal;
+  for (std::size_t i = 0; i < space.weight_variants.size(); ++i) {
+    const WeightVariantCost& v = space.weight_variants[i];
+    if (v.traversal == trav && v.streamed == streamed && v.block_depth == d) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 void apply_block_config(model::Pass& p, const LayerSpace& space, const Template& tpl, const model::BlockConfig& bc) {
   // The weight stream's double buffer holds slices of the block's OFM depth (not for a matmul,
   // whose weights are a feature map read in place).
   const bool matmul = p.op.type == model::OpType::FullyConnected && space.num_inputs == 2;
   if (p.weights && !matmul && tpl.weights == WeightPlacement::DoubleBuffer) p.weights_double_buffer_depth = bc.ofm_d;
+  // The weights encoded for this traversal and block depth, streamed or in one brick: the bytes
+  // stored (and DMA'd) and the bandwidth scale the cycle model reads (Vela's mean over bricks).
+  if (p.weights && !matmul) {
+    if (const int v = weight_variant_index(space, tpl, bc); v >= 0) {
+      const WeightVariantCost& wv = space.weight_variants[static_cast<std::size_t>(v)];
+      p.weights->compression_scale = wv.scale;
+      p.weights->storage_shape = model::Shape::of({1, 1, 1, static_cast<int>(wv.bytes)});
+    }
+  }
   p.block_config = {bc.ofm_h, bc.ofm_w, bc.ifm_d, bc.ofm_d};
 }
 
@@ -217,17 +241,18 @@ model::Pass make_pass(const arch::Arch& arch, const LayerSpace& space, const Tem
   return p;
 }
 
-std::int64_t transient_sram_bytes(const model::Pass& p) {
+std::int64_t transient_sram_bytes(const model::Pass& p, double double_buffer_scale) {
   std::int64_t bytes = 0;
   if (p.weights && p.weights->dma()) {
     const model::Weights& wt = *p.weights;
     if (p.weights_double_buffer_depth) {
       // storage_size_for_sub_purpose(DoubleBuffer, depth) (§4.3): the last dimension limited to
-      // two slices of the OFM-depth step, compressed at the worst-stream ratio (here the mean).
+      // two slices of the OFM-depth step, compressed at the worst-stream ratio.
       std::int64_t elems = 1;
       for (int i = 0; i + 1 < wt.shape.rank; ++i) elems *= wt.shape.dims[static_cast<std::size_t>(i)];
       elems *= std::min(wt.shape.last(), 2 * *p.weights_double_buffer_depth);
-      const double raw = static_cast<double>(elems) * model::size_in_bytes(wt.dtype) * wt.compression_scale;
+      const double scale = double_buffer_scale > 0.0 ? double_buffer_scale : wt.compression_scale;
+      const double raw = static_cast<double>(elems) * model::size_in_bytes(wt.dtype) * scale;
       bytes += model::round_up(static_cast<std::int64_t>(std::ceil(raw)), 16);
     } else {
       bytes += wt.storage_shape.elements();

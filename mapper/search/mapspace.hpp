@@ -76,6 +76,7 @@ struct LayerSpace {
   std::vector<model::BlockConfig> block_configs;  ///< every valid config (§8), Vela's order
   std::uint64_t block_config_grid = 0;  ///< configs tried before the SHRAM check (§8.4 loop)
   std::string unsupported;      ///< non-empty: why the NPU cannot run this layer at all
+  std::vector<WeightVariantCost> weight_variants;  ///< LoweredLayer::weight_variants
   bool cpu = false;             ///< a CPU operator: one template, no block configs, one zero-cost pmapping
 };
 
@@ -94,8 +95,16 @@ model::Pass make_template_pass(const arch::Arch& arch, const LayerSpace& space, 
 void apply_block_config(model::Pass& pass, const LayerSpace& space, const Template& tpl,
                         const model::BlockConfig& block_config);
 
+/// The weight variant (index into space.weight_variants) a candidate encodes its weights as: the
+/// template's traversal, the block's OFM depth capped at the weights' OFM depth, streamed when the
+/// template double-buffers the weights and the block is shallower than them; -1 when none is listed
+/// (the layer's `weight_compression` applies).
+int weight_variant_index(const LayerSpace& space, const Template& tpl, const model::BlockConfig& block_config);
+
 /// SRAM the pass itself reserves while it runs: the weight copy or double buffer and the bias copy.
-std::int64_t transient_sram_bytes(const model::Pass& pass);
+/// A double buffer holds two slices at `double_buffer_scale` (the worst brick's; <= 0: the
+/// weights' compression scale).
+std::int64_t transient_sram_bytes(const model::Pass& pass, double double_buffer_scale = 0.0);
 
 /// The consumer-side rolling-buffer rows of a block config: the IFM block height (docs/design/npu-model.md §9).
 int rolling_consumer_rows(const arch::Arch& arch, const LayerSpace& space, const model::BlockConfig& block_config);

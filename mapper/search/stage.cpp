@@ -195,6 +195,11 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
   // does not depend on the block config.
   const std::int64_t fixed_transient = transient_sram_bytes(pass);
   const model::PreparedPass prepared = model::prepare_pass(arch, pass);
+  // A layer with encoded weight sizes reads a size per (traversal, streamed, block depth): the pass
+  // is prepared once per size the job meets (prepare_pass reads the compression scale), sized up
+  // front so the loop below never allocates.
+  std::vector<model::PreparedPass> prepared_variant(space.weight_variants.size());
+  std::vector<char> variant_ready(space.weight_variants.size(), 0);
   for (std::size_t start = 0; start < n; start += options.chunk_size) {
     const std::size_t end = std::min(n, start + options.chunk_size);
     if (options.stop.stop_requested()) {
@@ -205,7 +210,21 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
     for (std::size_t c = start; c < end; ++c) {
       const model::BlockConfig& bc = space.block_configs[c];
       apply_block_config(pass, space, tpl, bc);
-      const std::int64_t transient = pass.weights_double_buffer_depth ? transient_sram_bytes(pass) : fixed_transient;
+      const int wv = weight_variant_index(space, tpl, bc);
+      const model::PreparedPass* prep = &prepared;
+      double double_buffer_scale = 0.0;
+      if (wv >= 0) {
+        const auto v = static_cast<std::size_t>(wv);
+        if (variant_ready[v] == 0) {
+          prepared_variant[v] = model::prepare_pass(arch, pass);
+          variant_ready[v] = 1;
+        }
+        prep = &prepared_variant[v];
+        double_buffer_scale = space.weight_variants[v].worst_scale;
+      }
+      const std::int64_t transient = (wv >= 0 || pass.weights_double_buffer_depth)
+                                         ? transient_sram_bytes(pass, double_buffer_scale)
+                                         : fixed_transient;
       // The row as it is, and with each rolling-capable tensor as a rolling buffer; each variant
       // must fit the SRAM with the whole tensors it keeps.
       bool fits[2][2] = {{false, false}, {false, false}};
@@ -224,7 +243,7 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
         ++sram_rejected;
         continue;
       }
-      const model::PassCost cost = model::evaluate_cost(arch, prepared, pass);
+      const model::PassCost cost = model::evaluate_cost(arch, *prep, pass);
       ++evaluated;
       PmappingRow row;
       row.cycles = cost.total_cycles * repeat;

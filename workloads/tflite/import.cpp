@@ -5,6 +5,7 @@
 #include <exception>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <tuple>
@@ -25,13 +26,40 @@ namespace {
 
 using workloads::DataType;
 
-/// The OFM block depth the importer encodes weights for. The mapper picks the block config later,
-/// so one representative depth stands in for all of them: 16 is the depth Vela's block-config search
-/// picks most often for layers with 16 or more output channels, and a smaller layer uses its own depth
-/// (rounded up to the micro-block). docs/design/tflite-import.md gives the accuracy this reaches.
+/// The OFM block depth of the representative `weight_compression` ratio (a single number for the
+/// layer, used when a mapping's variant has no encoded size): 16, the depth Vela's block-config
+/// search picks most often for layers with 16 or more output channels, or a smaller layer's own
+/// depth rounded up to the micro-block.
 int representative_block_depth(int ofm_depth, const WeightAccelerator& accel) {
   const int ublock = accel.ofm_ublock_depth;
   return std::min(16, (ofm_depth + ublock - 1) / ublock * ublock);
+}
+
+/// The OFM block depths the block-config search offers a layer of `ofm_depth` output channels
+/// (docs/design/npu-model.md §8.4): multiples of the micro-block depth below the deepest block (128),
+/// kept when a multiple of 16 or at least the layer's depth; a depth past the layer's is listed as
+/// the layer's depth (it encodes alike).
+std::vector<int> searched_block_depths(int ofm_depth, const WeightAccelerator& accel) {
+  constexpr int kOfmBlockMaxDepth = 128;
+  const int ublock = accel.ofm_ublock_depth;
+  const int max_d = std::min(kOfmBlockMaxDepth, ofm_depth);
+  std::vector<int> out;
+  for (int c = ublock; c < max_d + ublock; c += ublock) {
+    if (c >= max_d || c % 16 == 0) {
+      const int d = std::min(c, ofm_depth);
+      if (out.empty() || out.back() != d) out.push_back(d);
+    }
+  }
+  return out;
+}
+
+workloads::WeightTraversal workload_traversal(WeightTraversal t) {
+  switch (t) {
+    case WeightTraversal::DepthFirst: return workloads::WeightTraversal::DepthFirst;
+    case WeightTraversal::PartKernelFirst: return workloads::WeightTraversal::PartKernelFirst;
+    case WeightTraversal::DepthWise: return workloads::WeightTraversal::DepthWise;
+  }
+  return workloads::WeightTraversal::DepthFirst;
 }
 
 [[noreturn]] void fail(const Model& model, const std::string& where, const std::string& message,
@@ -135,45 +163,61 @@ bool has_weights(VelaOpType t) {
          t == VelaOpType::Conv2DBackpropInputSwitchedBias;
 }
 
-/// Encoded / raw weight bytes of a pass, from Vela's weight encoder on the real weight values (or,
-/// for weights the lowering creates, such as MEAN's averaging kernel, on unit weights of the pass's
-/// shape).
-double weight_compression(const Model& model, const NpuPass& p, const WeightAccelerator& accel, bool rewrites) {
+/// The encoder input of a pass's weights: the real weight values after Vela's rewrites, or, for
+/// weights the lowering creates (MEAN's averaging kernel), unit weights of the pass's shape.
+WeightEncodingInput weight_input(const Model& model, const NpuPass& p, const WeightAccelerator& accel, bool rewrites) {
   std::int64_t raw = 1;
   for (std::int32_t d : p.weights_shape) raw *= d;
   if (raw <= 0) fail(model, "passes", fmt::format("pass '{}' has an empty weight shape", p.name));
-  const int ofm_depth = p.weights_shape.empty() ? 1 : p.weights_shape[0];
-  WeightEncoding enc;
   const bool from_model =
       p.tflite_op_index >= 0 && p.weights_tensor >= 0 && !model.subgraphs.empty() &&
       static_cast<std::size_t>(p.tflite_op_index) < model.subgraphs[0].operators.size();
   if (from_model) {
     OperatorWeightOptions o;
     o.accelerator = accel;
-    o.ofm_block_depth = representative_block_depth(ofm_depth, accel);
     o.first_layer_rewrite = rewrites;
-    enc = encode_operator_weights(model, 0, p.tflite_op_index, o);
-  } else {
-    // Weights the lowering creates: OHWI of unit values.
-    WeightEncodingInput in;
-    in.ofm_depth = p.weights_shape.size() > 0 ? p.weights_shape[0] : 1;
-    in.kernel_h = p.weights_shape.size() > 1 ? p.weights_shape[1] : 1;
-    in.kernel_w = p.weights_shape.size() > 2 ? p.weights_shape[2] : 1;
-    in.ifm_depth = p.weights_shape.size() > 3 ? p.weights_shape[3] : 1;
-    in.values.assign(static_cast<std::size_t>(raw), 1);
-    in.block_type = p.op_type == VelaOpType::DepthwiseConv2DBias ? WeightBlockType::Depthwise
-                    : p.op_type == VelaOpType::FullyConnected    ? WeightBlockType::FullyConnected
-                    : p.op_type == VelaOpType::Conv2DBackpropInputSwitchedBias ? WeightBlockType::TransposeConv
-                                                                               : WeightBlockType::Conv;
-    in.ifm_bits = p.ifm_type == TensorType::INT16 ? 16 : 8;
-    in.traversal = choose_traversal(in.block_type, in.kernel_h, in.kernel_w, in.ifm_depth, in.ifm_bits);
-    in.ofm_block_depth = representative_block_depth(in.ofm_depth, accel);
-    in.accelerator = accel;
-    in.dilation_h = p.kernel.dilation_h;
-    in.dilation_w = p.kernel.dilation_w;
-    enc = encode_weights(in);
+    return operator_weight_input(model, 0, p.tflite_op_index, o);
   }
-  return static_cast<double>(enc.total_bytes) / static_cast<double>(raw);
+  // Weights the lowering creates: OHWI of unit values.
+  WeightEncodingInput in;
+  in.ofm_depth = p.weights_shape.size() > 0 ? p.weights_shape[0] : 1;
+  in.kernel_h = p.weights_shape.size() > 1 ? p.weights_shape[1] : 1;
+  in.kernel_w = p.weights_shape.size() > 2 ? p.weights_shape[2] : 1;
+  in.ifm_depth = p.weights_shape.size() > 3 ? p.weights_shape[3] : 1;
+  in.values.assign(static_cast<std::size_t>(raw), 1);
+  in.block_type = p.op_type == VelaOpType::DepthwiseConv2DBias ? WeightBlockType::Depthwise
+                  : p.op_type == VelaOpType::FullyConnected    ? WeightBlockType::FullyConnected
+                  : p.op_type == VelaOpType::Conv2DBackpropInputSwitchedBias ? WeightBlockType::TransposeConv
+                                                                             : WeightBlockType::Conv;
+  in.ifm_bits = p.ifm_type == TensorType::INT16 ? 16 : 8;
+  in.traversal = choose_traversal(in.block_type, in.kernel_h, in.kernel_w, in.ifm_depth, in.ifm_bits);
+  in.accelerator = accel;
+  in.dilation_h = p.kernel.dilation_h;
+  in.dilation_w = p.kernel.dilation_w;
+  return in;
+}
+
+/// The traversals a mapping may feed the weights in (the mapspace's choices): both orders for a
+/// convolution, the depthwise order for a depthwise convolution, depth-first for fully connected.
+std::vector<WeightTraversal> mapped_traversals(WeightBlockType type) {
+  switch (type) {
+    case WeightBlockType::Conv:
+    case WeightBlockType::TransposeConv: return {WeightTraversal::DepthFirst, WeightTraversal::PartKernelFirst};
+    case WeightBlockType::Depthwise: return {WeightTraversal::DepthWise};
+    case WeightBlockType::FullyConnected: return {WeightTraversal::DepthFirst};
+  }
+  return {WeightTraversal::DepthFirst};
+}
+
+/// The table a LUT activation loads (Vela's tables: 8-bit activations 256 int8 entries, the 8-bit
+/// softmax exp 256 int32, the 16-bit softmax tables 512 int32).
+workloads::LutTable lut_table(LutKind kind) {
+  switch (kind) {
+    case LutKind::SoftmaxExp: return {256, DataType::Int32};
+    case LutKind::SoftmaxExp16:
+    case LutKind::SoftmaxReciprocal16: return {512, DataType::Int32};
+    default: return {256, DataType::Int8};
+  }
 }
 
 /// Builds the workload YAML of a lowered graph.
@@ -487,14 +531,17 @@ class Converter {
       }
       kv.push_back("bias: true");
       kv.push_back(fmt::format("weight_dtype: {}", p.weights_type == TensorType::UINT8 ? "uint8" : "int8"));
-      kv.push_back("weight_compression: " + number(cached_weight_compression(p)));
+      const WeightJob& job = weight_job(p);
+      kv.push_back("weight_compression: " + number(job.representative_ratio));
+      kv.push_back("weight_encodings: " + workloads::weight_encodings_yaml(job.entries));
     }
+    if (p.activation == NpuActivation::LUT) kv.push_back("lut: " + workloads::lut_yaml(lut_table(p.lut)));
     return fmt::format("  - {{{}}}\n", fmt::join(kv, ", "));
   }
 
   using CompressionKey = std::tuple<int, int, std::vector<std::int32_t>, int, int, int, BuiltinOperator>;
 
-  /// What decides a pass's weight compression: its weight tensor, operator and shapes (nullopt for
+  /// What decides a pass's weight encodings: its weight tensor, operator and shapes (nullopt for
   /// weights the lowering creates, which are encoded per pass).
   std::optional<CompressionKey> compression_key(const NpuPass& p) const {
     if (p.weights_tensor < 0 || p.tflite_op_index < 0) return std::nullopt;
@@ -503,13 +550,31 @@ class Converter {
                            model_.subgraphs[0].operators.at(static_cast<std::size_t>(p.tflite_op_index)).code);
   }
 
-  /// The weight encoder is most of an import's time, and its passes are independent: every pass's
-  /// weight compression is computed here in parallel, once per distinct key (an unrolled LSTM reuses
-  /// each weight tensor in every time step). A pass whose encoding fails keeps its error, raised
-  /// when the conversion, in its own order, reaches the pass, so the message is the one a serial
-  /// import gives.
+  /// One weight tensor's encodings: every variant a mapping may choose (traversal, block depth,
+  /// streamed or not), grouped by the size they share.
+  struct WeightJob {
+    const NpuPass* pass = nullptr;  ///< the first pass with these weights
+    std::unique_ptr<WeightEncoder> encoder;
+    std::int64_t raw = 0;           ///< raw weight bytes
+    int ofm_depth = 0;
+    /// The canonical variants to encode and, per lookup key (traversal, block depth, streamed),
+    /// the index of its canonical variant.
+    std::vector<WeightVariant> canonical;
+    std::vector<std::pair<WeightVariant, std::size_t>> keys;
+    WeightVariant representative;   ///< the variant `weight_compression` reports
+    std::size_t representative_index = 0;  ///< its canonical variant
+    std::vector<WeightEncoding> results;  ///< per canonical variant
+    std::vector<workloads::WeightEncodingEntry> entries;
+    double representative_ratio = 0.0;
+    std::exception_ptr error;       ///< the encoder's error, raised at the pass in conversion order
+  };
+
+  /// Every weight variant a mapping can choose, for every weight tensor, in parallel (oneTBB):
+  /// first each tensor is prepared once (an unrolled LSTM reuses each weight tensor in every time
+  /// step), then each distinct canonical variant of each tensor is encoded as its own task. A pass
+  /// whose encoding fails keeps its error, raised when the conversion, in its own order, reaches
+  /// the pass, so the message is the one a serial import gives.
   void encode_weights_in_parallel() {
-    std::vector<const NpuPass*> jobs;
     std::map<CompressionKey, std::size_t> job_of_key;
     job_of_pass_.assign(g_.passes.size(), kNoJob);
     for (std::size_t i = 0; i < g_.passes.size(); ++i) {
@@ -517,31 +582,107 @@ class Converter {
       if (!has_weights(p.op_type)) continue;
       const std::optional<CompressionKey> key = compression_key(p);
       if (key) {
-        const auto [it, fresh] = job_of_key.emplace(*key, jobs.size());
-        if (fresh) jobs.push_back(&p);
+        const auto [it, fresh] = job_of_key.emplace(*key, jobs_.size());
+        if (fresh) {
+          jobs_.emplace_back();
+          jobs_.back().pass = &p;
+        }
         job_of_pass_[i] = it->second;
       } else {
-        job_of_pass_[i] = jobs.size();
-        jobs.push_back(&p);
+        job_of_pass_[i] = jobs_.size();
+        jobs_.emplace_back();
+        jobs_.back().pass = &p;
       }
     }
-    job_ratio_.assign(jobs.size(), 0.0);
-    job_error_.assign(jobs.size(), nullptr);
-    tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t j) {
+    // Prepare each tensor and list its variants.
+    tbb::parallel_for(std::size_t{0}, jobs_.size(), [&](std::size_t j) {
+      WeightJob& job = jobs_[j];
       try {
-        job_ratio_[j] = weight_compression(model_, *jobs[j], accel_, options_.vela_rewrites);
+        const WeightEncodingInput in = weight_input(model_, *job.pass, accel_, options_.vela_rewrites);
+        job.encoder = std::make_unique<WeightEncoder>(in);
+        job.raw = static_cast<std::int64_t>(in.values.size());
+        job.ofm_depth = in.ofm_depth;
+        job.representative = {in.traversal, representative_block_depth(in.ofm_depth, accel_), false};
+        std::map<WeightVariant, std::size_t> index;
+        const auto add = [&](const WeightVariant& key) {
+          const WeightVariant c = job.encoder->canonical(key);
+          const auto [it, fresh] = index.emplace(c, job.canonical.size());
+          if (fresh) job.canonical.push_back(c);
+          return it->second;
+        };
+        for (WeightTraversal t : mapped_traversals(in.block_type)) {
+          for (int d : searched_block_depths(in.ofm_depth, accel_)) {
+            for (bool streamed : {false, true}) {
+              // The key the search looks up: a block as deep as the tensor is one brick.
+              const WeightVariant key{t, d, streamed && d < in.ofm_depth};
+              if (std::find_if(job.keys.begin(), job.keys.end(), [&](const auto& k) { return k.first == key; }) !=
+                  job.keys.end()) {
+                continue;
+              }
+              job.keys.emplace_back(key, add(key));
+            }
+          }
+        }
+        job.representative_index = add(job.representative);
       } catch (...) {
-        job_error_[j] = std::current_exception();
+        job.error = std::current_exception();
       }
     });
+    // Encode each distinct variant of each tensor.
+    std::vector<std::pair<std::size_t, std::size_t>> tasks;
+    for (std::size_t j = 0; j < jobs_.size(); ++j) {
+      if (jobs_[j].error) continue;
+      jobs_[j].results.resize(jobs_[j].canonical.size());
+      for (std::size_t v = 0; v < jobs_[j].canonical.size(); ++v) tasks.emplace_back(j, v);
+    }
+    std::vector<std::exception_ptr> task_error(tasks.size());
+    tbb::parallel_for(std::size_t{0}, tasks.size(), [&](std::size_t t) {
+      const auto [j, v] = tasks[t];
+      try {
+        jobs_[j].results[v] = jobs_[j].encoder->encode(jobs_[j].canonical[v]);
+      } catch (...) {
+        task_error[t] = std::current_exception();
+      }
+    });
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+      WeightJob& job = jobs_[tasks[t].first];
+      if (task_error[t] && !job.error) job.error = task_error[t];
+    }
+    for (WeightJob& job : jobs_) {
+      if (job.error) continue;
+      job.encoder.reset();  // the prepared weights are no longer needed
+      job.results.shrink_to_fit();
+      // One entry per (traversal, streamed, shared size), listing the block depths it holds for.
+      for (const auto& [key, v] : job.keys) {
+        const WeightEncoding& e = job.results[v];
+        auto it = std::find_if(job.entries.begin(), job.entries.end(), [&](const workloads::WeightEncodingEntry& x) {
+          return x.traversal == workload_traversal(key.traversal) && x.streamed == key.streamed &&
+                 x.bytes == e.total_bytes && x.scale == e.mean_scale && x.worst_scale == e.worst_scale;
+        });
+        if (it == job.entries.end()) {
+          workloads::WeightEncodingEntry entry;
+          entry.traversal = workload_traversal(key.traversal);
+          entry.streamed = key.streamed;
+          entry.bytes = e.total_bytes;
+          entry.scale = e.mean_scale;
+          entry.worst_scale = e.worst_scale;
+          job.entries.push_back(std::move(entry));
+          it = job.entries.end() - 1;
+        }
+        it->block_depths.push_back(key.block_depth);
+      }
+      for (auto& entry : job.entries) std::sort(entry.block_depths.begin(), entry.block_depths.end());
+      job.representative_ratio = static_cast<double>(job.results[job.representative_index].total_bytes) /
+                                 static_cast<double>(job.raw);
+    }
   }
 
-  /// The pass's weight compression from encode_weights_in_parallel().
-  double cached_weight_compression(const NpuPass& p) {
+  /// The pass's weight job from encode_weights_in_parallel(); rethrows its encoder's error.
+  const WeightJob& weight_job(const NpuPass& p) {
     const std::size_t job = job_of_pass_.at(static_cast<std::size_t>(&p - g_.passes.data()));
     NPUMAP_ASSERT(job != kNoJob);
-    if (job_error_[job]) std::rethrow_exception(job_error_[job]);
-    return job_ratio_[job];
+    if (jobs_[job].error) std::rethrow_exception(jobs_[job].error);
+    return jobs_[job];
   }
 
   std::string cpu_lines(const CpuOp& c) {
@@ -583,9 +724,8 @@ class Converter {
   std::vector<std::vector<std::int64_t>> declared_view_;  ///< per lowered tensor: see dims()
   std::unordered_map<std::string, int> layer_names_;
   static constexpr std::size_t kNoJob = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> job_of_pass_;        ///< per pass: its weight-encoding job, or kNoJob
-  std::vector<double> job_ratio_;               ///< per job: encoded / raw weight bytes
-  std::vector<std::exception_ptr> job_error_;   ///< per job: the encoder's error, if it failed
+  std::vector<std::size_t> job_of_pass_;  ///< per pass: its weight-encoding job, or kNoJob
+  std::vector<WeightJob> jobs_;           ///< per distinct weight tensor
 };
 
 }  // namespace

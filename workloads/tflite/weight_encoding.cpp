@@ -11,12 +11,17 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdlib>
 #include <functional>
 #include <limits>
 #include <string>
 
 #include "common/user_error.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace npumap::tflite {
 namespace {
@@ -64,20 +69,98 @@ int palette_index_bits(int size) {
   return 0;
 }
 
+// Viterbi-like choice of one GRC configuration per run of values: each change costs 40 bits,
+// except (for zero runs) where the weight stream already changes. The result is one (config, end)
+// per run; ends are exclusive value positions, the last one is the number of values.
+struct GrcRun {
+  int cfg;
+  int end;
+};
+
+// The search keeps each configuration's bit count relative to the best one so far: a lagging
+// configuration switches to the best as soon as it is more than one change (40 bits) behind, so a
+// difference never exceeds 40 plus one value's estimate. A weight value's estimate is at most
+// 10000 (impossible), so the weight search runs 16 lanes of 16 bits (13 used); a zero run's is its
+// length, so the zero-run search runs 4 lanes of 32 bits.
+constexpr int kWeightLanes = 16;
+constexpr int kZeroRunLanes = 4;
+template <typename T, int Lanes>
+using LaneCosts = std::array<T, Lanes>;
+using WeightLanes = LaneCosts<std::int16_t, kWeightLanes>;
+using ZeroRunLanes = LaneCosts<std::int32_t, kZeroRunLanes>;
+// Unused weight lanes cost this much per value: never the best (a real lane's estimate is at most
+// 10000) and their difference stays at 40 + this, within 16 bits.
+constexpr std::int16_t kUnusedLane = 20000;
+
+// Estimated bits of `value` under weight configuration j (the search's cost, not the real payload):
+// q + 1 + div, truncated min(q + 1, 2) + div, impossible (10000) past the code's range, and the
+// fixed width of uncompressed indices.
+std::int16_t weight_cost_estimate(int value, int j, int uncompressed_bits) {
+  const GrcParam& c = kWeightParams[static_cast<std::size_t>(j)];
+  if (c.mode == 2) return static_cast<std::int16_t>(uncompressed_bits);
+  const int q = value >> c.div;
+  if ((c.mode == 1 && q > 2) || q > 31) return static_cast<std::int16_t>(kImpossible);
+  return static_cast<std::int16_t>((c.mode == 1 ? std::min(q + 1, 2) : q + 1) + c.div);
+}
+
+// Scratch memory of the codec, reused by every stream one thread encodes.
+struct CodecScratch {
+  std::vector<int> weights, zruns;
+  std::vector<std::uint16_t> switched;    // per value: the configurations that switched to the best
+  std::vector<std::uint8_t> best_before;  // per value: the best configuration before it
+  std::vector<WeightLanes> cost_rows;  // weight search: estimate per distinct value and lane
+  std::vector<GrcRun> wruns, zruns_cfg;
+  std::vector<int> restarts;
+  std::vector<int> seen;  // palette scan: the distinct values seen so far (+256)
+  std::vector<int> nonzero_pos;  // palette scan: positions of the non-zero values
+};
+
+CodecScratch& codec_scratch() {
+  thread_local CodecScratch s;
+  return s;
+}
+
 // Greedy scan for the positions where a new palette section starts (the first is always 0).
 // The estimates (15/16 bits per index, 8 bits per palette entry, 20 bits of overhead, 90/16 bits
 // per unpaletted value) are the codec's own; they must be kept as they are to reproduce its choice.
-std::vector<int> palette_sections(std::span<const std::int16_t> buf) {
+// The restarts go to sc.restarts.
+void palette_sections(std::span<const std::int16_t> buf, CodecScratch& sc) {
   const int size = static_cast<int>(buf.size());
-  std::vector<int> restarts{0};
+  std::vector<int>& restarts = sc.restarts;
+  restarts.assign(1, 0);
+  // The values seen since the last restart (+256): a window starts at or after it, so only these
+  // can count towards a new palette.
+  std::vector<int>& seen = sc.seen;
+  seen.clear();
+  std::vector<int>& nonzero_pos = sc.nonzero_pos;  // positions of the non-zero values so far
+  nonzero_pos.clear();
   std::array<int, 512> prev_idx;  // last position of each value (+256), -1 = not seen
   prev_idx.fill(-1);
+  const auto forget_before_restart = [&](int restart) {
+    std::erase_if(seen, [&](int v) { return prev_idx[static_cast<std::size_t>(v)] < restart; });
+  };
   int last_restart = 0, zero_cnt = 0, palette_size = 0;
   bool got_palette = false;
+  // The count of distinct values seen at or after a window start, remembered per window size: a
+  // zero does not move the windows (they are counted in non-zero values), so the same window is
+  // tried again at every zero that follows a multiple of 32 non-zero values, and the count then
+  // only needs the new zero. A count holds while no non-zero value has come since (its epoch is
+  // the number of non-zero values when it was made).
+  std::array<int, 5> window_start{};
+  std::array<int, 5> window_count{};
+  std::array<std::size_t, 5> window_epoch;
+  window_epoch.fill(static_cast<std::size_t>(-1));
   for (int i = 0; i < size; ++i) {
-    // Zeros are probably coded as runs (not in the palette) when they dominate.
-    const int exclude_zero = zero_cnt > (i - last_restart - zero_cnt) * 4 ? 1 : 0;
-    if (got_palette && prev_idx[buf[i] + 256] < last_restart) {
+    const int vi = buf[static_cast<std::size_t>(i)] + 256;
+    if (vi == 256) {
+      for (std::size_t k = 0; k < 5; ++k) {
+        if (window_epoch[k] == nonzero_pos.size() && prev_idx[256] < window_start[k]) ++window_count[k];
+      }
+    }
+    // Zeros are probably coded as runs (not in the palette) when more than a quarter of the
+    // section so far is zero (integer quarter).
+    const int exclude_zero = zero_cnt > (i - last_restart) / 4 ? 1 : 0;
+    if (got_palette && prev_idx[static_cast<std::size_t>(vi)] < last_restart) {
       // A value the current palette lacks: one more entry; restart if that costs an index bit on
       // a long-lived palette, or overflows 32 entries.
       ++palette_size;
@@ -87,27 +170,55 @@ std::vector<int> palette_sections(std::span<const std::int16_t> buf) {
         last_restart = i;
         got_palette = false;
         zero_cnt = 0;
+        seen.clear();
       }
     }
-    prev_idx[buf[i] + 256] = i;
-    if (buf[i] == 0) ++zero_cnt;
+    if (prev_idx[static_cast<std::size_t>(vi)] < last_restart) seen.push_back(vi);
+    prev_idx[static_cast<std::size_t>(vi)] = i;
+    if (vi == 256) {
+      ++zero_cnt;
+    } else {
+      nonzero_pos.push_back(i);
+    }
 
+    // Every Nth non-zero value (N = 32, 64, ... 512, doubled while a palette is active) a palette
+    // covering the last N non-zero values is tried; every N is a multiple of 32, so nothing
+    // happens at other counts.
+    const int nonzeros_now = i - last_restart - zero_cnt;
+    if (nonzeros_now <= 0 || nonzeros_now % 32 != 0) {
+      if (vi == 256) {
+        // The zeros that follow change nothing but their count and the last position of 0: none
+        // is new to a palette (0 was just seen), none moves a window, and none reaches a window
+        // test (the non-zero count stays where this one left it).
+        int j = i + 1;
+        while (j < size && buf[static_cast<std::size_t>(j)] == 0) ++j;
+        zero_cnt += j - 1 - i;
+        i = j - 1;
+        prev_idx[256] = i;
+      }
+      continue;
+    }
     for (int k = 0; k < 5; ++k) {
-      // Every Nth non-zero value, try a palette covering the last N non-zero values.
       const int n = (32 << k) * (got_palette ? 2 : 1);
       const int nonzeros = i - last_restart - zero_cnt;
       if (nonzeros <= 0 || nonzeros % n != 0) continue;
-      int nzcnt = 0, j = i;
-      for (; j > last_restart; --j) {
-        if (buf[j] != 0) {
-          if (nzcnt == n + 1) break;
-          ++nzcnt;
-        }
-      }
-      const int restart_idx = j;
+      // The window starts at the (n + 2)-th most recent non-zero value after the last restart,
+      // or at the last restart when there are fewer.
+      const std::size_t nz_count = nonzero_pos.size();
+      const std::size_t back = static_cast<std::size_t>(n) + 2;
+      int restart_idx = last_restart;
+      if (nz_count >= back && nonzero_pos[nz_count - back] > last_restart) restart_idx = nonzero_pos[nz_count - back];
       int new_palette_size = 0;
-      for (int v = 0; v < 512; ++v) {
-        if (prev_idx[v] >= restart_idx) ++new_palette_size;
+      const std::size_t sk = static_cast<std::size_t>(k);
+      if (window_epoch[sk] == nz_count && window_start[sk] == restart_idx) {
+        new_palette_size = window_count[sk];
+      } else {
+        for (int v : seen) {
+          if (prev_idx[static_cast<std::size_t>(v)] >= restart_idx) ++new_palette_size;
+        }
+        window_epoch[sk] = nz_count;
+        window_start[sk] = restart_idx;
+        window_count[sk] = new_palette_size;
       }
       bool create = false;
       if (got_palette) {
@@ -125,14 +236,14 @@ std::vector<int> palette_sections(std::span<const std::int16_t> buf) {
         got_palette = true;
         last_restart = restart_idx;
         if (restarts.back() != last_restart) restarts.push_back(last_restart);
+        forget_before_restart(last_restart);
         zero_cnt = 0;
         for (int m = last_restart; m <= i; ++m) {
-          if (buf[m] == 0) ++zero_cnt;
+          if (buf[static_cast<std::size_t>(m)] == 0) ++zero_cnt;
         }
       }
     }
   }
-  return restarts;
 }
 
 // One section's palette and its value -> index mapping.
@@ -148,7 +259,7 @@ struct Palette {
 
 Palette make_palette(std::span<const std::int16_t> buf) {
   std::array<int, 512> freq{};
-  for (std::int16_t v : buf) ++freq[v + 256];
+  for (std::int16_t v : buf) ++freq[static_cast<std::size_t>(v + 256)];
 
   // Zero runs when 0 is the most frequent value and more than 4x the second (ties: lowest value).
   int f0 = 0, f1 = 0, v0 = 0;
@@ -227,71 +338,118 @@ Palette make_palette(std::span<const std::int16_t> buf) {
   return p;
 }
 
-// Bits to code `value` with GRC configuration `c` (uncompressed: `uncompressed_bits`).
-std::int64_t grc_bits(int value, const GrcParam& c, int uncompressed_bits, bool zero_runs) {
-  if (c.mode == 2) return uncompressed_bits;
-  const int q = value >> c.div;
-  if (!zero_runs && ((c.mode == 1 && q > 2) || q > 31)) return kImpossible;
-  return (c.mode == 1 ? std::min(q + 1, 2) : q + 1) + c.div;
+// What one step of the search decides.
+struct GrcStep {
+  std::uint16_t switched;  // the lanes that switched to the previous best configuration
+  std::uint8_t best;       // the new best: the lowest lane of least cost (the codec's tie rule)
+};
+
+// One step of the search over all lanes: `rel` holds each configuration's bits minus the best's,
+// `row` the estimate of the next value per lane, `change` the cost of switching; `rel` becomes
+// relative to the new best. The plain form; the SSE2 forms below do the same arithmetic.
+template <typename T, int Lanes>
+GrcStep grc_step_scalar(LaneCosts<T, Lanes>& rel, const LaneCosts<T, Lanes>& row, T change) {
+  LaneCosts<T, Lanes> next;
+  std::uint16_t switched = 0;
+  for (std::size_t j = 0; j < Lanes; ++j) {
+    const bool sw = change < rel[j];
+    next[j] = static_cast<T>((sw ? change : rel[j]) + row[j]);
+    switched = static_cast<std::uint16_t>(switched | (sw ? 1u << j : 0u));
+  }
+  T best = next[0];
+  for (std::size_t j = 1; j < Lanes; ++j) best = std::min(best, next[j]);
+  std::uint8_t best_lane = Lanes;
+  for (std::size_t j = 0; j < Lanes; ++j) {
+    rel[j] = static_cast<T>(next[j] - best);
+    if (rel[j] == 0 && best_lane == Lanes) best_lane = static_cast<std::uint8_t>(j);
+  }
+  return {switched, best_lane};
 }
 
-// Viterbi-like choice of one GRC configuration per run of values: each change costs 40 bits,
-// except (for zero runs) where the weight stream already changes. Returns (config, end) per run;
-// ends are exclusive value positions, the last one is values.size().
-struct GrcRun {
-  int cfg;
-  int end;
-};
-std::vector<GrcRun> search_grc(const std::vector<int>& values, bool zero_runs, int uncompressed_bits,
-                               const std::vector<GrcRun>& existing) {
-  const std::span<const GrcParam> params =
-      zero_runs ? std::span<const GrcParam>(kZeroRunParams) : std::span<const GrcParam>(kWeightParams);
-  const int ncfg = static_cast<int>(params.size());
-  const std::size_t n = values.size();
-  std::vector<std::int64_t> cost(static_cast<std::size_t>(ncfg), 0), next(static_cast<std::size_t>(ncfg));
-  std::vector<std::uint8_t> prev((n + 1) * static_cast<std::size_t>(ncfg));
-  for (int j = 0; j < ncfg; ++j) prev[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(j);
+GrcStep grc_step(WeightLanes& rel, const WeightLanes& row, std::int16_t change) {
+#if defined(__SSE2__)
+  const __m128i chg = _mm_set1_epi16(change);
+  const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rel.data()));
+  const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rel.data() + 8));
+  const __m128i sw0 = _mm_cmpgt_epi16(r0, chg);
+  const __m128i sw1 = _mm_cmpgt_epi16(r1, chg);
+  const __m128i n0 = _mm_add_epi16(_mm_min_epi16(r0, chg),
+                                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(row.data())));
+  const __m128i n1 = _mm_add_epi16(_mm_min_epi16(r1, chg),
+                                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(row.data() + 8)));
+  __m128i m = _mm_min_epi16(n0, n1);
+  m = _mm_min_epi16(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+  m = _mm_min_epi16(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+  m = _mm_min_epi16(m, _mm_shufflelo_epi16(_mm_shufflehi_epi16(m, _MM_SHUFFLE(2, 3, 0, 1)), _MM_SHUFFLE(2, 3, 0, 1)));
+  const __m128i d0 = _mm_sub_epi16(n0, m);
+  const __m128i d1 = _mm_sub_epi16(n1, m);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(rel.data()), d0);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(rel.data() + 8), d1);
+  const __m128i zero = _mm_setzero_si128();
+  const auto switched = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(sw0, sw1)));
+  const auto at_best = static_cast<unsigned>(
+      _mm_movemask_epi8(_mm_packs_epi16(_mm_cmpeq_epi16(d0, zero), _mm_cmpeq_epi16(d1, zero))));
+  return {static_cast<std::uint16_t>(switched), static_cast<std::uint8_t>(std::countr_zero(at_best))};
+#else
+  return grc_step_scalar<std::int16_t, kWeightLanes>(rel, row, change);
+#endif
+}
+
+GrcStep grc_step(ZeroRunLanes& rel, const ZeroRunLanes& row, std::int32_t change) {
+#if defined(__SSE2__)
+  // SSE2 has no 32-bit min: compare and select.
+  const __m128i chg = _mm_set1_epi32(change);
+  const __m128i r = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rel.data()));
+  const __m128i sw = _mm_cmpgt_epi32(r, chg);
+  const __m128i next = _mm_add_epi32(_mm_or_si128(_mm_and_si128(sw, chg), _mm_andnot_si128(sw, r)),
+                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(row.data())));
+  const auto min4 = [](__m128i a, __m128i b) {
+    const __m128i gt = _mm_cmpgt_epi32(a, b);
+    return _mm_or_si128(_mm_and_si128(gt, b), _mm_andnot_si128(gt, a));
+  };
+  __m128i m = min4(next, _mm_shuffle_epi32(next, _MM_SHUFFLE(1, 0, 3, 2)));
+  m = min4(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+  const __m128i d = _mm_sub_epi32(next, m);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(rel.data()), d);
+  const auto switched = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(sw)));
+  const auto at_best = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(d, _mm_setzero_si128()))));
+  return {static_cast<std::uint16_t>(switched), static_cast<std::uint8_t>(std::countr_zero(at_best))};
+#else
+  return grc_step_scalar<std::int32_t, kZeroRunLanes>(rel, row, change);
+#endif
+}
+
+// The search over `n` values whose per-lane estimates `row(i)` gives; `existing` are the run ends
+// of the weight stream (free changes for the zero runs). Writes the runs to `runs`.
+template <typename Lanes, typename RowOf>
+void search_grc(std::size_t n, int ncfg, RowOf row, std::span<const GrcRun> existing, CodecScratch& sc,
+                std::vector<GrcRun>& runs) {
+  using T = typename Lanes::value_type;
+  sc.switched.resize(n);
+  sc.best_before.resize(n);
+  Lanes rel;
+  rel.fill(static_cast<T>(kUnusedLane));
+  for (int j = 0; j < ncfg; ++j) rel[static_cast<std::size_t>(j)] = 0;
+  std::uint8_t best = 0;
   std::size_t existing_idx = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    std::int64_t best = std::numeric_limits<std::int64_t>::max();
-    int best_cfg = 0;
-    for (int j = 0; j < ncfg; ++j) {
-      if (cost[static_cast<std::size_t>(j)] < best) {
-        best = cost[static_cast<std::size_t>(j)];
-        best_cfg = j;
-      }
-    }
-    std::int64_t change = kParamChangeCost;
+    T change = kParamChangeCost;
     if (existing_idx < existing.size() && existing[existing_idx].end == static_cast<int>(i) + 1) {
       change = 0;
       ++existing_idx;
     }
-    for (int j = 0; j < ncfg; ++j) {
-      const std::size_t sj = static_cast<std::size_t>(j);
-      const std::int64_t bits = grc_bits(values[i], params[sj], uncompressed_bits, zero_runs);
-      if (best + change < cost[sj]) {
-        prev[(i + 1) * static_cast<std::size_t>(ncfg) + sj] = static_cast<std::uint8_t>(best_cfg);
-        next[sj] = best + change + bits;
-      } else {
-        prev[(i + 1) * static_cast<std::size_t>(ncfg) + sj] = static_cast<std::uint8_t>(j);
-        next[sj] = cost[sj] + bits;
-      }
-    }
-    cost.swap(next);
+    sc.best_before[i] = best;
+    const GrcStep step = grc_step(rel, row(i), change);
+    sc.switched[i] = step.switched;
+    best = step.best;
   }
-  std::int64_t best = std::numeric_limits<std::int64_t>::max();
-  int cfg = 0;
-  for (int j = 0; j < ncfg; ++j) {
-    if (cost[static_cast<std::size_t>(j)] < best) {
-      best = cost[static_cast<std::size_t>(j)];
-      cfg = j;
-    }
-  }
-  // Trace back; a run of `cfg` starts where the state's predecessor differs.
-  std::vector<GrcRun> runs;
+  // Trace back from the best final configuration; a run starts where a state's predecessor differs.
+  runs.clear();
+  int cfg = best;
   int end = static_cast<int>(n);
   for (std::size_t i = n + 1; i-- > 0;) {
-    const int p = prev[i * static_cast<std::size_t>(ncfg) + static_cast<std::size_t>(cfg)];
+    int p = cfg;  // the predecessor of state (i, cfg)
+    if (i > 0 && ((sc.switched[i - 1] >> cfg) & 1u) != 0) p = sc.best_before[i - 1];
     if (p != cfg || i == 0) {
       runs.push_back({cfg, end});
       cfg = p;
@@ -299,14 +457,46 @@ std::vector<GrcRun> search_grc(const std::vector<int>& values, bool zero_runs, i
     }
   }
   std::reverse(runs.begin(), runs.end());
-  return runs;
 }
 
-// Unary parts travel in fixed-width chunk fields: 12 bits for weight indices (plain: the unary
-// codes back to back; truncated: one "q > 0" bit per value), 12 bits for zero runs with divisor
-// 0-2 and 8 bits with divisor 3. The last chunk of a slice is padded, so a slice's unary bits round
-// up to the field width. (Inferred from the reference sizes: this padding turns 745 of 1206 exact
-// passes into 1137; without it every stream with many short slices comes out too small.)
+// The GRC search of a section's weight indices (13 configurations).
+void search_weight_grc(std::span<const int> values, int uncompressed_bits, CodecScratch& sc) {
+  // Estimates per distinct value, looked up per position.
+  int max_value = 0;
+  for (int v : values) max_value = std::max(max_value, v);
+  sc.cost_rows.resize(static_cast<std::size_t>(max_value) + 1);
+  for (int v = 0; v <= max_value; ++v) {
+    auto& r = sc.cost_rows[static_cast<std::size_t>(v)];
+    r.fill(kUnusedLane);
+    for (int j = 0; j < static_cast<int>(kWeightParams.size()); ++j)
+      r[static_cast<std::size_t>(j)] = weight_cost_estimate(v, j, uncompressed_bits);
+  }
+  search_grc<WeightLanes>(
+      values.size(), static_cast<int>(kWeightParams.size()),
+      [&](std::size_t i) -> const WeightLanes& { return sc.cost_rows[static_cast<std::size_t>(values[i])]; },
+      {}, sc, sc.wruns);
+}
+
+// The GRC search of a section's zero runs (4 configurations: q + 1 + div bits each), with the
+// weight runs' ends free.
+void search_zero_run_grc(std::span<const int> runs, CodecScratch& sc) {
+  ZeroRunLanes row{};
+  search_grc<ZeroRunLanes>(
+      runs.size(), kZeroRunLanes,
+      [&](std::size_t i) -> const ZeroRunLanes& {
+        for (int j = 0; j < kZeroRunLanes; ++j) row[static_cast<std::size_t>(j)] = (runs[i] >> j) + 1 + j;
+        return row;
+      },
+      sc.wruns, sc, sc.zruns_cfg);
+}
+
+// Unary parts travel in chunks of fixed-width fields. A weight chunk always spends 12 bits on its
+// first unary field, one bit per "position": a value with quotient q takes q/2 + 1 positions
+// (truncated codes: one), and each position whose running quotient is still positive adds one bit
+// to a second, variable-width field (so ceil(q/2) bits; truncated: one bit when q > 0). The last
+// chunk of a slice is padded to the full 12 positions. Zero runs have one field per chunk, 12 bits
+// wide for divisors 0-2 and 8 bits for divisor 3, one position per unit of quotient plus one, the
+// last chunk padded likewise. Remainders add `div` bits per value.
 constexpr int kWeightUnaryField = 12;
 int zero_run_unary_field(int div) { return div < 3 ? 12 : 8; }
 
@@ -314,17 +504,18 @@ int zero_run_unary_field(int div) { return div < 3 ? 12 : 8; }
 std::int64_t weight_payload_bits(std::span<const int> values, const GrcParam& c, int uncompressed_bits) {
   const auto n = static_cast<std::int64_t>(values.size());
   if (c.mode == 2) return n * uncompressed_bits;  // raw indices, no unary part
-  std::int64_t unary = 0, extra = 0;
+  std::int64_t positions = 0, second_field = 0;
   for (int v : values) {
     const int q = v >> c.div;
     if (c.mode == 1) {
-      unary += 1;              // unary0: q > 0
-      extra += q > 0 ? 1 : 0;  // unary1: q > 1, only for q > 0
+      positions += 1;
+      second_field += q > 0 ? 1 : 0;
     } else {
-      unary += q + 1;  // q ones and a zero
+      positions += q / 2 + 1;
+      second_field += (q + 1) / 2;
     }
   }
-  return round_up(unary, kWeightUnaryField) + extra + n * c.div;
+  return round_up(positions, kWeightUnaryField) + second_field + n * c.div;
 }
 
 // Bits of one slice's zero runs under configuration `c`.
@@ -335,7 +526,7 @@ std::int64_t zero_run_payload_bits(std::span<const int> runs, const GrcParam& c)
 }
 
 // Bits of one palette section: its values as weight indices and zero runs, cut into slices.
-std::int64_t section_bits(std::span<const std::int16_t> buf, const Palette& p) {
+std::int64_t section_bits(std::span<const std::int16_t> buf, const Palette& p, CodecScratch& sc) {
   // Uncompressed indices are possible only with every value in the palette, or with no palette.
   int uncompressed_bits = 100;
   if (p.only_palette) {
@@ -345,8 +536,10 @@ std::int64_t section_bits(std::span<const std::int16_t> buf, const Palette& p) {
     uncompressed_bits = p.bits;
   }
 
-  std::vector<int> weights, zruns;
-  weights.reserve(buf.size());
+  std::vector<int>& weights = sc.weights;
+  std::vector<int>& zruns = sc.zruns;
+  weights.clear();
+  zruns.clear();
   std::size_t i = 0;
   while (true) {
     if (p.zero_runs) {
@@ -366,10 +559,12 @@ std::int64_t section_bits(std::span<const std::int16_t> buf, const Palette& p) {
   }
   const int nw = static_cast<int>(weights.size());
 
-  std::vector<GrcRun> wruns = search_grc(weights, false, uncompressed_bits, {});
-  if (nw == 0) wruns.clear();
-  std::vector<GrcRun> zruns_cfg;
-  if (p.zero_runs) zruns_cfg = search_grc(zruns, true, 0, wruns);
+  search_weight_grc(weights, uncompressed_bits, sc);
+  if (nw == 0) sc.wruns.clear();
+  sc.zruns_cfg.clear();
+  if (p.zero_runs) search_zero_run_grc(zruns, sc);
+  const std::vector<GrcRun>& wruns = sc.wruns;
+  const std::vector<GrcRun>& zruns_cfg = sc.zruns_cfg;
 
   std::int64_t bits = 0;
   int pos = 0;
@@ -412,13 +607,15 @@ std::int64_t mlw_encoded_stream_bytes(std::span<const std::int16_t> stream) {
            fmt::format("weight value {} outside the codec's range [-255, 255]", stream[i]));
     }
   }
-  const std::vector<int> restarts = palette_sections(stream);
+  CodecScratch& sc = codec_scratch();
+  palette_sections(stream, sc);
+  const std::vector<int>& restarts = sc.restarts;
   std::int64_t bits = 0;
   for (std::size_t s = 0; s < restarts.size(); ++s) {
     const std::size_t begin = static_cast<std::size_t>(restarts[s]);
     const std::size_t end = s + 1 < restarts.size() ? static_cast<std::size_t>(restarts[s + 1]) : stream.size();
     const std::span<const std::int16_t> section = stream.subspan(begin, end - begin);
-    bits += section_bits(section, make_palette(section));
+    bits += section_bits(section, make_palette(section), sc);
   }
   // End-of-stream marker, byte alignment, then 0xFF padding to a multiple of 16 bytes.
   return round_up(bits + kEndOfStreamBits, 128) / 8;
@@ -472,18 +669,13 @@ WeightTraversal choose_traversal(WeightBlockType type, int kernel_h, int kernel_
   return (pkf_util >= depth_util || ifm_depth <= 8) ? WeightTraversal::PartKernelFirst : WeightTraversal::DepthFirst;
 }
 
-std::vector<std::int16_t> reorder_weight_stream(std::span<const std::int16_t> ohwi, int ofm_depth, int kernel_h,
-                                                int kernel_w, int ifm_depth, WeightTraversal traversal, int ifm_bits,
-                                                int ofm_block_depth, const WeightAccelerator& accel, int dilation_h,
-                                                int dilation_w) {
+namespace {
+
+void check_reorder_parameters(int ofm_depth, int kernel_h, int kernel_w, int ifm_depth, int ifm_bits,
+                              int ofm_block_depth, const WeightAccelerator& accel, int dilation_h, int dilation_w) {
   if (ofm_depth <= 0 || kernel_h <= 0 || kernel_w <= 0 || ifm_depth <= 0) {
     fail("shape", fmt::format("weight shape [{}, {}, {}, {}] has a non-positive dimension", ofm_depth, kernel_h,
                               kernel_w, ifm_depth));
-  }
-  if (static_cast<std::int64_t>(ohwi.size()) !=
-      static_cast<std::int64_t>(ofm_depth) * kernel_h * kernel_w * ifm_depth) {
-    fail("values", fmt::format("{} values for OHWI shape [{}, {}, {}, {}]", ohwi.size(), ofm_depth, kernel_h, kernel_w,
-                               ifm_depth));
   }
   if (ifm_bits != 8 && ifm_bits != 16) fail("ifm_bits", fmt::format("IFM bit depth {} is not 8 or 16", ifm_bits));
   if (ofm_block_depth <= 0) fail("ofm_block_depth", "the OFM block depth must be positive");
@@ -492,6 +684,19 @@ std::vector<std::int16_t> reorder_weight_stream(std::span<const std::int16_t> oh
   if (dilation_h < 1 || dilation_h > 8 || dilation_w < 1 || dilation_w > 8) {
     fail("dilation", fmt::format("dilation {}x{} outside 1..8", dilation_h, dilation_w));
   }
+}
+
+// The weights of one core in a brick: channel c of the stream is OHWI channel first + c * step of `w`.
+struct ChannelView {
+  const std::int16_t* w = nullptr;
+  int first = 0;
+  int step = 1;
+};
+
+// The reorder of 7.4 into `stream` (its old contents are replaced); parameters already checked.
+void reorder_into(std::vector<std::int16_t>& stream, const ChannelView& view, int ofm_depth, int kernel_h,
+                  int kernel_w, int ifm_depth, WeightTraversal traversal, int ifm_bits, int ofm_block_depth,
+                  const WeightAccelerator& accel, int dilation_h, int dilation_w) {
   const bool depthwise = traversal == WeightTraversal::DepthWise;
   const bool part_kernel = traversal == WeightTraversal::PartKernelFirst;
   // Sub-kernels are at most 8x8 hardware taps, i.e. floor(8 / dilation) weights each way.
@@ -527,14 +732,18 @@ std::vector<std::int16_t> reorder_weight_stream(std::span<const std::int16_t> oh
     }
   }
 
+  const std::size_t row = static_cast<std::size_t>(kernel_h) * static_cast<std::size_t>(kernel_w) *
+                          static_cast<std::size_t>(ifm_depth);
   auto at = [&](int o, int y, int x, int i) -> std::int16_t {
-    return ohwi[((static_cast<std::size_t>(o) * kernel_h + static_cast<std::size_t>(y)) * kernel_w +
-                 static_cast<std::size_t>(x)) *
-                    ifm_depth +
-                static_cast<std::size_t>(i)];
+    const std::size_t channel = static_cast<std::size_t>(view.first) + static_cast<std::size_t>(o) * static_cast<std::size_t>(view.step);
+    return view.w[channel * row +
+                  (static_cast<std::size_t>(y) * static_cast<std::size_t>(kernel_w) + static_cast<std::size_t>(x)) *
+                      static_cast<std::size_t>(ifm_depth) +
+                  static_cast<std::size_t>(i)];
   };
 
-  std::vector<std::int16_t> stream;
+  stream.resize(static_cast<std::size_t>(length));
+  std::size_t pos = 0;
   for (int ofm_block = 0; ofm_block < ofm_depth; ofm_block += ofm_block_depth) {
     const int ofm_block_len = std::min(ofm_block_depth, ofm_depth - ofm_block);
     for (int ifm_block = 0; ifm_block < (depthwise ? 1 : ifm_depth); ifm_block += ifm_block_depth) {
@@ -563,11 +772,9 @@ std::vector<std::int16_t> reorder_weight_stream(std::span<const std::int16_t> oh
                     for (int iz = 0; iz < (depthwise ? 1 : iub); ++iz) {
                       const int ifm_z = ifm_block + ub_inner + ub_outer + iz;
                       const int ofm_z = ofm_block + ofm_ub + oz;
-                      if (ifm_z >= ifm_depth || ofm_z >= ofm_depth || ky >= sub_h) {
-                        stream.push_back(0);
-                      } else {
-                        stream.push_back(at(ofm_z, sy + ky, sx + kx, ifm_z));
-                      }
+                      stream[pos++] = (ifm_z >= ifm_depth || ofm_z >= ofm_depth || ky >= sub_h)
+                                          ? std::int16_t{0}
+                                          : at(ofm_z, sy + ky, sx + kx, ifm_z);
                     }
                   }
                 }
@@ -578,7 +785,25 @@ std::vector<std::int16_t> reorder_weight_stream(std::span<const std::int16_t> oh
       }
     }
   }
-  NPUMAP_ASSERT(static_cast<std::int64_t>(stream.size()) == length);
+  NPUMAP_ASSERT(static_cast<std::int64_t>(pos) == length);
+}
+
+}  // namespace
+
+std::vector<std::int16_t> reorder_weight_stream(std::span<const std::int16_t> ohwi, int ofm_depth, int kernel_h,
+                                                int kernel_w, int ifm_depth, WeightTraversal traversal, int ifm_bits,
+                                                int ofm_block_depth, const WeightAccelerator& accel, int dilation_h,
+                                                int dilation_w) {
+  check_reorder_parameters(ofm_depth, kernel_h, kernel_w, ifm_depth, ifm_bits, ofm_block_depth, accel, dilation_h,
+                           dilation_w);
+  if (static_cast<std::int64_t>(ohwi.size()) !=
+      static_cast<std::int64_t>(ofm_depth) * kernel_h * kernel_w * ifm_depth) {
+    fail("values", fmt::format("{} values for OHWI shape [{}, {}, {}, {}]", ohwi.size(), ofm_depth, kernel_h, kernel_w,
+                               ifm_depth));
+  }
+  std::vector<std::int16_t> stream;
+  reorder_into(stream, ChannelView{ohwi.data(), 0, 1}, ofm_depth, kernel_h, kernel_w, ifm_depth, traversal, ifm_bits,
+               ofm_block_depth, accel, dilation_h, dilation_w);
   return stream;
 }
 
@@ -586,8 +811,35 @@ std::vector<std::int16_t> reorder_weight_stream(std::span<const std::int16_t> oh
 // Whole tensor (weight-encoding.md, "When Vela encodes" and "Compression scale")
 // ============================================================================================
 
-WeightEncoding encode_weights(const WeightEncodingInput& in) {
-  const int o = in.ofm_depth, kh = in.kernel_h, kw = in.kernel_w, ci = in.ifm_depth;
+namespace {
+
+void check_traversal(WeightBlockType type, WeightTraversal traversal) {
+  switch (type) {
+    case WeightBlockType::Depthwise:
+      if (traversal != WeightTraversal::DepthWise) fail("traversal", "depthwise weights need the DepthWise traversal");
+      break;
+    case WeightBlockType::FullyConnected:
+      if (traversal != WeightTraversal::DepthFirst) fail("traversal", "fully-connected weights are DepthFirst");
+      break;
+    default:
+      if (traversal == WeightTraversal::DepthWise)
+        fail("traversal", "the DepthWise traversal is for depthwise weights only");
+  }
+}
+
+}  // namespace
+
+WeightEncoder::WeightEncoder(const WeightEncodingInput& in)
+    : o_(in.ofm_depth),
+      kh_(in.kernel_h),
+      kw_(in.kernel_w),
+      ci_(in.ifm_depth),
+      type_(in.block_type),
+      ifm_bits_(in.ifm_bits),
+      accel_(in.accelerator),
+      dilation_h_(in.dilation_h),
+      dilation_w_(in.dilation_w) {
+  const int o = o_, kh = kh_, kw = kw_, ci = ci_;
   if (o <= 0 || kh <= 0 || kw <= 0 || ci <= 0) {
     fail("shape", fmt::format("weight shape OHWI [{}, {}, {}, {}] has a non-positive dimension", o, kh, kw, ci));
   }
@@ -600,25 +852,14 @@ WeightEncoding encode_weights(const WeightEncodingInput& in) {
     fail("zero_points", fmt::format("{} zero points for {} output channels", in.zero_points.size(), o),
          "give none, one, or one per output channel");
   }
-  if (in.ofm_block_depth <= 0) fail("ofm_block_depth", "the OFM block depth must be positive");
-  if (in.depth_step < 0) fail("depth_step", "the depth step must be positive (or 0 for the whole depth)");
   if (in.accelerator.cores < 1 || in.accelerator.cores > 16) fail("accelerator.cores", "core count outside 1..16");
-  switch (in.block_type) {
-    case WeightBlockType::Depthwise:
-      if (in.traversal != WeightTraversal::DepthWise)
-        fail("traversal", "depthwise weights need the DepthWise traversal");
-      if (ci != 1) fail("shape", "depthwise weights must have I = 1 (Vela's [kh, kw, 1, C])");
-      break;
-    case WeightBlockType::FullyConnected:
-      if (in.traversal != WeightTraversal::DepthFirst) fail("traversal", "fully-connected weights are DepthFirst");
-      break;
-    default:
-      if (in.traversal == WeightTraversal::DepthWise)
-        fail("traversal", "the DepthWise traversal is for depthwise weights only");
-  }
+  if (type_ == WeightBlockType::Depthwise && ci != 1)
+    fail("shape", "depthwise weights must have I = 1 (Vela's [kh, kw, 1, C])");
+  // A block depth of 8 stands in for the variants' checks of everything but the block depth.
+  check_reorder_parameters(o, kh, kw, ci, ifm_bits_, 8, accel_, dilation_h_, dilation_w_);
 
   // Zero-point subtraction (per output channel when given per channel), and the transpose conv flip.
-  std::vector<std::int16_t> w(static_cast<std::size_t>(count));
+  w_.resize(static_cast<std::size_t>(count));
   const std::int64_t per_o = static_cast<std::int64_t>(kh) * kw * ci;
   for (int oc = 0; oc < o; ++oc) {
     const std::int64_t zp = in.zero_points.empty()       ? 0
@@ -626,8 +867,8 @@ WeightEncoding encode_weights(const WeightEncodingInput& in) {
                                                          : in.zero_points[static_cast<std::size_t>(oc)];
     for (int y = 0; y < kh; ++y) {
       for (int x = 0; x < kw; ++x) {
-        const int sy = in.block_type == WeightBlockType::TransposeConv ? kh - 1 - y : y;
-        const int sx = in.block_type == WeightBlockType::TransposeConv ? kw - 1 - x : x;
+        const int sy = type_ == WeightBlockType::TransposeConv ? kh - 1 - y : y;
+        const int sx = type_ == WeightBlockType::TransposeConv ? kw - 1 - x : x;
         for (int i = 0; i < ci; ++i) {
           const std::size_t src =
               static_cast<std::size_t>(oc * per_o + (static_cast<std::int64_t>(sy) * kw + sx) * ci + i);
@@ -638,35 +879,71 @@ WeightEncoding encode_weights(const WeightEncodingInput& in) {
             fail(fmt::format("values[{}]", src),
                  fmt::format("weight {} minus zero point {} = {} is outside [-255, 255]", in.values[src], zp, v));
           }
-          w[dst] = static_cast<std::int16_t>(v);
+          w_[dst] = static_cast<std::int16_t>(v);
         }
       }
     }
   }
+}
 
+WeightVariant WeightEncoder::canonical(const WeightVariant& v) const {
+  if (v.block_depth <= 0) fail("ofm_block_depth", "the OFM block depth must be positive");
+  WeightVariant c = v;
+  // A block at least as deep as the tensor is the whole depth: one OFM block, one brick.
+  c.block_depth = std::min(v.block_depth, o_);
+  c.streamed = v.streamed && c.block_depth < o_;
+  if (c.streamed || c.block_depth == o_) return c;
+  // One brick whose stream does not depend on the block depth: when nothing of the reorder
+  // (7.4) sits between the OFM-block loop and the OFM micro-block loop (one IFM block, one
+  // sub-kernel, one part-kernel-first IFM micro-block) and every core's block depth is a whole
+  // number of micro-blocks, the stream is the micro-blocks in channel order whatever the block
+  // depth, so the whole-depth block stands for it.
+  const bool depthwise = c.traversal == WeightTraversal::DepthWise;
+  const bool part_kernel = c.traversal == WeightTraversal::PartKernelFirst;
+  const int ifm_block_depth = (part_kernel || ifm_bits_ == 16) ? 16 : 32;
+  const bool one_ifm_block = depthwise || ci_ <= ifm_block_depth;
+  const bool one_outer_ublock = !part_kernel || ci_ <= accel_.ifm_ublock_depth;
+  const bool one_sub_kernel = kh_ <= 8 / dilation_h_ && kw_ <= 8 / dilation_w_;
+  bool whole_ublocks = true;
+  const int ncores = accel_.cores;
+  for (int core = 0; core < std::min(ncores, o_); ++core) {
+    const int depth = (c.block_depth + ncores - 1 - core) / ncores;
+    whole_ublocks = whole_ublocks && depth % accel_.ofm_ublock_depth == 0;
+  }
+  if (one_ifm_block && one_outer_ublock && one_sub_kernel && whole_ublocks) c.block_depth = o_;
+  return c;
+}
+
+WeightEncoding WeightEncoder::encode(const WeightVariant& variant) const {
+  check_traversal(type_, variant.traversal);
+  if (variant.block_depth <= 0) fail("ofm_block_depth", "the OFM block depth must be positive");
+  return encode_bricks(variant.traversal, variant.block_depth, variant.streamed ? variant.block_depth : 0);
+}
+
+WeightEncoding WeightEncoder::encode_bricks(WeightTraversal traversal, int ofm_block_depth, int depth_step) const {
+  if (ofm_block_depth <= 0) fail("ofm_block_depth", "the OFM block depth must be positive");
+  if (depth_step < 0) fail("depth_step", "the depth step must be positive (or 0 for the whole depth)");
+  check_traversal(type_, traversal);
+  const int o = o_;
+  const std::int64_t per_o = static_cast<std::int64_t>(kh_) * kw_ * ci_;
   WeightEncoding out;
-  out.traversal = in.traversal;
-  const int step = in.depth_step == 0 ? o : in.depth_step;
-  const int ncores = in.accelerator.cores;
+  out.traversal = traversal;
+  const int step = depth_step == 0 ? o : depth_step;
+  const int ncores = accel_.cores;
   out.elements_in_brick = per_o * std::min(o, step);
+  thread_local std::vector<std::int16_t> stream;
   for (int first = 0; first < o; first += step) {
     EncodedBrick brick;
     brick.first_channel = first;
     brick.channels = std::min(step, o - first);
     // One sub-stream per core: brick channels core, core + ncores, ...; idle cores emit nothing.
     for (int core = 0; core < std::min(ncores, o); ++core) {
-      const int block_depth = (in.ofm_block_depth + ncores - 1 - core) / ncores;
-      std::vector<std::int16_t> core_w;
-      int core_o = 0;
-      for (int c = core; c < brick.channels; c += ncores, ++core_o) {
-        const auto begin = w.begin() + static_cast<std::ptrdiff_t>((first + c) * per_o);
-        core_w.insert(core_w.end(), begin, begin + per_o);
-      }
+      const int block_depth = (ofm_block_depth + ncores - 1 - core) / ncores;
+      const int core_o = brick.channels > core ? (brick.channels - core + ncores - 1) / ncores : 0;
       std::int64_t bytes = 0, reordered = 0;
       if (block_depth != 0 && core_o > 0) {
-        const std::vector<std::int16_t> stream =
-            reorder_weight_stream(core_w, core_o, kh, kw, ci, in.traversal, in.ifm_bits, block_depth, in.accelerator,
-                                  in.dilation_h, in.dilation_w);
+        reorder_into(stream, ChannelView{w_.data(), first + core, ncores}, core_o, kh_, kw_, ci_, traversal, ifm_bits_,
+                     block_depth, accel_, dilation_h_, dilation_w_);
         reordered = static_cast<std::int64_t>(stream.size());
         bytes = mlw_encoded_stream_bytes(stream);
       }
@@ -683,6 +960,14 @@ WeightEncoding encode_weights(const WeightEncodingInput& in) {
   }
   out.mean_scale /= static_cast<double>(out.bricks.size());
   return out;
+}
+
+WeightEncoding encode_weights(const WeightEncodingInput& in) {
+  if (in.ofm_block_depth <= 0) fail("ofm_block_depth", "the OFM block depth must be positive");
+  if (in.depth_step < 0) fail("depth_step", "the depth step must be positive (or 0 for the whole depth)");
+  check_traversal(in.block_type, in.traversal);
+  const WeightEncoder encoder(in);
+  return encoder.encode_bricks(in.traversal, in.ofm_block_depth, in.depth_step);
 }
 
 BiasScaleSize packed_bias_scale_size(int ofm_depth, int cores, int depth_step) {

@@ -17,7 +17,7 @@
 //      unary chunk fields, the 3-bit end marker and 0xFF padding to 16 bytes. Only the bit count is
 //      produced, not the bitstream: the size is all the mapper needs, and it does not depend on how
 //      chunks interleave bits. The page names the codec's parts but not all of its rules; the
-//      rules here reproduce 1137 of the 1206 reference passes exactly (see the test for the rest);
+//      rest follow Vela 2.1's codec, and every reference pass comes out exact;
 //   4. report bytes per brick and core, the total, and the compression scales ("Compression scale"): per brick,
 //      bytes / (kh*kw*I*min(O, depth_step)); the mean is the bandwidth/storage scale, the maximum
 //      the worst-stream scale.
@@ -32,6 +32,7 @@
 //                                   Vela's weight-changing rewrites (depth multiplier, 1x1 conv -> FC, first-layer stride 2).
 // Bad input throws npumap::common::UserError.
 
+#include <compare>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -119,6 +120,43 @@ std::int64_t mlw_encoded_stream_bytes(std::span<const std::int16_t> stream);
 
 /// Encodes a whole weight tensor as Vela 2.1 does after scheduling and returns the sizes.
 WeightEncoding encode_weights(const WeightEncodingInput& input);
+
+/// One way a mapping may encode a layer's weights (7.1 step 4): the traversal, the OFM depth of the
+/// block config, and whether the weights stream through a double buffer one block depth at a time
+/// (one brick per block depth, each with its own header and padding) or sit in one brick.
+struct WeightVariant {
+  WeightTraversal traversal = WeightTraversal::DepthFirst;
+  int block_depth = 16;
+  bool streamed = false;
+  friend bool operator==(const WeightVariant&, const WeightVariant&) = default;
+  friend auto operator<=>(const WeightVariant&, const WeightVariant&) = default;
+};
+
+/// One weight tensor prepared once (checked, zero point subtracted, transpose conv flipped) and
+/// encoded in any number of variants; encode() is const and may run concurrently.
+class WeightEncoder {
+ public:
+  /// Checks and prepares `input`; its traversal, ofm_block_depth and depth_step are not read.
+  explicit WeightEncoder(const WeightEncodingInput& input);
+  /// The variant that encodes exactly as `variant`: the block depth capped at O (a deeper block is
+  /// the whole depth), streaming only with a block shallower than O, and, for one brick whose
+  /// reordered stream cannot depend on the block depth (one IFM block and one sub-kernel, block
+  /// depths of whole micro-blocks), the whole depth. Equal canonical variants encode alike.
+  WeightVariant canonical(const WeightVariant& variant) const;
+  /// The sizes of `variant` (streamed: depth step = block depth; else one brick).
+  WeightEncoding encode(const WeightVariant& variant) const;
+  /// The sizes with an explicit block depth and depth step (0 = whole O), as encode_weights().
+  WeightEncoding encode_bricks(WeightTraversal traversal, int ofm_block_depth, int depth_step) const;
+  int ofm_depth() const { return o_; }
+
+ private:
+  std::vector<std::int16_t> w_;  ///< OHWI, zero point subtracted
+  int o_ = 0, kh_ = 1, kw_ = 1, ci_ = 0;
+  WeightBlockType type_ = WeightBlockType::Conv;
+  int ifm_bits_ = 8;
+  WeightAccelerator accel_;
+  int dilation_h_ = 1, dilation_w_ = 1;
+};
 
 /// Size of the packed bias/scale tensor (weight-encoding.md, "Bias and scale").
 struct BiasScaleSize {
