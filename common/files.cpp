@@ -1,15 +1,18 @@
 #include "common/files.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <system_error>
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -24,10 +27,84 @@ std::string mib_text(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 
 /// Closes a file descriptor on every path out.
 struct Fd {
   int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
   ~Fd() {
     if (fd >= 0) ::close(fd);
   }
+  int release() { return std::exchange(fd, -1); }
 };
+
+/// fsync of a folder, so a rename in it survives a crash. Errors are ignored: some file systems
+/// cannot sync a folder, and the data itself was synced.
+void sync_folder(const std::filesystem::path& folder) {
+  const std::string name = folder.empty() ? std::string(".") : folder.string();
+  Fd d(::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (d.fd >= 0) ::fsync(d.fd);
+}
+
+/// Renames `from` to `to` unless `to` exists (then fails with EEXIST). renameat2(RENAME_NOREPLACE)
+/// where the kernel and file system have it; elsewhere a folder claims the name with mkdir() and
+/// replaces that empty folder with rename(), a file with link() and unlink().
+int rename_no_replace(const std::filesystem::path& from, const std::filesystem::path& to, bool is_folder) {
+#if defined(__linux__) && defined(RENAME_NOREPLACE)
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return -1;
+#endif
+  if (is_folder) {
+    if (::mkdir(to.c_str(), 0700) != 0) return -1;
+    if (::rename(from.c_str(), to.c_str()) == 0) return 0;
+    const int err = errno;
+    ::rmdir(to.c_str());
+    errno = err;
+    return -1;
+  }
+  if (::link(from.c_str(), to.c_str()) != 0) return -1;
+  ::unlink(from.c_str());
+  return 0;
+}
+
+/// Writes and fsyncs `content` into a new file `tmp`; returns 0 or an errno.
+int write_synced(const std::filesystem::path& tmp, const std::string& content) {
+  // POSIX I/O so that every failure is seen (an ofstream can report success for a write that the
+  // close then fails on a full disk).
+  Fd f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (f.fd < 0) return errno;
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(f.fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : ENOSPC;
+    written += static_cast<std::size_t>(n);
+  }
+  // The data reaches the disk before the rename makes it visible (EINVAL/EROFS: nothing to sync).
+  if (::fsync(f.fd) != 0 && errno != EINVAL && errno != EROFS) return errno;
+  if (::close(f.release()) != 0) return errno;
+  return 0;
+}
+
+std::string temp_name(const std::filesystem::path& path) {
+  return path.string() + fmt::format(".tmp{}", static_cast<long>(::getpid()));
+}
+
+/// The pid in `text` at `pos` (digits up to the end or a '-'), or 0.
+long pid_at(const std::string& text, std::size_t pos) {
+  long pid = 0;
+  const char* begin = text.data() + pos;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(begin, end, pid);
+  if (ec != std::errc() || ptr == begin || (ptr != end && *ptr != '-')) return 0;
+  return pid;
+}
+
+bool process_gone(long pid) { return pid > 0 && pid != static_cast<long>(::getpid()) && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH; }
+
+[[noreturn]] void lost_race(const std::filesystem::path& folder, const std::string& key) {
+  throw UserError({folder.string(), 0, 0}, key, "the folder already holds a result (another run wrote it first)",
+                  "runs never overwrite each other: choose another --out or leave it out for a new timestamped folder");
+}
 
 }  // namespace
 
@@ -81,43 +158,73 @@ std::string read_input_file(const std::string& path) {
   return out;
 }
 
-void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
-  const std::filesystem::path tmp = path.string() + fmt::format(".tmp{}", static_cast<long>(::getpid()));
-  const auto fail = [&](const std::string& message, const std::string& hint) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw UserError({path.string(), 0, 0}, "", message, hint);
-  };
-  // POSIX I/O so that every failure is seen (an ofstream can report success for a write that the
-  // close then fails on a full disk).
-  Fd f;
-  f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (f.fd < 0) {
-    const int err = errno;
-    throw UserError({path.string(), 0, 0}, "", fmt::format("cannot write output file: {}", std::strerror(err)),
-                    "check the folder's permissions");
+std::string errno_hint(int err) {
+  switch (err) {
+    case ENOSPC: return "the file system is full: no free space or no free inodes";
+#ifdef EDQUOT
+    case EDQUOT: return "the disk quota (space or inodes) is used up";
+#endif
+    case EROFS: return "the file system is read-only";
+    case EACCES:
+    case EPERM: return "check the folder's permissions";
+    case ENAMETOOLONG: return "use shorter names";
+    case EMFILE:
+    case ENFILE: return "too many open files";
+    case EIO: return "an I/O error: check the disk";
+    case EFBIG: return "the file is over a file size limit (ulimit -f) or the file system's largest file";
+    default: return "check the path";
   }
-  std::size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(f.fd, content.data() + written, content.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail(fmt::format("writing failed: {}", std::strerror(n < 0 ? errno : ENOSPC)), "check free disk space");
-    written += static_cast<std::size_t>(n);
-  }
-  const int fd = f.fd;
-  f.fd = -1;
-  if (::close(fd) != 0) fail(fmt::format("writing failed: {}", std::strerror(errno)), "check free disk space");
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) fail("cannot rename the temporary output: " + ec.message(), "check the folder");
 }
 
-void check_output_folder_path(const std::filesystem::path& folder, const std::string& key) {
-  const std::string shown = folder.string();
+void write_file_atomic(const std::filesystem::path& path, const std::string& content, bool replace) {
+  const std::filesystem::path tmp = temp_name(path);
+  const auto fail = [&](int err, const std::string& what) {
+    ::unlink(tmp.c_str());
+    throw UserError({path.string(), 0, 0}, "", fmt::format("{}: {}", what, std::strerror(err)), errno_hint(err));
+  };
+  if (const int err = write_synced(tmp, content); err != 0) fail(err, "cannot write the output file");
+  if (replace) {
+    if (::rename(tmp.c_str(), path.c_str()) != 0) fail(errno, "cannot rename the temporary output");
+  } else if (rename_no_replace(tmp, path, false) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    if (err == EEXIST) throw UserError({path.string(), 0, 0}, "", "the file already exists", "remove it first, or choose another name");
+    throw UserError({path.string(), 0, 0}, "", fmt::format("cannot write the output file: {}", std::strerror(err)), errno_hint(err));
+  }
+  sync_folder(path.has_parent_path() ? path.parent_path() : std::filesystem::path("."));
+}
+
+void remove_stale_temporaries(const std::filesystem::path& folder, const std::vector<std::string>& names) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::directory_iterator it(folder.empty() ? fs::path(".") : folder, ec);
+  if (ec) return;
+  for (const fs::directory_entry& entry : it) {
+    const std::string name = entry.path().filename().string();
+    long pid = 0;
+    for (const std::string prefix : {".npumap-out-", ".npumap-probe-"}) {
+      if (name.rfind(prefix, 0) == 0) pid = pid_at(name, prefix.size());
+    }
+    for (const std::string& n : names) {
+      if (name.size() > n.size() + 4 && name.compare(0, n.size() + 4, n + ".tmp") == 0) pid = pid_at(name, n.size() + 4);
+    }
+    if (process_gone(pid)) fs::remove_all(entry.path(), ec);
+  }
+}
+
+std::filesystem::path without_trailing_slash(const std::filesystem::path& folder) {
+  std::string s = folder.string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return std::filesystem::path(s);
+}
+
+void check_output_folder_path(const std::filesystem::path& folder_in, const std::string& key) {
+  const std::string shown = folder_in.string();
   const auto fail = [&](const std::string& message, const std::string& hint) {
     throw UserError({shown, 0, 0}, key, message, hint);
   };
   if (shown.empty()) fail("empty output folder name", "give a folder name");
+  const std::filesystem::path folder = without_trailing_slash(folder_in);
   // Walk up to the nearest existing ancestor; stat() reports a symlink loop, a name too long and a
   // file in the way.
   std::filesystem::path existing = folder;
@@ -133,7 +240,7 @@ void check_output_folder_path(const std::filesystem::path& folder, const std::st
     if (err == ELOOP) fail("a symbolic link loop on the path", "check the links on the path");
     if (err == ENAMETOOLONG) fail("a name on the path is too long for the file system", "use shorter names");
     if (err == ENOTDIR) fail("a part of the path is a file, not a folder", "check the path");
-    if (err != ENOENT) fail(fmt::format("cannot use the path: {}", std::strerror(err)), "check the path");
+    if (err != ENOENT) fail(fmt::format("cannot use the path: {}", std::strerror(err)), errno_hint(err));
     if (existing.filename().empty() || existing == existing.parent_path()) break;
     to_create.push_back(existing.filename().string());
     existing = existing.parent_path();
@@ -151,42 +258,111 @@ void check_output_folder_path(const std::filesystem::path& folder, const std::st
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    fail(fmt::format("cannot create output files in `{}`: {}", base, std::strerror(err)), "check the folder's permissions");
+    fail(fmt::format("cannot create output files in `{}`: {}", base, std::strerror(err)), errno_hint(err));
   }
   ::close(fd);
   ::unlink(probe.c_str());
 }
 
-void write_folder_atomic(const std::filesystem::path& folder,
-                         const std::vector<std::pair<std::string, std::string>>& files, const std::string& key) {
+std::filesystem::path write_folder_atomic(const std::filesystem::path& folder_in, const std::vector<std::pair<std::string, std::string>>& files,
+                                          const std::string& key, bool numbered) {
   namespace fs = std::filesystem;
+  const fs::path folder = without_trailing_slash(folder_in);
+  const auto fail = [&](int err, const std::string& what) {
+    throw UserError({folder.string(), 0, 0}, key, fmt::format("{}: {}", what, std::strerror(err)), errno_hint(err));
+  };
+  std::vector<std::string> names;
+  for (const auto& f : files) names.push_back(f.first);
   std::error_code ec;
-  const bool holds_files = fs::is_directory(folder, ec) && !fs::is_empty(folder, ec);
+  const bool holds_files = !numbered && fs::is_directory(folder, ec) && !fs::is_empty(folder, ec);
   if (holds_files) {
-    for (const auto& [name, content] : files) write_file_atomic(folder / name, content);
-    return;
+    // File by file into a folder that holds other files: every file under a temporary name first;
+    // the first one (result.json) then claims the folder, never replacing one that is there.
+    remove_stale_temporaries(folder, names);
+    std::vector<fs::path> temps;
+    const auto drop_temps = [&] {
+      for (const fs::path& t : temps) ::unlink(t.c_str());
+    };
+    for (const auto& [name, content] : files) {
+      temps.push_back(temp_name(folder / name));
+      if (const int err = write_synced(temps.back(), content); err != 0) {
+        drop_temps();
+        fail(err, fmt::format("cannot write `{}`", name));
+      }
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const fs::path target = folder / files[i].first;
+      const int rc = i == 0 ? rename_no_replace(temps[i], target, false) : ::rename(temps[i].c_str(), target.c_str());
+      if (rc != 0) {
+        const int err = errno;
+        drop_temps();
+        if (i == 0 && err == EEXIST) lost_race(folder, key);
+        fail(err, fmt::format("cannot write `{}`", files[i].first));
+      }
+    }
+    sync_folder(folder);
+    return folder;
   }
   const fs::path parent = folder.has_parent_path() ? folder.parent_path() : fs::path(".");
   fs::create_directories(parent, ec);
-  if (ec) throw UserError({folder.string(), 0, 0}, key, "cannot create the output folder: " + ec.message(), "check the path");
-  const fs::path tmp = parent / fmt::format(".npumap-out-{}", static_cast<long>(::getpid()));
-  fs::remove_all(tmp, ec);
-  if (!fs::create_directory(tmp, ec) || ec) {
-    throw UserError({folder.string(), 0, 0}, key, "cannot create the output folder: " + ec.message(), "check the path");
+  if (ec) fail(ec.value(), "cannot create the output folder");
+  remove_stale_temporaries(parent);
+  // A private temporary folder: the pid and a counter make its name unique among live processes.
+  fs::path tmp;
+  for (int n = 0;; ++n) {
+    tmp = parent / fmt::format(".npumap-out-{}-{}", static_cast<long>(::getpid()), n);
+    if (::mkdir(tmp.c_str(), 0777) == 0) break;
+    if (errno != EEXIST || n > 1000) fail(errno, "cannot create the output folder");
   }
-  try {
-    for (const auto& [name, content] : files) write_file_atomic(tmp / name, content);
-  } catch (const UserError& e) {
-    fs::remove_all(tmp, ec);
-    throw UserError({folder.string(), 0, 0}, key, e.message(), e.hint());
+  const auto drop_tmp = [&] {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+  };
+  for (const auto& [name, content] : files) {
+    if (const int err = write_synced(tmp / name, content); err != 0) {
+      drop_tmp();
+      fail(err, fmt::format("cannot write `{}`", name));
+    }
   }
-  // rename() replaces an empty folder (--out made by hand) but never one that holds files.
-  fs::rename(tmp, folder, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    fs::remove_all(tmp, ec);
-    throw UserError({folder.string(), 0, 0}, key, "cannot create the output folder: " + why, "check the path");
+  sync_folder(tmp);
+  fs::path claimed = folder;
+  for (int n = 1;; ++n) {
+    claimed = n == 1 ? folder : fs::path(folder.string() + fmt::format("-{}", n));
+    if (rename_no_replace(tmp, claimed, true) == 0) break;
+    int err = errno;
+    if (err == EEXIST && !numbered) {
+      // An empty folder made by hand is replaced (rename() replaces an empty folder, never one that
+      // holds files): of two runs racing for it, one gets it and the other ENOTEMPTY.
+      if (::rename(tmp.c_str(), claimed.c_str()) == 0) break;
+      err = errno;
+      drop_tmp();
+      if (err == ENOTEMPTY || err == EEXIST) lost_race(folder, key);
+      fail(err, "cannot create the output folder");
+    }
+    if ((err == EEXIST || err == ENOTEMPTY) && numbered && n < 100000) continue;
+    drop_tmp();
+    fail(err, "cannot create the output folder");
   }
+  sync_folder(parent);
+  return claimed;
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+FolderLock lock_folder(const std::filesystem::path& folder, const std::string& key, const std::string& message,
+                       const std::string& hint) {
+  Fd d(::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (d.fd < 0) {
+    const int err = errno;
+    throw UserError({folder.string(), 0, 0}, key, fmt::format("cannot open the folder: {}", std::strerror(err)), errno_hint(err));
+  }
+  if (::flock(d.fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) throw UserError({folder.string(), 0, 0}, key, message, hint);
+    return FolderLock();  // no locks on this file system (ENOLCK, EINVAL): go on without
+  }
+  return FolderLock(d.release());
 }
 
 }  // namespace npumap::common

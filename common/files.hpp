@@ -6,8 +6,12 @@
 // make the tool allocate more than the limit. The limit is 16 MiB, overridable with the environment
 // variable NPUMAP_MAX_INPUT_MIB (docs/user-guide.md).
 //
-// Outputs: nothing is ever half-written: write a temporary file in the same folder, then rename it
-// over the target (a rename within one file system is atomic); a failed write removes its temporary.
+// Outputs: nothing is ever half-written, and nothing another process wrote is overwritten: files
+// are written under a temporary name, flushed to the disk (fsync), renamed into place, and then the
+// folder is flushed too. A new output folder is written as a whole into a private temporary folder
+// and renamed to its name only if that name is still free (renameat2 RENAME_NOREPLACE, or mkdir() +
+// rename() where the file system lacks it), so two runs racing for one folder end with one result
+// and one one-line error, never with one overwriting the other.
 
 #include <cstddef>
 #include <filesystem>
@@ -28,21 +32,62 @@ std::size_t max_input_bytes();
 /// over max_input_bytes() throws UserError naming it, before more than the limit is read.
 std::string read_input_file(const std::string& path);
 
-/// Writes `content` to `path` through a temporary file in the same folder and a rename; on failure
-/// the temporary file is removed and a UserError names the path.
-void write_file_atomic(const std::filesystem::path& path, const std::string& content);
+/// The hint for a failed create or write: a full file system (no free space or no free inodes), a
+/// used-up quota, a read-only file system, missing permissions, ...
+std::string errno_hint(int err);
+
+/// Writes `content` to `path` through a temporary file `<path>.tmp<pid>` in the same folder
+/// (fsync'ed), a rename and an fsync of the folder; on failure the temporary file is removed and a
+/// UserError names the path. With `replace` false an existing `path` is never replaced: the
+/// UserError says it already exists (also when another process created it while this one wrote).
+void write_file_atomic(const std::filesystem::path& path, const std::string& content, bool replace = true);
+
+/// Removes what killed processes of this tool left in `folder`: temporary output folders
+/// (`.npumap-out-<pid>-<n>`), probe files (`.npumap-probe-<pid>`) and `<name>.tmp<pid>` files of the
+/// given names, each only when the process <pid> no longer exists. Errors are ignored.
+void remove_stale_temporaries(const std::filesystem::path& folder, const std::vector<std::string>& names = {});
+
+/// `folder` without trailing slashes ("out/" -> "out"; "/" stays).
+std::filesystem::path without_trailing_slash(const std::filesystem::path& folder);
 
 /// Checks, before any work is done, that the output folder `folder` can be created, or written if
 /// it exists: every name on the path fits the file system, no symlink loop or file is in the way,
 /// and the folder (or its nearest existing parent) is writable (a probe file is created and removed).
-/// Throws UserError naming the folder and `key` (e.g. "--out") otherwise.
+/// A trailing slash is allowed. Throws UserError naming the folder and `key` (e.g. "--out") otherwise.
 void check_output_folder_path(const std::filesystem::path& folder, const std::string& key);
 
-/// Writes a whole output folder in one step: the files go into a temporary folder next to it, which
-/// is then renamed to `folder` (so a killed run leaves either all files or none). When `folder`
-/// already exists and holds files, each file is written atomically instead, in the given order. On
-/// any failure the temporaries are removed and a UserError names the path.
-void write_folder_atomic(const std::filesystem::path& folder,
-                         const std::vector<std::pair<std::string, std::string>>& files, const std::string& key);
+/// Writes a whole output folder and returns its name (so a killed run leaves all files or none).
+///   - `folder` does not exist or is an empty folder: the files go into a private temporary folder
+///     next to it (`.npumap-out-<pid>-<n>`), which is renamed to `folder` only if that is still free
+///     (or still empty). With `numbered`, a taken name is not an error: folder-2, folder-3, ... are
+///     tried in turn (the default `runs/<timestamp>` folders of concurrent runs).
+///   - `folder` exists and holds other files: every file is written under a temporary name first;
+///     the first file (result.json) then claims the folder and never replaces an existing one.
+/// A name another process took first is a UserError (`key`: the folder already holds a result). On
+/// any failure the temporaries are removed.
+std::filesystem::path write_folder_atomic(const std::filesystem::path& folder,
+                                          const std::vector<std::pair<std::string, std::string>>& files,
+                                          const std::string& key, bool numbered = false);
+
+/// An exclusive lock on a folder for as long as the object lives: flock() on the folder itself, so
+/// nothing is left behind by a killed process (the kernel drops the lock with the process).
+class FolderLock {
+ public:
+  FolderLock() = default;
+  explicit FolderLock(int fd) : fd_(fd) {}
+  FolderLock(FolderLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  FolderLock& operator=(FolderLock&&) = delete;
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+  ~FolderLock();
+
+ private:
+  int fd_ = -1;
+};
+
+/// Locks `folder` (which exists) against other processes of this tool; a folder another process has
+/// locked is a UserError (`key`, `message`, `hint`). Where the file system has no locks, no lock.
+FolderLock lock_folder(const std::filesystem::path& folder, const std::string& key, const std::string& message,
+                       const std::string& hint);
 
 }  // namespace npumap::common

@@ -143,17 +143,25 @@ int run_list(const std::string& what, std::ostream& out) {
 
 /// `mapper import`: the model lowered for the arch's accelerator, written as workload YAML (atomically).
 int run_import(const std::string& model, const std::string& out_path, const std::string& arch_spec, bool rewrites,
-               std::ostream& out) {
+               bool force, std::ostream& out) {
+  if (out_path.empty()) throw common::UserError({}, "--out", "empty output file name", "give the workload YAML file to write");
+  std::error_code ec;
+  if (!force && std::filesystem::exists(out_path, ec)) {
+    throw common::UserError({out_path, 0, 0}, "--out", "the file already exists", "pass --force to replace it, or choose another name");
+  }
   const arch::Arch arch = arch::load_arch(arch_spec);
   tflite::ImportOptions options;
   options.accelerator_config = arch.accel.name;
   options.vela_rewrites = rewrites;
   const tflite::ImportedModel imported = tflite::import_tflite(model, options);
   try {
-    common::write_file_atomic(out_path, imported.yaml);
-  } catch (const std::exception& e) {
-    throw common::UserError({out_path, 0, 0}, "--out", fmt::format("cannot write the workload: {}", e.what()),
-                            "choose a writable path");
+    // Without --force, never over a file another process created meanwhile either.
+    common::write_file_atomic(out_path, imported.yaml, force);
+  } catch (const common::UserError& e) {
+    if (e.message() == "the file already exists") {
+      throw common::UserError({out_path, 0, 0}, "--out", e.message(), "pass --force to replace it, or choose another name");
+    }
+    throw common::UserError({out_path, 0, 0}, "--out", fmt::format("cannot write the workload: {}", e.message()), e.hint());
   }
   const workloads::Workload& w = imported.workload;
   int cpu = 0;
@@ -321,6 +329,7 @@ struct ImportArgs {
   std::string out;
   std::string arch = "ethos-u55-256";
   bool no_rewrites = false;
+  bool force = false;
 };
 struct SweepArgs {
   CLI::App* command = nullptr;
@@ -435,6 +444,7 @@ void add_small_commands(CLI::App& app, EvalArgs& e, ListArgs& l, ShowArgs& s, Im
   i.command->add_option("--out,-o", i.out, "Workload YAML file to write")->required();
   i.command->add_option("--arch,-a", i.arch, "Arch preset or file whose accelerator the lowering targets")->capture_default_str();
   i.command->add_flag("--no-vela-rewrites", i.no_rewrites, "Keep the graph as written (no Vela graph rewrites)");
+  i.command->add_flag("--force,-f", i.force, "Replace the --out file if it exists");
 }
 
 /// `mapper sweep`.
@@ -563,6 +573,14 @@ int run_cli(int argc, char** argv) {
   const std::atomic<bool>& interrupted = interrupt_flag();
   try {
     if (mapping.internal_error_test) throw std::logic_error("test hook: --internal-error-test");
+    // `--out ''` is a mistake (an unset shell variable), not a request for the default folder.
+    for (const CLI::App* command : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(sweep.command)}) {
+      const CLI::Option* out = command->get_option_no_throw("--out");
+      if (out != nullptr && out->count() > 0 && out->as<std::string>().empty()) {
+        throw common::UserError({}, "--out", "empty output folder name",
+                                "give a folder name, or leave --out out for a new folder under runs/");
+      }
+    }
     if (eval.command->parsed()) {
       if (eval.block_configs) {
         return eval::run_eval_block_configs(eval.options.input_path, eval.options.check, eval.options.output_path, std::cout,
@@ -572,7 +590,7 @@ int run_cli(int argc, char** argv) {
     }
     if (list.command->parsed()) return run_list(list.what, std::cout);
     if (show.command->parsed()) return run_show(show.path, show.format, show.point, show.verbose, std::cout);
-    if (import.command->parsed()) return run_import(import.model, import.out, import.arch, !import.no_rewrites, std::cout);
+    if (import.command->parsed()) return run_import(import.model, import.out, import.arch, !import.no_rewrites, import.force, std::cout);
     if (sweep.command->parsed()) return run_sweep_command(sweep, worker_threads, interrupted);
     return run_mapping_command(mapping, worker_threads, interrupted);
   } catch (const common::UserError& e) {

@@ -3,6 +3,8 @@
 #include <csignal>
 #include <mutex>
 
+#include <signal.h>
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -11,7 +13,17 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
+/// First SIGINT or SIGTERM: ask the run to stop (it writes its partial result). Second: the default
+/// action, so a user can always end the process. Only async-signal-safe calls.
+extern "C" void on_stop_signal(int sig) {
+  if (g_interrupted.exchange(true)) {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    ::sigaction(sig, &dfl, nullptr);
+    ::raise(sig);
+  }
+}
 
 }  // namespace
 
@@ -24,7 +36,12 @@ void set_up_process() {
     spdlog::set_default_logger(logger);
     spdlog::set_pattern("[%l] %v");
     spdlog::set_level(spdlog::level::err);
-    std::signal(SIGINT, on_sigint);
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;  // as std::signal: interrupted reads and writes resume
+    ::sigaction(SIGINT, &sa, nullptr);
+    ::sigaction(SIGTERM, &sa, nullptr);
   });
 }
 

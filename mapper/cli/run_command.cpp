@@ -22,6 +22,7 @@
 
 #include "arch/arch_loader.hpp"
 #include "arch/vela_config.hpp"
+#include "common/files.hpp"
 #include "common/stop_token.hpp"
 #include "mapper/report/progress_line.hpp"
 #include "mapper/report/report.hpp"
@@ -36,10 +37,12 @@
 namespace npumap::cli {
 namespace {
 
-/// Folder for this run's files: the given one, or runs/<timestamp>[-n] that does not exist yet.
+/// Folder for this run's files: the given one (without trailing slashes), or runs/<timestamp> (the
+/// first of runs/<timestamp>[-n] free now; the name is claimed only when the files are written, and
+/// a run that finds it taken then takes the next free one).
 std::filesystem::path output_folder(const std::string& requested) {
   namespace fs = std::filesystem;
-  if (!requested.empty()) return fs::path(requested);
+  if (!requested.empty()) return common::without_trailing_slash(fs::path(requested));
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
@@ -47,7 +50,8 @@ std::filesystem::path output_folder(const std::string& requested) {
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
   fs::path base = fs::path("runs") / stamp;
   fs::path candidate = base;
-  for (int n = 2; fs::exists(candidate); ++n) candidate = fs::path(base.string() + fmt::format("-{}", n));
+  std::error_code ec;
+  for (int n = 2; fs::exists(candidate, ec); ++n) candidate = fs::path(base.string() + fmt::format("-{}", n));
   return candidate;
 }
 
@@ -135,8 +139,9 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
                         std::chrono::duration<double>(*options.time_limit_s));
   }
   const common::StopToken stop(interrupt, deadline);
+  const bool numbered = options.out_dir.empty();
   const std::filesystem::path folder = output_folder(options.out_dir);
-  report::check_output_folder(folder);
+  report::check_output_folder(folder, numbered);
   const arch::VelaConfig vela(options.config_files);
   const arch::Arch arch = load_run_arch(options, vela);
   // A bare name ("resnet18") is a zoo workload, as in sweep specs.
@@ -225,7 +230,8 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   run.time_limit_s = options.time_limit_s;
   const nlohmann::ordered_json document = report::result_document(run, arch, workload, search_options, result);
 
-  const std::vector<std::string> written = report::write_outputs(folder, document);
+  std::filesystem::path written_folder;
+  const std::vector<std::string> written = report::write_outputs(folder, document, numbered, &written_folder);
   if (options.verbosity >= 0) {
     report::TextOptions text;
     text.verbose = options.verbosity >= 1;
@@ -235,7 +241,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
       case Format::Csv: out << report::render_csv(document); break;
     }
     if (options.format == Format::Text) {
-      out << "\n" << report::render_written(folder, written);
+      out << "\n" << report::render_written(written_folder, written);
     }
   }
   return report::exit_status(result.status);

@@ -241,9 +241,10 @@ std::string render_svg(const Json& r) {
   return out;
 }
 
-void check_output_folder(const std::filesystem::path& folder) {
+void check_output_folder(const std::filesystem::path& folder, bool numbered) {
   // A name too long, a symlink loop, a read-only folder: found before the mapping runs, not after.
   common::check_output_folder_path(folder, "--out");
+  if (numbered) return;  // a default folder taken meanwhile just gets the next number
   std::error_code ec;
   if (std::filesystem::exists(folder / "result.json", ec)) {
     throw common::UserError({folder.string(), 0, 0}, "--out", "the folder already holds a result",
@@ -298,7 +299,8 @@ std::string document_text(const Json& result) {
   return result.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-std::vector<std::string> write_outputs(const std::filesystem::path& folder, const Json& result) {
+std::vector<std::string> write_outputs(const std::filesystem::path& folder, const Json& result, bool numbered,
+                                       std::filesystem::path* written_to) {
   // One folder, renamed into place once; result.json first in case the folder already holds files.
   // A per-layer run (--per-layer) has no front: result.json holds the stage, and there is nothing
   // for front.csv, front.svg, layers.csv or Vela's CSV files to show.
@@ -309,7 +311,8 @@ std::vector<std::string> write_outputs(const std::filesystem::path& folder, cons
     files.push_back({"layers.csv", render_layers_csv(result, chosen_point(result))});
     for (auto& vela_file : render_vela_csvs(result)) files.push_back(std::move(vela_file));  // Vela's CSV files
   }
-  common::write_folder_atomic(folder, files, "--out");
+  const std::filesystem::path claimed = common::write_folder_atomic(folder, files, "--out", numbered);
+  if (written_to != nullptr) *written_to = claimed;
   std::vector<std::string> names;
   for (const auto& f : files) names.push_back(f.first);
   return names;

@@ -40,13 +40,19 @@ std::string render_svg(const nlohmann::ordered_json& result);
 
 /// Throws common::UserError if `folder` already holds a result (runs never overwrite each other) or
 /// could not be created or written (common::check_output_folder_path); called before the mapping runs.
-void check_output_folder(const std::filesystem::path& folder);
+/// A `numbered` folder (the default runs/<timestamp>) is not checked for a result: if another run
+/// takes its name meanwhile, write_outputs takes the next free number.
+void check_output_folder(const std::filesystem::path& folder, bool numbered = false);
 /// The document as result.json text (indent 1); any invalid UTF-8 in a name (e.g. a path given on
 /// the command line) is written as U+FFFD rather than failing the run.
 std::string document_text(const nlohmann::ordered_json& result);
 /// Writes result.json, front.csv, front.svg, layers.csv (of the chosen point) and, when there is a
 /// chosen point, Vela's two CSV files (vela_csv.hpp) as one folder (common::write_folder_atomic);
-/// a per-layer run (no front) only result.json. Returns the names of the files written, in order.
-std::vector<std::string> write_outputs(const std::filesystem::path& folder, const nlohmann::ordered_json& result);
+/// a per-layer run (no front) only result.json. Returns the names of the files written, in order,
+/// and sets `*written_to` (when given) to the folder written: `folder`, or with `numbered`, the first
+/// free of folder, folder-2, folder-3, ... at the time of writing. A `folder` another process
+/// claimed first (not `numbered`) is a one-line common::UserError, never an overwrite.
+std::vector<std::string> write_outputs(const std::filesystem::path& folder, const nlohmann::ordered_json& result,
+                                       bool numbered = false, std::filesystem::path* written_to = nullptr);
 
 }  // namespace npumap::report

@@ -21,7 +21,9 @@
 #include <iostream>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -284,7 +286,11 @@ std::map<std::size_t, Json> read_journal(const fs::path& journal, const SweepSpe
 
 Journal::Journal(const fs::path& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw common::UserError({path.string(), 0, 0}, "--out", "cannot open the sweep journal", "check the folder's permissions");
+  if (fd_ < 0) {
+    const int err = errno;
+    throw common::UserError({path.string(), 0, 0}, "--out", fmt::format("cannot open the sweep journal: {}", std::strerror(err)),
+                            common::errno_hint(err));
+  }
 }
 
 Journal::~Journal() {
@@ -299,7 +305,9 @@ void Journal::append(const std::string& line) {
     const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw common::UserError({path_.string(), 0, 0}, "", "writing the sweep journal failed", "check free disk space");
+      const int err = errno;
+      throw common::UserError({path_.string(), 0, 0}, "", fmt::format("writing the sweep journal failed: {}", std::strerror(err)),
+                              common::errno_hint(err));
     }
     done += static_cast<std::size_t>(n);
   }
@@ -325,7 +333,18 @@ SweepRun open_sweep_run(const SweepOptions& options, SweepSpec spec_loaded) {
   run.folder = folder;
   std::error_code ec;
   fs::create_directories(folder, ec);
-  if (ec) throw common::UserError({folder.string(), 0, 0}, "--out", "cannot create the output folder: " + ec.message(), "check the path");
+  if (ec) {
+    throw common::UserError({folder.string(), 0, 0}, "--out", "cannot create the output folder: " + ec.message(),
+                            common::errno_hint(ec.value()));
+  }
+  // Two sweeps on one folder would interleave their journals and final files: the second one stops.
+  run.lock = std::make_shared<common::FolderLock>(common::lock_folder(
+      folder, "--out", "another mapper sweep is writing into this folder",
+      "wait for it to finish (a rerun then resumes), or choose another --out"));
+  // Temporaries of the final files or the journal a killed run was writing (its pid is gone).
+  std::vector<std::string> ours(kFinalFiles.begin(), kFinalFiles.end());
+  ours.push_back(kJournalFile);
+  common::remove_stale_temporaries(folder, ours);
   run.journal_path = folder / kJournalFile;
   if (options.restart) {
     fs::remove(run.journal_path, ec);

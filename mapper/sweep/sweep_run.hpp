@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <ostream>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/files.hpp"
 #include "mapper/sweep/sweep.hpp"
 #include "mapper/sweep/sweep_spec.hpp"
 
@@ -30,6 +32,7 @@ struct SweepRun {
   std::map<std::size_t, nlohmann::ordered_json> records;  ///< by point index, as read back from text
   std::size_t resumed = 0;                                ///< records found in the journal
   std::vector<std::size_t> remaining;                     ///< point indices, in the order to hand out
+  std::shared_ptr<common::FolderLock> lock;               ///< the folder, held against other sweeps while this run lives
 };
 
 /// Loads and checks the spec (every check before any work), creates the output folder (default
