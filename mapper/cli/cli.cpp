@@ -414,6 +414,8 @@ void add_mapping_options(CLI::App& app, MappingArgs& a) {
       ->capture_default_str();
   app.add_flag("--no-fusion", a.run.no_fusion, "Forbid layer fusion through SRAM rolling buffers");
   app.add_flag("--per-layer", a.run.per_layer, "Stop after the per-layer stage; report each layer's front size, best cycles and keep rates");
+  app.add_flag("--baseline-only", a.run.baseline_only,
+               "Only Vela 2.1's schedule (docs/design/vela-schedule.md): a fast estimate, reported as a one-point front");
   app.add_flag("-v,--verbose", a.verbose,
                "Log the effective configuration and per-stage timings, and report every layer's keep rates by "
                "filter (-vv: also each join step)");

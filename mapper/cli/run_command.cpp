@@ -182,6 +182,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   search_options.fusion = !options.no_fusion;
   search_options.tolerance = options.tolerance;
   search_options.per_layer_only = options.per_layer;
+  search_options.baseline_only = options.baseline_only;
   search_options.threads = options.threads;
 
   search::SearchProgress progress;

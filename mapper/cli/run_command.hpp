@@ -46,6 +46,7 @@ struct RunOptions {
   Format format = Format::Text;            ///< report format on stdout
   bool no_fusion = false;                  ///< forbid layer fusion (rolling buffers)
   bool per_layer = false;                  ///< stop after the per-layer stage and report it
+  bool baseline_only = false;              ///< find only Vela's schedule (no join of the whole mapspace)
   int verbosity = 0;                       ///< -1 quiet, 0 normal, 1 verbose (-v), 2 per join step (-vv)
 };
 

@@ -252,22 +252,22 @@ void check_output_folder(const std::filesystem::path& folder, bool numbered) {
   }
 }
 
-std::string render_layers_csv(const Json& r, std::size_t point) {
+namespace {
+
+/// layers.csv of these layer mappings, with `live` (if not null) the SRAM in use per layer.
+std::string layers_csv(const std::vector<const Json*>& layers, const Json* live) {
   std::string out =
       "layer,op,ofm_shape,cycles,bound_by,npu_cycles,sram_cycles,dram_cycles,onchip_flash_cycles,offchip_flash_cycles,"
       "macs,macs_per_cycle,utilisation,latency_ms,sram_bytes,dram_bytes,onchip_flash_bytes,offchip_flash_bytes,"
       "reserved_sram_bytes,live_sram_bytes,block_config,traversal,weights,bias,tensors,fused_with_previous,fused_with_next,"
       "cpu_operator\n";
-  if (!r.contains("front") || point >= r["front"].size()) return out;
   const auto field = [](const std::string& v) {
     if (v.find_first_of(",\"\n") == std::string::npos) return v;
     std::string q = "\"";
     for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
-  const Json& p = r["front"][point];
-  const std::vector<const Json*> layers = point_layers(r, p);
-  const bool have_live = p.contains("sram_in_use_bytes") && p["sram_in_use_bytes"].size() == layers.size();
+  const bool have_live = live != nullptr && live->is_array() && live->size() == layers.size();
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const Json& l = *layers[i];
     const Json none = Json::object();
@@ -286,13 +286,29 @@ std::string render_layers_csv(const Json& r, std::size_t point) {
                        num(cyc, "DramAccess"), num(cyc, "OnChipFlashAccess"), num(cyc, "OffChipFlashAccess"),
                        l.value("macs", std::int64_t{0}), num(l, "macs_per_cycle"), num(l, "utilisation"), num(l, "latency_ms"),
                        num(bytes, "Sram"), num(bytes, "Dram"), num(bytes, "OnChipFlash"), num(bytes, "OffChipFlash"),
-                       num(l, "sram_bytes"), have_live ? fmt::format("{}", p["sram_in_use_bytes"][i].get<double>()) : std::string(),
+                       num(l, "sram_bytes"), have_live ? fmt::format("{}", (*live)[i].get<double>()) : std::string(),
                        block, l.value("traversal", std::string()), l.value("weights", std::string()),
                        l.value("bias", std::string()), field(tensors), l.value("fused_with_previous", false) ? 1 : 0,
                        l.value("fused_with_next", false) ? 1 : 0,
                        l.contains("cpu") ? field(l["cpu"].value("operator", std::string())) : std::string());
   }
   return out;
+}
+
+}  // namespace
+
+std::string render_layers_csv(const Json& r, std::size_t point) {
+  if (!r.contains("front") || point >= r["front"].size()) return layers_csv({}, nullptr);
+  const Json& p = r["front"][point];
+  return layers_csv(point_layers(r, p), p.contains("sram_in_use_bytes") ? &p["sram_in_use_bytes"] : nullptr);
+}
+
+std::string render_vela_layers_csv(const Json& r) {
+  if (!r.contains("vela_baseline")) return layers_csv({}, nullptr);
+  const Json& v = r["vela_baseline"];
+  std::vector<const Json*> layers;
+  for (const Json& l : v["layers"]) layers.push_back(&l);
+  return layers_csv(layers, v.contains("sram_in_use_bytes") ? &v["sram_in_use_bytes"] : nullptr);
 }
 
 std::string document_text(const Json& result) {
@@ -309,6 +325,7 @@ std::vector<std::string> write_outputs(const std::filesystem::path& folder, cons
     files.push_back({"front.csv", render_csv(result)});
     files.push_back({"front.svg", render_svg(result)});
     files.push_back({"layers.csv", render_layers_csv(result, chosen_point(result))});
+    if (result.contains("vela_baseline")) files.push_back({"layers_vela.csv", render_vela_layers_csv(result)});
     for (auto& vela_file : render_vela_csvs(result)) files.push_back(std::move(vela_file));  // Vela's CSV files
   }
   const std::filesystem::path claimed = common::write_folder_atomic(folder, files, "--out", numbered);

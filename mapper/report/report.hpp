@@ -33,6 +33,8 @@ std::string render_csv(const nlohmann::ordered_json& result);
 /// one that bounds it, MACs and utilisation, bytes per memory, block config, traversal, placements and
 /// fusion. Only the header when the result has no such point.
 std::string render_layers_csv(const nlohmann::ordered_json& result, std::size_t point);
+/// layers.csv of Vela's schedule (result.json's vela_baseline; the header only without one).
+std::string render_vela_layers_csv(const nlohmann::ordered_json& result);
 /// The per-layer table, time and totals of one front point (`mapper show --point N`); empty if absent.
 std::string render_point_text(const nlohmann::ordered_json& result, std::size_t point);
 /// front.svg: cycles vs off-chip bytes, SRAM as colour, chosen and no-fusion points marked.

@@ -201,6 +201,7 @@ Json provenance_json(const RunProvenance& run, const SearchOptions& options) {
   provenance["options"] = {{"keep_pareto", run.keep_pareto}, {"objectives", objectives},
                            {"no_fusion", !options.fusion}, {"tolerance", options.tolerance},
                            {"per_layer", run.per_layer},
+                           {"baseline_only", options.baseline_only},
                            {"time_limit_s", run.time_limit_s ? Json(*run.time_limit_s) : Json(nullptr)}};
   if (!run.optimise.empty()) provenance["options"]["optimise"] = run.optimise;
   return provenance;
@@ -266,6 +267,33 @@ Json per_layer_json(const arch::Arch& arch, const workloads::Workload& workload,
     per_layer.push_back(lj);
   }
   return per_layer;
+}
+
+/// Vela's schedule (vela_schedule.hpp): its costs, its layers, and the best front point overall and
+/// among those using no more SRAM than it (null if none does).
+void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Workload& workload, const SearchResult& r,
+                       const std::vector<FrontPoint>& points) {
+  const FrontPoint& v = r.vela->point;
+  const FrontMappings mappings = front_mappings(arch, workload, r.stage, r.vela->problem, {&v}, 0);
+  Json layers = Json::array();
+  for (const std::uint32_t i : mappings.points[0].layers) layers.push_back(layer_mapping_json(arch, workload, mappings.layers[i]));
+  Json best = nullptr, best_at_sram = nullptr;
+  for (const FrontPoint& p : points) {
+    if (best.is_null() || p.cycles < best.get<double>()) best = p.cycles;
+    if (p.peak_sram_bytes <= v.peak_sram_bytes && (best_at_sram.is_null() || p.cycles < best_at_sram.get<double>()))
+      best_at_sram = p.cycles;
+  }
+  Json live = nullptr;
+  if (const auto& memory = mappings.points[0].memory) live = memory->sram_bytes;
+  result["vela_baseline"] = {{"scheduler", "Vela 2.1 default (pass-level; see docs/design/vela-schedule.md)"},
+                             {"cycles", v.cycles},
+                             {"offchip_bytes", v.offchip_bytes},
+                             {"sram_bytes", v.peak_sram_bytes},
+                             {"energy_pj", v.energy_pj},
+                             {"front_best_cycles", best},
+                             {"front_best_cycles_within_sram", best_at_sram},
+                             {"sram_in_use_bytes", std::move(live)},
+                             {"layers", std::move(layers)}};
 }
 
 /// The join's part of the document: its steps, the kept front points with their layer mappings, the
@@ -340,6 +368,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   if (!run.optimise.empty() && !points.empty()) {
     result["chosen_by"] = run.optimise == "Size" ? "least SRAM, --optimise Size" : "least cycles, --optimise Performance";
   }
+  if (r.vela) add_vela_baseline(result, arch, workload, r, points);
   if (r.unfused) {
     const FrontPoint& u = r.unfused->best;
     result["no_fusion"] = {{"cycles", u.cycles}, {"offchip_bytes", u.offchip_bytes},
@@ -559,6 +588,7 @@ void check_result_document(const Json& r, const std::string& file) {
     count_if(r, "front_size", root, kInt);
   }
   if (r.contains("no_fusion")) object(r["no_fusion"], root.key("no_fusion"));
+  if (r.contains("vela_baseline")) object(r["vela_baseline"], root.key("vela_baseline"));
   if (r.contains("front_is_partial")) boolean(r["front_is_partial"], root.key("front_is_partial"));
   if (r.contains("join")) {
     const At j = root.key("join");

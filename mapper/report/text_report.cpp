@@ -470,6 +470,24 @@ std::string no_fusion_block(const Json& r, const Json& p) {
   return out;
 }
 
+/// Vela's schedule and what the front gains over it (result.json's vela_baseline).
+std::string vela_block(const Json& r) {
+  if (!r.contains("vela_baseline")) return {};
+  const Json& v = r["vela_baseline"];
+  const double clock = clock_hz(r), cycles = num(v, "cycles");
+  const auto gain = [&](const char* key) {
+    return v[key].is_null() ? std::string("n/a") : change(cycles, v[key].get<double>());
+  };
+  return wrap("Vela 2.1 would choose: ",
+              {fmt::format("{} cycles,", common::format_si(cycles)),
+               clock > 0.0 ? fmt::format("{} ms,", total_ms_text(cycles / clock * 1e3)) : std::string("n/a ms,"),
+               fmt::format("{} SRAM,", common::format_bytes(num(v, "sram_bytes"))),
+               fmt::format("{} off-chip;", common::format_bytes(num(v, "offchip_bytes"))),
+               fmt::format("best here: {} latency;", gain("front_best_cycles")),
+               fmt::format("at <= Vela's SRAM: {} latency", gain("front_best_cycles_within_sram"))},
+              " ", "  ");
+}
+
 /// No front: why (the run was stopped, or nothing fits).
 std::string outcome_block(const Json& r) {
   std::string out;
@@ -619,6 +637,7 @@ std::string render_text(const Json& r, const TextOptions& options) {
     out += point_blocks(r, p);
     out += front_block(r);
     out += no_fusion_block(r, p);
+    out += vela_block(r);
   } else {
     out += outcome_block(r);
   }

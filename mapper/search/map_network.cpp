@@ -32,7 +32,17 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     for (const auto& g : lr.groups) rows += g.rows.size();
     some_layer_empty = some_layer_empty || rows == 0;
   }
-  if (!options.per_layer_only && !some_layer_empty) {
+  if (options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial) {
+    // Vela's point is the whole answer: its problem and a one-point front, so every report shows it.
+    r.vela = vela_schedule(arch, w, r.stage, stop);
+    r.joined = JoinResult{};
+    if (r.vela) {
+      r.problem = r.vela->problem;
+      r.joined->front.push_back(r.vela->point);
+    } else {
+      r.partial = stop.stop_requested();
+    }
+  } else if (!options.per_layer_only && !some_layer_empty) {
     JoinProblem problem = make_join_problem(arch, w, r.stage, options.fusion);
     JoinOptions join_options;
     join_options.objectives = options.objectives;
@@ -78,6 +88,8 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
       if (!unfused->front.empty()) r.unfused = UnfusedSummary{unfused->front[0]};
     }
   }
+  if (options.vela_baseline && !options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial)
+    r.vela = vela_schedule(arch, w, r.stage, stop);
   if (r.partial) {
     r.status = SearchStatus::Interrupted;
   } else if (some_layer_empty || (r.joined && r.joined->front.empty())) {

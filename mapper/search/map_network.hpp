@@ -15,6 +15,7 @@
 #include "mapper/search/keep_rates.hpp"
 #include "mapper/search/objectives.hpp"
 #include "mapper/search/stage.hpp"
+#include "mapper/search/vela_schedule.hpp"
 #include "workloads/workload.hpp"
 
 namespace npumap::search {
@@ -33,6 +34,9 @@ struct SearchOptions {
   int threads = 0;
   std::uint32_t chunk_size = 128;   ///< block configs evaluated between Pareto merges and stop checks
   bool share_layers = true;         ///< compute identical layers once (off: to measure the saving)
+  bool vela_baseline = true;        ///< also find Vela's schedule (vela_schedule.hpp) for the reports
+  /// Find only Vela's schedule: no join of the whole mapspace; the "front" is Vela's point alone.
+  bool baseline_only = false;
 };
 
 /// Live counters of a search for a progress display: the per-layer stage, then the joins.
@@ -62,6 +66,7 @@ struct SearchResult {
   std::optional<JoinProblem> problem;
   std::optional<JoinResult> joined;
   std::optional<UnfusedSummary> unfused;  ///< when compared and a mapping without fusion exists
+  std::optional<VelaBaseline> vela;     ///< Vela's schedule, when asked for and one fits
   KeepRates keep_rates;                 ///< the stage's overall rates with the join's causes applied
   bool partial = false;                 ///< stopped by the stop token somewhere
   SearchStatus status = SearchStatus::Ok;
