@@ -48,6 +48,24 @@ std::vector<PmappingGroup> vela_groups(const std::vector<PmappingGroup>& groups,
 
 }  // namespace
 
+VelaWeights vela_weights(const arch::Arch& arch) {
+  VelaWeights w;
+  // Vela's bandwidth weights per memory: DRAM 10, on-chip flash 2, off-chip flash 20; our off-chip
+  // bytes are those of the permanent storage and, when the arena is off-chip, the feature maps.
+  switch (arch.permanent_storage) {
+    case arch::MemArea::Dram: w.offchip_byte = 10.0; break;
+    case arch::MemArea::OnChipFlash: w.offchip_byte = 2.0; break;
+    case arch::MemArea::OffChipFlash: w.offchip_byte = 20.0; break;
+    default: w.offchip_byte = 1.0; break;
+  }
+  w.sram_byte = arch.spilling_enabled ? 0.0 : 1000.0;  // Vela ignores SRAM use when it may spill
+  return w;
+}
+
+double vela_score(const VelaWeights& w, const FrontPoint& p) {
+  return w.sram_byte * p.peak_sram_bytes + w.offchip_byte * p.offchip_bytes + w.cycle * p.cycles;
+}
+
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                          int block_config_limit) {
   JoinProblem problem = make_join_problem(arch, workload, stage, false);
@@ -67,14 +85,23 @@ std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workload
     if (rows == 0) return std::nullopt;
   }
   VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit), {}};
+  // Vela's candidate metric weighs a byte of peak SRAM as 25 cycles (1,000 against 40) unless the
+  // arch spills: so least SRAM first, then cycles; with spilling, cycles first. The exact least of the
+  // weighted sum needs the whole front of three objectives, which costs far more than this bounded
+  // search (docs/design/vela-schedule.md).
   JoinOptions options;
-  options.objectives = {Objective::Cycles, Objective::Sram};  // fastest, then least SRAM
+  options.objectives = arch.spilling_enabled ? std::vector<Objective>{Objective::Cycles, Objective::OffchipBytes}
+                                             : std::vector<Objective>{Objective::Sram, Objective::Cycles};
   JoinRunContext context;
   context.threads = 0;  // the caller's arena
   context.stop = stop;
   JoinResult r = join_best(b.problem, options, context);
   if (r.partial || r.front.empty()) return std::nullopt;
-  b.point = std::move(r.front.front());
+  const VelaWeights weights = vela_weights(arch);
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < r.front.size(); ++i)
+    if (vela_score(weights, r.front[i]) < vela_score(weights, r.front[best])) best = i;
+  b.point = std::move(r.front[best]);
   return b;
 }
 

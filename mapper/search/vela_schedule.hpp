@@ -1,13 +1,13 @@
 #pragma once
 // The schedule Vela 2.1 would choose, as a point of our mapspace (docs/design/vela-schedule.md).
 //
-// Vela's default scheduler (optimisation strategy Performance) picks, per pass, the fastest block
-// config and weight buffering that fit the SRAM, with every feature map in the tensor arena, and then
-// tries cascades. This first version reproduces the pass-level schedule: the join without rolling
-// buffers, restricted to groups whose feature maps all live in the arena (no whole-tensor SRAM copy,
-// which Vela never makes), keeping its fastest point (least SRAM among equally fast ones). Cascades,
-// Vela's block-config shortlist and its 16-candidate Pareto cut are not modelled yet (the design note
-// lists the differences this leaves).
+// Vela 2.1's scheduler ranks candidate schedules by one weighted sum of cycles, peak SRAM and bytes
+// moved (its candidate metric; vela_score) over per-pass choices of block config (a shortlist) and
+// weight buffering, with feature maps in the tensor arena, and then tries cascades. This version
+// reproduces the pass-level schedule: the join without rolling buffers, restricted to groups whose
+// feature maps all live in the arena and rows whose block config is on Vela's shortlist, and the
+// point of its exact front (cycles, SRAM, off-chip bytes) with the least metric. Cascades and Vela's
+// 16-candidate Pareto cut are not modelled (the design note lists the differences this leaves).
 
 #include <optional>
 
@@ -24,6 +24,18 @@ struct VelaBaseline {
   JoinProblem problem;
   FrontPoint point;
 };
+
+/// The weights of Vela 2.1's candidate metric (its scheduler's candidate_metric): per cycle, per byte
+/// of peak SRAM (0 when the arch spills: Vela then ignores SRAM use) and per off-chip byte (the
+/// bandwidth weight of the permanent storage's memory: DRAM 10, on-chip flash 2, off-chip flash 20).
+struct VelaWeights {
+  double cycle = 40.0;
+  double sram_byte = 1000.0;
+  double offchip_byte = 20.0;
+};
+VelaWeights vela_weights(const arch::Arch& arch);
+/// Vela's candidate metric of a point: the weighted sum; Vela keeps the candidate with the least.
+double vela_score(const VelaWeights& weights, const FrontPoint& point);
 
 /// Vela's default --block-config-limit: the scheduler tries the first and last 16 configs of its sort.
 inline constexpr int kVelaBlockConfigLimit = 16;

@@ -8,11 +8,9 @@
 // of its one-decimal KiB. The remaining differences, by cause (none is fixed yet):
 //   * cascades: Vela cascades passes through SRAM (npu_cascades_multi_pass > 0); our Vela schedule is
 //     pass-level, so every such record differs in cycles and SRAM;
-//   * block-config choice: Vela ranks its shortlist by its own cost estimate in the context of the
-//     schedule being built (weight buffering, IFM streaming); we take the fastest shortlisted config
-//     that the per-layer Pareto filter kept;
-//   * weight buffering: Vela decides per pass whether to stream weights into SRAM from the SRAM left
-//     after the feature maps (its Pareto candidate cut); we let the join pick the fastest placement;
+//   * the choice: Vela keeps the least of its weighted candidate metric through a dynamic program cut
+//     to 16 candidates per pass; we take least SRAM then cycles (cycles then off-chip bytes when the
+//     arch spills) and, among those, the least metric;
 //   * SRAM: Vela's tensor allocator (hill climb, alignment) versus our live-tensor sum, and on U65 the
 //     feature maps Vela moves to SRAM for cascades.
 
@@ -74,9 +72,9 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
   EXPECT_EQ(cycles_exact, 2);
-  EXPECT_EQ(cycles_within_5, 12);
+  EXPECT_EQ(cycles_within_5, 14);
   EXPECT_EQ(cycles_within_15, 20);
-  EXPECT_EQ(sram_exact, 2);
+  EXPECT_EQ(sram_exact, 4);
   EXPECT_EQ(sram_within_10, 8);
 }
 
