@@ -266,6 +266,13 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
       p.ifm2 = make_fm(w.tensors[static_cast<std::size_t>(layer.inputs[1])], shape4(*layer.ifm2_shape));
     }
   }
+  if (layer.primary_ofm_input_copy) {
+    // Vela's created AvgPool writes a copy of its input, made while every feature map was in the
+    // feature-map storage area; the search's placements never move it (pass-format.md "primary_ofm").
+    model::FeatureMap copy = make_fm(ifm_t, shape4(layer.ofm_shape));
+    copy.mem_area = arch.feature_map_storage;
+    p.primary_ofm = copy;
+  }
   bool has_npu_predecessor = false;
   for (int t : layer.inputs) has_npu_predecessor = has_npu_predecessor || w.tensors[static_cast<std::size_t>(t)].producer >= 0;
   p.has_npu_predecessor = has_npu_predecessor;

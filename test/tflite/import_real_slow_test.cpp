@@ -69,6 +69,33 @@ TEST(TfliteImportReal, EveryModelImportsAndMaps) {
   }
 }
 
+TEST(TfliteImportReal, PostOpsOnlyPassesTimeFromTheirInputsCopyInFeatureMapStorage) {
+  // ssd_mobilenet_v3 requantises each box predictor's output on its own (a QUANTIZE after a
+  // RESHAPE): Vela packs each into a pass of post ops only behind a 1x1 AvgPool it creates
+  // (pass_packing.create_primary_op), named after the op plus "_avgpool". The importer marks those
+  // layers `primary_ofm: input_copy`, and on an ethos-u65-256 (Dedicated_Sram: the arena in DRAM) the
+  // searched pass times its blocks with that copy in DRAM, whatever SRAM placement it chose.
+  ImportOptions o;
+  o.accelerator_config = "ethos-u65-256";
+  const ImportedModel im = import_tflite((kModelsDir / "mlzoo__ssd_mobilenet_v3_int8.tflite").string(), o);
+  int created = 0;
+  for (const NpuPass& p : im.graph.passes) {
+    if (!p.created_avgpool) continue;
+    ++created;
+    EXPECT_EQ(p.op_type, VelaOpType::AvgPool);
+    EXPECT_TRUE(p.name.ends_with("_requantized_avgpool")) << p.name;
+    const int li = im.workload.layer_index(p.name);
+    ASSERT_GE(li, 0) << p.name;
+    EXPECT_TRUE(im.workload.layers[static_cast<std::size_t>(li)].primary_ofm_input_copy);
+  }
+  EXPECT_EQ(created, 10);
+  int marked = 0;
+  for (const auto& l : im.workload.layers) marked += l.primary_ofm_input_copy ? 1 : 0;
+  EXPECT_EQ(marked, 10);
+  // The YAML keeps the mark.
+  EXPECT_EQ(workloads::to_yaml(workloads::load_workload_from_string(im.yaml, "x.yaml")), workloads::to_yaml(im.workload));
+}
+
 nlohmann::json reference() {
   std::ifstream in(kVelaReference);
   return nlohmann::json::parse(in);
