@@ -199,12 +199,13 @@ bool acc40_used(NpuBlockType type, const Pass& p) {
 double minimal_cmd_cycles(const arch::Arch& arch, const Pass& p, const Block& ifm_blk, const Block& ofm_blk,
                           double output_cycles, double dpu_cycles) {
   const arch::MemoryParams& im = arch.mem(p.ifm.mem_area);
-  const arch::MemoryParams& om = arch.mem(p.ofm.mem_area);
+  const FeatureMap& ofm = p.timing_ofm();  // the primary op's output (Vela's ofm_tensor of the primary op)
+  const arch::MemoryParams& om = arch.mem(ofm.mem_area);
   const double cyc_ifm =
       static_cast<double>(static_cast<std::int64_t>(ifm_blk.h) * ifm_blk.w * ifm_blk.d) * fm_element_size(p.ifm) /
       im.bandwidth_per_cycle;
   const double cyc_ofm =
-      static_cast<double>(static_cast<std::int64_t>(ofm_blk.h) * ofm_blk.w * ofm_blk.d) * fm_element_size(p.ofm) /
+      static_cast<double>(static_cast<std::int64_t>(ofm_blk.h) * ofm_blk.w * ofm_blk.d) * fm_element_size(ofm) /
       om.bandwidth_per_cycle;
   return (im.latency_read + cyc_ifm + dpu_cycles + output_cycles + om.latency_write + cyc_ofm) / 4;
 }

@@ -152,6 +152,11 @@ struct Pass {
   FeatureMap ifm;
   std::optional<FeatureMap> ifm2;  ///< binary elementwise only
   FeatureMap ofm;
+  /// The primary op's own output when it is not `ofm` (docs/pass-format.md "primary_ofm"): Vela's
+  /// 1x1 AvgPool created for a pass of post ops only (a standalone requantisation, a sigmoid) writes a
+  /// copy of its input that the post ops then read; its area and element size time the pass (the
+  /// minimal command cycles, §6.1), `ofm` still takes the written bytes. Empty: `ofm`.
+  std::optional<FeatureMap> primary_ofm;
   std::optional<Weights> weights;  ///< Conv/DW/FC
   std::optional<Bias> bias;        ///< Conv/DW/FC scale tensor
   std::optional<Lut> lut;          ///< the table of a LUT activation, DMA'd to SHRAM
@@ -166,6 +171,8 @@ struct Pass {
   std::array<int, 4> ifm_op_shape() const;
   std::array<int, 4> ifm2_op_shape() const;
   std::array<int, 4> ofm_op_shape() const;
+  /// The output the timing is taken from: primary_ofm when given, else ofm.
+  const FeatureMap& timing_ofm() const { return primary_ofm ? *primary_ofm : ofm; }
   friend bool operator==(const Pass&, const Pass&) = default;
 };
 

@@ -250,6 +250,8 @@ void validate(const Pass& p, const Ctx& ctx) {
   for (const FeatureMap* f : {&p.ifm, &p.ofm}) {
     if (f->shape.rank == 0) ctx.at(f == &p.ifm ? "ifm" : "ofm").at("shape").fail("a feature map needs at least one dimension");
   }
+  if (p.primary_ofm && p.primary_ofm->shape.rank == 0)
+    ctx.at("primary_ofm").at("shape").fail("a feature map needs at least one dimension");
   if (p.op.type == OpType::FullyConnected && p.weights && p.weights->shape.rank != 2 && p.weights->shape.rank != 4)
     ctx.at("weights.shape").fail("FullyConnected weights are [I, O]");
   if ((type == arch::NpuBlockType::ConvolutionMxN || type == arch::NpuBlockType::ConvolutionDepthWise) && p.weights &&
@@ -307,7 +309,7 @@ PassInput read_pass_input(const json& input, const std::string& file, const std:
   const Ctx ctx{file, path};
   check_keys(input, ctx,
              {"accelerator", "system_config", "memory_mode", "arch_params", "placement_name", "layer_name", "op", "ifm",
-              "ifm2", "ofm", "weights", "bias", "lut", "block_config", "num_valid_block_configs", "has_npu_predecessor",
+              "ifm2", "ofm", "primary_ofm", "weights", "bias", "lut", "block_config", "num_valid_block_configs", "has_npu_predecessor",
               "force_outputs_to_fast_storage", "rewrite_list"});
   const std::string accel = as_string(require(input, "accelerator", ctx), ctx.at("accelerator"));
   std::string sys = "internal-default";
@@ -345,6 +347,7 @@ PassInput read_pass_input(const json& input, const std::string& file, const std:
   p.ifm = read_feature_map(require(input, "ifm", ctx), ctx.at("ifm"));
   p.ofm = read_feature_map(require(input, "ofm", ctx), ctx.at("ofm"));
   if (const json* v = find(input, "ifm2")) p.ifm2 = read_feature_map(*v, ctx.at("ifm2"));
+  if (const json* v = find(input, "primary_ofm")) p.primary_ofm = read_feature_map(*v, ctx.at("primary_ofm"));
   if (const json* v = find(input, "weights")) p.weights = read_weights(*v, ctx.at("weights"));
   if (const json* v = find(input, "bias")) p.bias = read_bias(*v, ctx.at("bias"));
   if (const json* v = find(input, "lut")) p.lut = read_lut(*v, ctx.at("lut"));
@@ -423,6 +426,7 @@ ordered_json write_pass_input(const Pass& p, const arch::Arch& a, const PassLabe
   j["memory_mode"] = a.memory_mode;
   if (labels.num_valid_block_configs) j["num_valid_block_configs"] = *labels.num_valid_block_configs;
   j["ofm"] = fm_json(p.ofm);
+  if (p.primary_ofm) j["primary_ofm"] = fm_json(*p.primary_ofm);
 
   ordered_json op;
   if (p.op.activation != Activation::None) op["activation"] = activation_name(p.op.activation);

@@ -115,7 +115,8 @@ const std::vector<std::string> kLayerKeys = {"name",       "op",          "input
                                              "kernel",     "stride",      "dilation",    "padding",     "activation",
                                              "dtype",      "quant_scale", "bias",        "weight_dtype", "weight_compression",
                                              "weight_shape", "transpose_b", "einsum",    "ranks",       "operator",
-                                             "reason",     "input_shapes", "weight_encodings", "lut"};
+                                             "reason",     "input_shapes", "weight_encodings", "lut",
+                                             "primary_ofm"};
 const std::vector<std::string> kEinsumKeys = {"name",  "op",         "einsum", "ranks", "activation",
                                               "dtype", "quant_scale", "bias",  "weight_compression"};
 
@@ -125,6 +126,7 @@ std::vector<std::string> keys_for(OpKind kind) {
   if (kind != OpKind::Cpu) keys.emplace_back("input_shapes");
   if (kind != OpKind::Cpu && kind != OpKind::MatMul) keys.emplace_back("lut");
   if (has_weights(kind)) keys.emplace_back("weight_encodings");
+  if (kind == OpKind::AvgPool) keys.emplace_back("primary_ofm");
   auto add = [&keys](std::initializer_list<const char*> more) {
     for (const char* k : more) keys.emplace_back(k);
   };
@@ -527,6 +529,13 @@ class Loader {
     if (auto n = item.find("lut")) {
       p.lut_node = *n;
       l.lut = read_lut(*n);
+    }
+    if (auto n = item.find("primary_ofm")) {
+      if (n->as_string() != "input_copy") {
+        throw n->error(fmt::format("unknown primary_ofm '{}'", n->as_string()),
+                       "the only value is input_copy (Vela's AvgPool created for a pass of post ops only)");
+      }
+      l.primary_ofm_input_copy = true;
     }
   }
 

@@ -173,6 +173,10 @@ struct Layer {
   /// The table a LUT-using layer loads (uses_lut()); set by the loader, from `lut:` or the default
   /// (lut_table_default()).
   std::optional<LutTable> lut;
+  /// avg_pool only (`primary_ofm: input_copy`): Vela's 1x1 AvgPool created for a pass of post ops
+  /// only (a standalone requantisation); its own output, a copy of its input in the feature-map
+  /// storage area, times the pass (docs/pass-format.md "primary_ofm").
+  bool primary_ofm_input_copy = false;
   bool transpose_b = false;                  ///< matmul: B is stored as [.., n, k]
   std::optional<MatmulDims> matmul;          ///< fully_connected and matmul only
 

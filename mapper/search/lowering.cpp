@@ -197,13 +197,12 @@ void add_lut_and_weight_variants(const arch::Arch& arch, const workloads::Layer&
     p.lut = model::Lut{model::Shape::of({1, 1, 1, to_int(t.entries)}), to_model(t.dtype), arch.permanent_storage};
   }
   if (own_weights && p.weights) {
-    // Streamed weights are charged at the bytes they store: Vela's bandwidth scale for them (the
-    // mean over bricks of bytes / raw bytes of a full brick) is below the stored bytes when the
-    // last brick is partial, and a search charging that would favour such block depths for reads
-    // that do not shrink (docs/design/tflite-import.md, "Weights").
-    const double raw = static_cast<double>(p.weights->shape.elements()) * model::size_in_bytes(p.weights->dtype);
+    // Each variant's reads are charged as Vela charges them (issue 37 point 3): at its bandwidth
+    // compression scale, the mean over bricks of bytes / raw bytes of a full brick. For a stream
+    // whose last brick is partial that is below the bytes it stores (which the DMA-cycle and storage
+    // figures keep); docs/design/tflite-import.md, "Weights".
     for (const workloads::WeightEncodingEntry& e : layer.weight_encodings) {
-      const double scale = e.streamed ? static_cast<double>(e.bytes) / raw : e.scale;
+      const double scale = e.scale;
       const model::BlockTraversal trav = e.traversal == workloads::WeightTraversal::PartKernelFirst
                                              ? model::BlockTraversal::PartKernelFirst
                                          : e.traversal == workloads::WeightTraversal::DepthWise
@@ -265,6 +264,13 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
     if (layer.inputs.size() > 1) {
       p.ifm2 = make_fm(w.tensors[static_cast<std::size_t>(layer.inputs[1])], shape4(*layer.ifm2_shape));
     }
+  }
+  if (layer.primary_ofm_input_copy) {
+    // Vela's created AvgPool writes a copy of its input, made while every feature map was in the
+    // feature-map storage area; the search's placements never move it (pass-format.md "primary_ofm").
+    model::FeatureMap copy = make_fm(ifm_t, shape4(layer.ofm_shape));
+    copy.mem_area = arch.feature_map_storage;
+    p.primary_ofm = copy;
   }
   bool has_npu_predecessor = false;
   for (int t : layer.inputs) has_npu_predecessor = has_npu_predecessor || w.tensors[static_cast<std::size_t>(t)].producer >= 0;

@@ -151,7 +151,9 @@ TEST(TextReport, TopFiveLayersByTime) {
 
 TEST(TextReport, TheNoFusionLineGivesSramAndWhatFusionChanges) {
   TempDir dir;
-  const ReportRun r = run({"--workload", "workloads/models/tflm__person_detect.tflite"}, dir, "pd");
+  // On an ethos-u65-256 (on the U55s the fastest point of person_detect fuses nothing since streamed
+  // weight reads are charged at Vela's bandwidth scale, issue 37 point 3).
+  const ReportRun r = run({"--workload", "workloads/models/tflm__person_detect.tflite", "--arch", "ethos-u65-256"}, dir, "pd");
   const Json& u = r.result["no_fusion"];
   const Json& p = r.result["front"][0];
   const double sram_change = 100.0 * (p["sram_bytes"].get<double>() - u["sram_bytes"].get<double>()) / u["sram_bytes"].get<double>();

@@ -150,5 +150,65 @@ TEST(VelaOps, JsonRoundTripAndErrors) {
   }
 }
 
+
+/// Vela's 1x1 AvgPool created for a pass of post ops only (docs/pass-format.md "primary_ofm"), on an
+/// ethos-u65-256 with the internal-default Dedicated_Sram memory mode: IFM and OFM [1, 8, 8, 16] int8
+/// NHCWB16 in SRAM (the scheduler moved them to fast storage), the AvgPool's own output (a copy of its
+/// input made at pass packing) in DRAM, the feature-map storage area. Block config [8, 8, 16, 16].
+Pass post_ops_only_pass() {
+  Pass p;
+  p.op.type = OpType::AvgPool;
+  p.op.padding = PaddingMode::Valid;
+  p.ifm = FeatureMap{Shape::of({1, 8, 8, 16}), DataType::Int8, MemArea::Sram, TensorFormat::NHCWB16, false, 0.5f, {}};
+  p.ofm = FeatureMap{Shape::of({1, 8, 8, 16}), DataType::Int8, MemArea::Sram, TensorFormat::NHCWB16, false, 0.25f, {}};
+  p.block_config = {8, 8, 16, 16};
+  p.has_npu_predecessor = true;
+  return p;
+}
+
+TEST(VelaOps, APassOfPostOpsOnlyIsTimedByItsCreatedAvgPoolsOutputInDram) {
+  const arch::Arch a = arch::make_arch("ethos-u65-256", "internal-default", "internal-default");
+  // npu-model.md §2.3, U65 internal default: SRAM 16 bytes/cycle, latency 32/32; DRAM 12, 500/250.
+  ASSERT_EQ(a.feature_map_storage, MemArea::Dram);
+  ASSERT_DOUBLE_EQ(a.mem(MemArea::Sram).bandwidth_per_cycle, 16.0);
+  ASSERT_DOUBLE_EQ(a.mem(MemArea::Dram).bandwidth_per_cycle, 12.0);
+  ASSERT_EQ(a.mem(MemArea::Sram).latency_read, 32);
+  ASSERT_EQ(a.mem(MemArea::Sram).latency_write, 32);
+  ASSERT_EQ(a.mem(MemArea::Dram).latency_write, 250);
+  // §6.3 on U65-256 (ofm_ublock 2x2x8): OFM block (8, 8, 16); pooling IFM block depth = 16, IFM block
+  // 8x8 (1x1 kernel). nx = 8/2 = 4, ny = 4, nz = 16/8 = 2; one sub-kernel (e = 1), steps 1,
+  // c = max(4, 1) * 16 * 2 = 128, no delay (nx, ny > 1): dpu = 128. One OFM block.
+  // out = 8*8*16 elements * max(output[7] 0.25, activation[2] 0.0) = 256.
+  // §6.1 with the OFM in SRAM: (32 + 1024/16 + 128 + 256 + 32 + 1024/16) / 4 = 576/4 = 144;
+  // dpu = max(128, 144) = 144, out = max(256, 144) = 256; out >= dpu: 256 * 1 + 144 = 400.
+  const Pass plain = post_ops_only_pass();
+  EXPECT_DOUBLE_EQ(evaluate(a, plain).cycle(PassCycles::Npu), 400.0);
+  // The created AvgPool's output: a copy of the IFM (int8) in DRAM. §6.1:
+  // (32 + 64 + 128 + 256 + 250 + 1024/12) / 4 = (730 + 85.333..) / 4 = 203.8333..;
+  // dpu = 203.8333.., out = 256: 256 + 203.8333.. = 459.8333.. (= 400 + (218 + 21.333..) / 4).
+  Pass created = plain;
+  created.primary_ofm = FeatureMap{Shape::of({1, 8, 8, 16}), DataType::Int8, MemArea::Dram, TensorFormat::NHWC, true,
+                                   0.5f, {}};
+  const PassMetrics m = evaluate(a, created);
+  EXPECT_DOUBLE_EQ(m.cycle(PassCycles::Npu), 256.0 + (730.0 + 1024.0 / 12.0) / 4.0);
+  EXPECT_NEAR(m.cycle(PassCycles::Npu), 459.8333, 1e-4);
+  // The bytes are the pass's: read and written in SRAM as before, nothing in DRAM.
+  const PassMetrics before = evaluate(a, plain);
+  EXPECT_DOUBLE_EQ(m.cycle(PassCycles::SramAccess), before.cycle(PassCycles::SramAccess));
+  EXPECT_DOUBLE_EQ(m.cycle(PassCycles::DramAccess), 0.0);
+  // With the timing output in SRAM the pass is the plain one.
+  created.primary_ofm->mem_area = MemArea::Sram;
+  EXPECT_DOUBLE_EQ(evaluate(a, created).cycle(PassCycles::Npu), 400.0);
+}
+
+TEST(VelaOps, PrimaryOfmRoundTripsThroughThePassJson) {
+  const arch::Arch a = arch::make_arch("ethos-u65-256", "internal-default", "internal-default");
+  Pass p = post_ops_only_pass();
+  p.primary_ofm = FeatureMap{Shape::of({1, 8, 8, 16}), DataType::Int8, MemArea::Dram, TensorFormat::NHWC, true, 0.5f, {}};
+  const PassInput back = read_pass_input(write_pass_input(p, a), "f", "input");
+  EXPECT_EQ(back.pass.primary_ofm, p.primary_ofm);
+  EXPECT_DOUBLE_EQ(evaluate(back.arch, back.pass).cycle(PassCycles::Npu), evaluate(a, p).cycle(PassCycles::Npu));
+}
+
 }  // namespace
 }  // namespace npumap::model

@@ -189,6 +189,12 @@ json pass_input(const json& rec, const json& rp, const NpuPass& p, const NpuGrap
     in["bias"] = bj;
   }
   if (p.activation == NpuActivation::LUT && src.lut) in["lut"] = lut_json(p.lut, a);
+  if (p.created_avgpool) {  // the created AvgPool's copy of its input, in the feature-map storage area
+    json c = in["ifm"];
+    c["mem_area"] = std::string(arch::mem_area_name(a.feature_map_storage));
+    c["op_shape"] = rp.at("ofm_shapes").at(0);
+    in["primary_ofm"] = c;
+  }
   in["block_config"] = rp.at("block_config_HWIdOd");
   in["has_npu_predecessor"] = !src.predecessors || has_npu_predecessor(g, p);
   return in;

@@ -536,6 +536,7 @@ class Converter {
       kv.push_back("weight_encodings: " + workloads::weight_encodings_yaml(job.entries));
     }
     if (p.activation == NpuActivation::LUT) kv.push_back("lut: " + workloads::lut_yaml(lut_table(p.lut)));
+    if (p.created_avgpool) kv.push_back("primary_ofm: input_copy");
     return fmt::format("  - {{{}}}\n", fmt::join(kv, ", "));
   }
 

@@ -146,6 +146,10 @@ struct NpuPass {
   int output = -1;          ///< lowered tensor id written
   int tflite_op_index = -1; ///< the TFLite operator this pass comes from (-1 when unknown)
   int npu_subgraph = 0;     ///< 1-based index of Vela's NPU subgraph ("main_split_<n>")
+  /// The primary op is the 1x1 AvgPool pass packing creates for a pass of post ops only; its output
+  /// is a copy of `ifm` in the feature-map storage area, which times the pass (pass-format.md
+  /// "primary_ofm").
+  bool created_avgpool = false;
 };
 
 /// One operator that stays on the CPU.

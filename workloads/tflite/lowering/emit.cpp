@@ -161,6 +161,7 @@ NpuPass Lowering::emit_npu_pass(const PassGroup& gr, int subgraph, LoweredTensor
   for (int i : group_inputs(gr)) p.inputs.push_back(lt(i));
   p.output = p.ofm;
   p.tflite_op_index = first.op_index;
+  p.created_avgpool = gr.created_avgpool;
   return p;
 }
 
