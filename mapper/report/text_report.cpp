@@ -470,7 +470,8 @@ std::string no_fusion_block(const Json& r, const Json& p) {
   return out;
 }
 
-/// Vela's schedule and what the front gains over it (result.json's vela_baseline).
+/// Vela's schedule and what the front gains over it (result.json's vela_baseline). It is called an
+/// estimate: the schedule does not cascade yet (docs/design/vela-schedule.md says how close it is).
 std::string vela_block(const Json& r) {
   if (!r.contains("vela_baseline")) return {};
   const Json& v = r["vela_baseline"];
@@ -478,7 +479,7 @@ std::string vela_block(const Json& r) {
   const auto gain = [&](const char* key) {
     return v[key].is_null() ? std::string("n/a") : change(cycles, v[key].get<double>());
   };
-  return wrap("Vela 2.1 would choose: ",
+  return wrap("Vela 2.1 estimate (no cascades): ",
               {fmt::format("{} cycles,", common::format_si(cycles)),
                clock > 0.0 ? fmt::format("{} ms,", total_ms_text(cycles / clock * 1e3)) : std::string("n/a ms,"),
                fmt::format("{} SRAM,", common::format_bytes(num(v, "sram_bytes"))),

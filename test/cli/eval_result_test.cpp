@@ -44,9 +44,14 @@ TEST(EvalResult, FrontPassesReproduceTheTotals) {
     const RunResult run = run_mapper(args);
     ASSERT_EQ(run.status, 0) << run.err;
     const std::string text = read_text(tmp / "out" / "result.json");
-    for (std::size_t at = text.find("\"primary_ofm\""); at != std::string::npos; at = text.find("\"primary_ofm\"", at + 1))
-      ++primary_ofm_passes;
     const Json result = Json::parse(text);
+    // The front's passes only: vela_baseline repeats the layers of Vela's schedule.
+    Json front_only = result;
+    front_only.erase("vela_baseline");
+    const std::string front_text = front_only.dump();
+    for (std::size_t at = front_text.find("\"primary_ofm\""); at != std::string::npos;
+         at = front_text.find("\"primary_ofm\"", at + 1))
+      ++primary_ofm_passes;
     const RunResult ev = run_mapper({"eval", (tmp / "out" / "result.json").string()});
     ASSERT_EQ(ev.status, 0) << ev.err;
     const Json evaluated = Json::parse(ev.out);
