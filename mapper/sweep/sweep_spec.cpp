@@ -249,7 +249,9 @@ SweepSpec load_sweep_spec(const std::string& path) {
     for (const auto& other : spec.workloads) {
       if (other.id == w.id) throw item.error(fmt::format("workload `{}` is listed twice", w.id), "list each workload once");
     }
-    w.workload = tflite::load_network(w.path, tflite::ImportOptions{});
+    const tflite::NetworkInput input = tflite::read_network(w.path);
+    w.workload = tflite::load_network(input, tflite::ImportOptions{});
+    w.model = input.model;
     spec.workloads.push_back(std::move(w));
   }
 
@@ -333,13 +335,13 @@ SweepSpec load_sweep_spec(const std::string& path) {
 
   // A .tflite model is lowered as Vela lowers it for each accelerator the points use.
   for (auto& w : spec.workloads) {
-    if (!tflite::is_tflite_path(w.path)) continue;
+    if (!w.model) continue;
     for (const SweepPoint& point : spec.points) {
       const std::string& accel = point.arch.accel.name;
       if (w.by_accelerator.count(accel) != 0) continue;
       tflite::ImportOptions options;
       options.accelerator_config = accel;
-      workloads::Workload lowered = tflite::import_tflite(w.path, options).workload;
+      workloads::Workload lowered = tflite::import_model(*w.model, options).workload;
       lowered.source_file = w.path;
       w.by_accelerator.emplace(accel, std::move(lowered));
     }
