@@ -210,8 +210,15 @@ std::string read_input(const std::string& path, const std::function<InputLimit(s
     if (regular) out.reserve(static_cast<std::size_t>(st.st_size) + 1);
   };
   constexpr std::size_t kChunk = std::size_t{1} << 16;
-  for (;;) {
+  // `stop` is polled only while waiting for a pipe or FIFO: a file at hand is read whole (the loader
+  // then stops at its own checks, and a small workload still gives a partial result).
+  const auto wait = [&] {
     if (stop.stop_requested()) throw Interrupted(phase);
+    const short revents = wait_readable(f.fd);
+    if (stop.stop_requested()) throw Interrupted(phase);
+    return revents;
+  };
+  for (;;) {
     const std::size_t old = out.size();
     out.resize(old + kChunk);
     const ssize_t n = ::read(f.fd, out.data() + old, kChunk);
@@ -220,7 +227,7 @@ std::string read_input(const std::string& path, const std::function<InputLimit(s
     if (n < 0) {
       if (err == EINTR) continue;
       if (err == EAGAIN || err == EWOULDBLOCK) {
-        wait_readable(f.fd);  // a pipe or FIFO without data: wait in 100 ms steps, polling `stop`
+        wait();  // a pipe or FIFO without data: wait in 100 ms steps, polling `stop`
         continue;
       }
       throw UserError({name, 0, 0}, "", fmt::format("cannot read the file: {}", std::strerror(err)), "check the path");
@@ -229,7 +236,7 @@ std::string read_input(const std::string& path, const std::function<InputLimit(s
     // wait for poll() to report data (read it) or a hang-up (Linux reports POLLHUP on a FIFO only
     // after a writer came and went).
     if (n == 0 && !regular && old == 0) {
-      const short revents = wait_readable(f.fd);
+      const short revents = wait();
       if (revents == 0 || (revents & POLLIN) != 0) continue;
     }
     if (!limit && (out.size() >= 8 || n == 0)) set_limit();
