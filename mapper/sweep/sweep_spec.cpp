@@ -137,8 +137,11 @@ arch::Arch build_point_arch(const SweepSpec& spec, const std::string& id, const 
   std::vector<std::pair<std::string, const common::YamlNode*>> memory_settings;
   for (const auto& [key, value] : settings) {
     const std::vector<std::string> parts = split_dots(key);
+    // Copies (YAML::Clone), not the spec's nodes: assigning a node of the spec merges the whole
+    // spec document's node memory into `overrides`, for every point (quadratic in the points).
+    // A copy has no line:col, so annotate() below puts the setting's own location back.
     if (parts.size() == 1) {
-      overrides[key] = value.raw();
+      overrides[key] = YAML::Clone(value.raw());
       continue;
     }
     memory_settings.emplace_back(parts[1], &value);
@@ -146,14 +149,20 @@ arch::Arch build_point_arch(const SweepSpec& spec, const std::string& id, const 
       bandwidth[parts[1]] = &value;
     } else {
       if (parts[2] == "clock_scale") clock_scale[parts[1]] = &value;
-      overrides["memory"][parts[1]][parts[2]] = value.raw();
+      overrides["memory"][parts[1]][parts[2]] = YAML::Clone(value.raw());
     }
   }
   std::string described;
   for (const auto& [key, value] : settings) described += fmt::format("{}{}={}", described.empty() ? "" : ", ", key, value.as_string());
   if (described.empty()) described = "the base arch";
   const auto annotate = [&](const common::UserError& e) {
-    return common::UserError(e.where(), e.key_path(), fmt::format("{} (arch point {}: {})", e.message(), id, described), e.hint());
+    // An error in a copied setting (whose copy has no line:col of its own) is placed at the setting in the spec.
+    common::SourceLocation where = e.where();
+    for (const auto& setting : settings) {
+      const std::string& k = setting.first;
+      if (e.key_path() == k || e.key_path().rfind(k + ".", 0) == 0 || e.key_path().rfind(k + "[", 0) == 0) where = setting.second.location();
+    }
+    return common::UserError(where, e.key_path(), fmt::format("{} (arch point {}: {})", e.message(), id, described), e.hint());
   };
   for (const auto& [area, node] : bandwidth) {
     if (clock_scale.count(area) != 0)
