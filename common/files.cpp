@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <system_error>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -22,7 +24,9 @@
 namespace npumap::common {
 namespace {
 
-std::string mib_text(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
+std::string mib_text(std::size_t bytes) {
+  return bytes % (std::size_t{1} << 20) == 0 ? fmt::format("{} MiB", bytes >> 20) : fmt::format("{} bytes", bytes);
+}
 
 /// Closes a file descriptor on every path out.
 struct Fd {
@@ -121,41 +125,131 @@ std::size_t max_input_bytes() {
   return mib << 20;
 }
 
-std::string read_input_file(const std::string& path) {
+InputLimit text_input_limit() {
   const std::size_t limit = max_input_bytes();
-  const std::string hint = fmt::format("inputs are limited to {}; set NPUMAP_MAX_INPUT_MIB to raise the limit", mib_text(limit));
-  Fd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (f.fd < 0) {
+  return {limit, fmt::format("inputs are limited to {}; set NPUMAP_MAX_INPUT_MIB to raise the limit", mib_text(limit))};
+}
+
+bool is_stdin_path(const std::string& path) {
+  return path == "-" || path == "/dev/stdin" || path == "/dev/fd/0" || path == "/proc/self/fd/0";
+}
+
+std::string input_display_name(const std::string& path) { return path == "-" ? std::string("<stdin>") : path; }
+
+namespace {
+
+/// The kind of a file that is not a regular file, FIFO or pipe (and not a folder), for the refusal.
+std::string special_kind(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+/// Refuses what read_input() does not read: folders, devices, sockets (except a socket on standard
+/// input, which reads as a pipe does), a terminal on standard input.
+void check_input_kind(const std::string& name, const struct stat& st, bool from_stdin) {
+  if (S_ISDIR(st.st_mode)) throw UserError({name, 0, 0}, "", "is a folder, not a file", "give a file");
+  if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || (from_stdin && S_ISSOCK(st.st_mode))) return;
+  if (from_stdin && S_ISCHR(st.st_mode)) {
+    throw UserError({name, 0, 0}, "", "standard input is a terminal or device, not a file or pipe",
+                    "pipe the input in (`cat model.tflite | mapper --workload -`) or give its path");
+  }
+  throw UserError({name, 0, 0}, "", fmt::format("is {}, not a file or pipe", special_kind(st.st_mode)),
+                  "give a regular file, a FIFO or `-` for standard input");
+}
+
+/// Opens `path` ("-": a duplicate of standard input) without blocking on a FIFO that has no writer.
+int open_input(const std::string& path, const std::string& name) {
+  const bool dash = path == "-";
+  if (!dash) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) check_input_kind(name, st, is_stdin_path(path));
+  }
+  const int fd = dash ? ::fcntl(0, F_DUPFD_CLOEXEC, 3) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
     const int err = errno;
-    if (err == EISDIR) throw UserError({path, 0, 0}, "", "is a folder, not a file", "give a file");
-    throw UserError({path, 0, 0}, "", fmt::format("cannot open the file: {}", std::strerror(err)), "check the path");
+    if (err == EISDIR) throw UserError({name, 0, 0}, "", "is a folder, not a file", "give a file");
+    if (err == ENXIO) throw UserError({name, 0, 0}, "", "is a socket, not a file or pipe", "give a regular file, a FIFO or `-`");
+    if (dash) throw UserError({name, 0, 0}, "", fmt::format("cannot read standard input: {}", std::strerror(err)), "pipe the input in");
+    throw UserError({name, 0, 0}, "", fmt::format("cannot open the file: {}", std::strerror(err)), "check the path");
   }
+  if (dash) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  return fd;
+}
+
+/// Waits up to 100 ms for `fd` to be readable; poll()'s revents, 0 on a timeout or a signal.
+short wait_readable(int fd) {
+  struct pollfd p {};
+  p.fd = fd;
+  p.events = POLLIN;
+  return ::poll(&p, 1, 100) > 0 ? p.revents : 0;
+}
+
+}  // namespace
+
+std::string read_input(const std::string& path, const std::function<InputLimit(std::string_view)>& limit_for,
+                       const StopToken& stop, const std::string& phase) {
+  const std::string name = input_display_name(path);
+  Fd f(open_input(path, name));
   struct stat st {};
-  if (::fstat(f.fd, &st) != 0) throw UserError({path, 0, 0}, "", "cannot read the file", "check the path");
-  if (S_ISDIR(st.st_mode)) throw UserError({path, 0, 0}, "", "is a folder, not a file", "give a file");
-  if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > limit) {
-    throw UserError({path, 0, 0}, "", fmt::format("the file is too large ({:.1f} MiB)", static_cast<double>(st.st_size) / (1 << 20)),
-                    hint);
-  }
-  // Blocking reads from here on (O_NONBLOCK only kept open() from waiting on a FIFO with no writer).
-  ::fcntl(f.fd, F_SETFL, ::fcntl(f.fd, F_GETFL) & ~O_NONBLOCK);
+  if (::fstat(f.fd, &st) != 0) throw UserError({name, 0, 0}, "", "cannot read the file", "check the path");
+  check_input_kind(name, st, is_stdin_path(path));
+  const bool regular = S_ISREG(st.st_mode);
+  std::optional<InputLimit> limit;
   std::string out;
-  if (S_ISREG(st.st_mode)) out.reserve(static_cast<std::size_t>(st.st_size));
-  char buffer[1 << 16];
+  const auto set_limit = [&] {
+    limit = limit_for(std::string_view(out).substr(0, 8));
+    const auto too_large = [&](const std::string& what) { throw UserError({name, 0, 0}, "", what, limit->hint); };
+    if (regular && static_cast<std::size_t>(st.st_size) > limit->bytes) {
+      const auto size = static_cast<std::size_t>(st.st_size);
+      too_large(size < (std::size_t{1} << 20) ? fmt::format("the file is too large ({} bytes)", size)
+                                              : fmt::format("the file is too large ({:.1f} MiB)", static_cast<double>(size) / (1 << 20)));
+    }
+    if (out.size() > limit->bytes) too_large(fmt::format("the input is larger than {}", mib_text(limit->bytes)));
+    if (regular) out.reserve(static_cast<std::size_t>(st.st_size) + 1);
+  };
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  // `stop` is polled only while waiting for a pipe or FIFO: a file at hand is read whole (the loader
+  // then stops at its own checks, and a small workload still gives a partial result).
+  const auto wait = [&] {
+    if (stop.stop_requested()) throw Interrupted(phase);
+    const short revents = wait_readable(f.fd);
+    if (stop.stop_requested()) throw Interrupted(phase);
+    return revents;
+  };
   for (;;) {
-    const ssize_t n = ::read(f.fd, buffer, sizeof buffer);
+    const std::size_t old = out.size();
+    out.resize(old + kChunk);
+    const ssize_t n = ::read(f.fd, out.data() + old, kChunk);
+    const int err = errno;
+    out.resize(old + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
     if (n < 0) {
-      if (errno == EINTR) continue;
-      throw UserError({path, 0, 0}, "", fmt::format("cannot read the file: {}", std::strerror(errno)), "check the path");
+      if (err == EINTR) continue;
+      if (err == EAGAIN || err == EWOULDBLOCK) {
+        wait();  // a pipe or FIFO without data: wait in 100 ms steps, polling `stop`
+        continue;
+      }
+      throw UserError({name, 0, 0}, "", fmt::format("cannot read the file: {}", std::strerror(err)), "check the path");
+    }
+    // End of the input, except on a FIFO whose writer has not opened it yet (read() says 0 there too):
+    // wait for poll() to report data (read it) or a hang-up (Linux reports POLLHUP on a FIFO only
+    // after a writer came and went).
+    if (n == 0 && !regular && old == 0) {
+      const short revents = wait();
+      if (revents == 0 || (revents & POLLIN) != 0) continue;
+    }
+    if (!limit && (out.size() >= 8 || n == 0)) set_limit();
+    if (limit && out.size() > limit->bytes) {
+      throw UserError({name, 0, 0}, "", fmt::format("the input is larger than {}", mib_text(limit->bytes)), limit->hint);
     }
     if (n == 0) break;
-    if (out.size() + static_cast<std::size_t>(n) > limit) {
-      throw UserError({path, 0, 0}, "", fmt::format("the input is larger than {}", mib_text(limit)), hint);
-    }
-    out.append(buffer, static_cast<std::size_t>(n));
   }
   return out;
+}
+
+std::string read_input_file(const std::string& path) {
+  return read_input(path, [](std::string_view) { return text_input_limit(); });
 }
 
 std::string errno_hint(int err) {

@@ -1,10 +1,13 @@
 #pragma once
 // Reading input files and writing output files, one way for every input and output of the tool.
 //
-// Inputs: read_input_file() refuses a folder and anything over the input size limit before reading
-// it (a device such as /dev/zero is read in bounded pieces and stopped at the limit), so no input can
-// make the tool allocate more than the limit. The limit is 16 MiB, overridable with the environment
-// variable NPUMAP_MAX_INPUT_MIB (docs/user-guide.md).
+// Inputs: read_input() reads every input exactly once, from a regular file, a pipe or FIFO, or
+// standard input ("-", /dev/stdin); it refuses folders, devices (/dev/zero) and sockets before
+// reading, and anything over the input's size limit while reading (a regular file before reading,
+// from its size), so no input makes the tool allocate more than its limit. A pipe or FIFO is polled
+// every 100 ms, so --time-limit and Ctrl-C stop a wait for a writer. The limit depends on the kind of
+// input (read from its first bytes): 16 MiB for text inputs, overridable with the environment
+// variable NPUMAP_MAX_INPUT_MIB, and 512 MiB for .tflite models (docs/user-guide.md, "Input limits").
 //
 // Outputs: nothing is ever half-written, and nothing another process wrote is overwritten: files
 // are written under a temporary name, flushed to the disk (fsync), renamed into place, and then the
@@ -15,9 +18,13 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "common/stop_token.hpp"
 
 namespace npumap::common {
 
@@ -28,8 +35,30 @@ inline constexpr std::size_t kDefaultMaxInputBytes = std::size_t{16} << 20;
 /// other value is a UserError), else kDefaultMaxInputBytes.
 std::size_t max_input_bytes();
 
-/// The bytes of an input file. A missing or unreadable file, a folder, or a file (or device, or pipe)
-/// over max_input_bytes() throws UserError naming it, before more than the limit is read.
+/// The size limit of one kind of input and the hint printed when an input is over it.
+struct InputLimit {
+  std::size_t bytes = kDefaultMaxInputBytes;
+  std::string hint;
+};
+
+/// The limit of text inputs: max_input_bytes() and the hint naming NPUMAP_MAX_INPUT_MIB.
+InputLimit text_input_limit();
+
+/// True for the names of standard input: "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0".
+bool is_stdin_path(const std::string& path);
+
+/// How errors name the input `path`: "<stdin>" for "-", else `path`.
+std::string input_display_name(const std::string& path);
+
+/// The bytes of the input `path` ("-": standard input), read once. `limit_for` gets the first bytes
+/// (8, or fewer at the end of a shorter input) and returns the input's limit; anything larger is
+/// refused while reading. A missing or unreadable file, a folder, a device, a socket, or a terminal
+/// on standard input throws UserError naming it (one line). `stop` is polled every 100 ms while a
+/// pipe or FIFO has no data; when it asks to stop, Interrupted(phase) is thrown.
+std::string read_input(const std::string& path, const std::function<InputLimit(std::string_view)>& limit_for,
+                       const StopToken& stop = StopToken(), const std::string& phase = "reading the input");
+
+/// read_input() with the text input limit: every YAML, JSON and INI input.
 std::string read_input_file(const std::string& path);
 
 /// The hint for a failed create or write: a full file system (no free space or no free inodes), a

@@ -1199,4 +1199,9 @@ Workload load_workload_from_string(const std::string& text, const std::string& f
   return load_workload(common::YamlNode::load_string(text, file_name));
 }
 
+Workload load_workload_from_string(const std::string& text, const std::string& file_name, const common::StopToken& stop) {
+  const common::YamlNode root = common::YamlNode::load_string(text, file_name);
+  return Loader(root, stop).run();
+}
+
 }  // namespace npumap::workloads

@@ -27,6 +27,8 @@ Workload load_workload(const std::string& path);
 Workload load_workload(const std::string& path, const common::StopToken& stop);
 /// Loads and checks workload text; `file_name` is used in error messages and as source_file.
 Workload load_workload_from_string(const std::string& text, const std::string& file_name);
+/// As load_workload_from_string, polling `stop` as load_workload(path, stop) does.
+Workload load_workload_from_string(const std::string& text, const std::string& file_name, const common::StopToken& stop);
 /// Loads and checks an already parsed document.
 Workload load_workload(const common::YamlNode& root);
 

@@ -35,7 +35,7 @@ std::vector<std::string> zoo_names() {
 }
 
 bool is_zoo_name(const std::string& text) {
-  return !text.empty() && text.find('/') == std::string::npos && !fs::path(text).has_extension();
+  return !text.empty() && text != "-" && text.find('/') == std::string::npos && !fs::path(text).has_extension();
 }
 
 std::string zoo_file(const std::string& name, const std::string& key) {

@@ -151,7 +151,8 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   tflite::ImportOptions import;
   import.accelerator_config = arch.accel.name;
   import.vela_rewrites = options.vela_rewrites;
-  workloads::Workload workload = tflite::load_network(workload_path, import, stop);
+  const tflite::NetworkInput input = tflite::read_network(workload_path, stop);
+  workloads::Workload workload = tflite::load_network(input, import, stop);
   if (!options.weight_compression_file.empty()) {
     workloads::apply_weight_compression_file(workload, options.weight_compression_file);
   }
@@ -220,6 +221,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
 
   report::RunProvenance run;
   run.workload_path = workload_path;
+  run.workload_hash = input.hash;
   run.arch_spec = options.arch.empty() ? options.accelerator_config : options.arch;
   run.config_files = options.config_files;
   run.optimise = options.optimise;

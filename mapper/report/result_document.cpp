@@ -185,7 +185,7 @@ Json provenance_json(const RunProvenance& run, const SearchOptions& options) {
   provenance["seed"] = run.seed;
   provenance["threads"] = run.threads;
   provenance["inputs"] = {
-      {"workload", {{"path", run.workload_path}, {"hash", common::file_fnv1a_hex(run.workload_path)}}},
+      {"workload", {{"path", run.workload_path}, {"hash", run.workload_hash.empty() ? common::file_fnv1a_hex(run.workload_path) : run.workload_hash}}},
       {"arch", {{"spec", run.arch_spec},
                 {"hash", std::filesystem::exists(run.arch_spec) ? common::file_fnv1a_hex(run.arch_spec)
                                                                 : std::string("preset")}}}};

@@ -19,6 +19,7 @@ namespace npumap::report {
 /// What the run was asked to do, recorded in the document's provenance.
 struct RunProvenance {
   std::string workload_path;          ///< as given on the command line
+  std::string workload_hash;          ///< fnv1a_hex of the bytes read (a pipe cannot be read again); empty: hash the file
   std::string arch_spec;              ///< preset name or arch file path
   std::string weight_compression_path;  ///< per-layer weight compression file, if one was given
   std::uint64_t seed = 1;

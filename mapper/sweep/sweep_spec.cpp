@@ -137,8 +137,11 @@ arch::Arch build_point_arch(const SweepSpec& spec, const std::string& id, const 
   std::vector<std::pair<std::string, const common::YamlNode*>> memory_settings;
   for (const auto& [key, value] : settings) {
     const std::vector<std::string> parts = split_dots(key);
+    // Copies (YAML::Clone), not the spec's nodes: assigning a node of the spec merges the whole
+    // spec document's node memory into `overrides`, for every point (quadratic in the points).
+    // A copy has no line:col, so annotate() below puts the setting's own location back.
     if (parts.size() == 1) {
-      overrides[key] = value.raw();
+      overrides[key] = YAML::Clone(value.raw());
       continue;
     }
     memory_settings.emplace_back(parts[1], &value);
@@ -146,14 +149,20 @@ arch::Arch build_point_arch(const SweepSpec& spec, const std::string& id, const 
       bandwidth[parts[1]] = &value;
     } else {
       if (parts[2] == "clock_scale") clock_scale[parts[1]] = &value;
-      overrides["memory"][parts[1]][parts[2]] = value.raw();
+      overrides["memory"][parts[1]][parts[2]] = YAML::Clone(value.raw());
     }
   }
   std::string described;
   for (const auto& [key, value] : settings) described += fmt::format("{}{}={}", described.empty() ? "" : ", ", key, value.as_string());
   if (described.empty()) described = "the base arch";
   const auto annotate = [&](const common::UserError& e) {
-    return common::UserError(e.where(), e.key_path(), fmt::format("{} (arch point {}: {})", e.message(), id, described), e.hint());
+    // An error in a copied setting (whose copy has no line:col of its own) is placed at the setting in the spec.
+    common::SourceLocation where = e.where();
+    for (const auto& setting : settings) {
+      const std::string& k = setting.first;
+      if (e.key_path() == k || e.key_path().rfind(k + ".", 0) == 0 || e.key_path().rfind(k + "[", 0) == 0) where = setting.second.location();
+    }
+    return common::UserError(where, e.key_path(), fmt::format("{} (arch point {}: {})", e.message(), id, described), e.hint());
   };
   for (const auto& [area, node] : bandwidth) {
     if (clock_scale.count(area) != 0)
@@ -249,7 +258,9 @@ SweepSpec load_sweep_spec(const std::string& path) {
     for (const auto& other : spec.workloads) {
       if (other.id == w.id) throw item.error(fmt::format("workload `{}` is listed twice", w.id), "list each workload once");
     }
-    w.workload = tflite::load_network(w.path, tflite::ImportOptions{});
+    const tflite::NetworkInput input = tflite::read_network(w.path);
+    w.workload = tflite::load_network(input, tflite::ImportOptions{});
+    w.model = input.model;
     spec.workloads.push_back(std::move(w));
   }
 
@@ -333,13 +344,13 @@ SweepSpec load_sweep_spec(const std::string& path) {
 
   // A .tflite model is lowered as Vela lowers it for each accelerator the points use.
   for (auto& w : spec.workloads) {
-    if (!tflite::is_tflite_path(w.path)) continue;
+    if (!w.model) continue;
     for (const SweepPoint& point : spec.points) {
       const std::string& accel = point.arch.accel.name;
       if (w.by_accelerator.count(accel) != 0) continue;
       tflite::ImportOptions options;
       options.accelerator_config = accel;
-      workloads::Workload lowered = tflite::import_tflite(w.path, options).workload;
+      workloads::Workload lowered = tflite::import_model(*w.model, options).workload;
       lowered.source_file = w.path;
       w.by_accelerator.emplace(accel, std::move(lowered));
     }

@@ -8,12 +8,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "arch/arch.hpp"
 #include "mapper/search/objectives.hpp"
+#include "workloads/tflite/model.hpp"
 #include "workloads/workload.hpp"
 
 namespace npumap::sweep {
@@ -23,6 +25,8 @@ struct SweepWorkload {
   std::string id;    ///< file stem: the name used in outputs ("resnet18")
   std::string path;  ///< resolved path of its YAML or .tflite file
   workloads::Workload workload;  ///< as loaded (a .tflite: lowered for the base arch's accelerator)
+  /// A .tflite model as read (once), lowered again for each accelerator; null for YAML workloads.
+  std::shared_ptr<const tflite::Model> model;
   /// A .tflite model lowered for each accelerator the points use (Vela's lowering and weight
   /// encoding depend on it); empty for YAML workloads.
   std::map<std::string, workloads::Workload> by_accelerator;

@@ -95,8 +95,9 @@ struct Spawned {
 
 /// Starts `program` with `args`, stdout/stderr into files of `io`, in working directory `cwd` (empty:
 /// inherit the test's, which is the project root).
+/// `stdin_fd` >= 0 becomes its standard input (else /dev/null).
 inline Spawned spawn_program(const std::string& program, const std::vector<std::string>& args, const TempDir& io,
-                             const fs::path& cwd = {}) {
+                             const fs::path& cwd = {}, int stdin_fd = -1) {
   static int counter = 0;
   ++counter;
   Spawned s;
@@ -113,7 +114,11 @@ inline Spawned spawn_program(const std::string& program, const std::vector<std::
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, s.out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, s.err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  if (stdin_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, stdin_fd, STDIN_FILENO);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  }
   if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   const int rc = posix_spawn(&s.pid, storage[0].c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -122,8 +127,8 @@ inline Spawned spawn_program(const std::string& program, const std::vector<std::
 }
 
 /// Starts the mapper with `args` (see spawn_program).
-inline Spawned spawn_mapper(const std::vector<std::string>& args, const TempDir& io, const fs::path& cwd = {}) {
-  return spawn_program(NPUMAP_MAPPER_EXE, args, io, cwd);
+inline Spawned spawn_mapper(const std::vector<std::string>& args, const TempDir& io, const fs::path& cwd = {}, int stdin_fd = -1) {
+  return spawn_program(NPUMAP_MAPPER_EXE, args, io, cwd, stdin_fd);
 }
 
 /// Waits for a spawned mapper and collects its status and output.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -15,6 +16,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/files.hpp"
+#include "common/hash.hpp"
 #include "common/user_error.hpp"
 #include "workloads/loader.hpp"
 #include "workloads/tflite/reader.hpp"
@@ -748,25 +751,62 @@ ImportedModel import_tflite(const std::string& path, const ImportOptions& option
   return import_model(read_model(path), options);
 }
 
+namespace {
+
+bool has_tflite_extension(const std::string& path) {
+  if (path.size() < 7) return false;
+  std::string ext = path.substr(path.size() - 7);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".tflite";
+}
+
+bool has_tflite_identifier(std::string_view head) { return head.size() >= 8 && head.substr(4, 4) == "TFL3"; }
+
+}  // namespace
+
 bool is_tflite_path(const std::string& path) {
-  if (path.size() >= 7) {
-    std::string ext = path.substr(path.size() - 7);
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (ext == ".tflite") return true;
-  }
+  if (has_tflite_extension(path)) return true;
+  // Only a regular file is opened to look (a FIFO or standard input can be read only once).
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);
   char head[8] = {};
   if (!in.read(head, 8)) return false;
-  return std::string_view(head + 4, 4) == "TFL3";
+  return has_tflite_identifier(std::string_view(head, 8));
+}
+
+NetworkInput read_network(const std::string& path, const common::StopToken& stop) {
+  NetworkInput in;
+  in.name = common::input_display_name(path);
+  // One read: the kind (and so the size limit) comes from the name or the first 8 bytes.
+  const ReadLimits limits;
+  std::string bytes = common::read_input(
+      path,
+      [&](std::string_view head) {
+        in.is_tflite = has_tflite_extension(path) || has_tflite_identifier(head);
+        return in.is_tflite ? tflite_input_limit(limits) : common::text_input_limit();
+      },
+      stop, "loading the workload");
+  in.hash = common::fnv1a_hex(bytes);
+  if (in.is_tflite) {
+    in.model = std::make_shared<const Model>(read_model_bytes(std::move(bytes), in.name, limits));
+  } else {
+    in.yaml = std::move(bytes);
+  }
+  return in;
+}
+
+workloads::Workload load_network(const NetworkInput& in, const ImportOptions& options, const common::StopToken& stop) {
+  if (in.is_tflite) {
+    workloads::Workload w = import_model(*in.model, options).workload;
+    w.source_file = in.name;
+    return w;
+  }
+  return workloads::load_workload_from_string(in.yaml, in.name, stop);
 }
 
 workloads::Workload load_network(const std::string& path, const ImportOptions& options, const common::StopToken& stop) {
-  if (is_tflite_path(path)) {
-    workloads::Workload w = import_tflite(path, options).workload;
-    w.source_file = path;
-    return w;
-  }
-  return workloads::load_workload(path, stop);
+  return load_network(read_network(path, stop), options, stop);
 }
 
 }  // namespace npumap::tflite

@@ -6,6 +6,7 @@
 // YAML text and loaded by the ordinary loader, so `mapper import` writes exactly what `--workload
 // model.tflite` maps. docs/design/tflite-import.md says how each part of a pass is expressed.
 
+#include <memory>
 #include <string>
 
 #include "common/stop_token.hpp"
@@ -41,8 +42,23 @@ ImportedModel import_model(const Model& model, const ImportOptions& options);
 /// are the flatbuffers identifier "TFL3".
 bool is_tflite_path(const std::string& path);
 
-/// A workload from either kind of file: a .tflite model (imported with `options`) or workload YAML
-/// (read polling `stop`, as workloads::load_workload does).
+/// A network input read once (common::read_input: a file, a FIFO, or standard input as "-"): a
+/// .tflite model (named ".tflite" or starting with the identifier "TFL3"; read and checked) or
+/// workload YAML text. Each kind has its own size limit (512 MiB for models, 16 MiB for text).
+struct NetworkInput {
+  std::string name;                    ///< the path, "<stdin>" for "-"
+  std::string hash;                    ///< common::fnv1a_hex of the bytes read
+  bool is_tflite = false;
+  std::shared_ptr<const Model> model;  ///< a .tflite model
+  std::string yaml;                    ///< else the workload YAML text
+};
+/// Reads `path` once, polling `stop` while a pipe or FIFO has no data (then common::Interrupted).
+NetworkInput read_network(const std::string& path, const common::StopToken& stop = {});
+
+/// The workload of an input read: a .tflite model imported with `options`, or the YAML loaded
+/// polling `stop` (as workloads::load_workload does).
+workloads::Workload load_network(const NetworkInput& input, const ImportOptions& options, const common::StopToken& stop = {});
+/// read_network() then load_network().
 workloads::Workload load_network(const std::string& path, const ImportOptions& options,
                                  const common::StopToken& stop = {});
 

@@ -20,6 +20,7 @@
 #include <flatbuffers/flatbuffers.h>
 #include <fmt/format.h>
 
+#include "common/files.hpp"
 #include "common/user_error.hpp"
 
 namespace npumap::tflite {
@@ -996,48 +997,6 @@ void Reader::check_graph(const Subgraph& sg, const Path* at) const {
   }
 }
 
-/// Reads at most limit + 1 bytes of `path`, so endless files (/dev/zero) stop at the limit.
-std::string read_file_bounded(const std::string& path, std::size_t limit) {
-  namespace fs = std::filesystem;
-  const auto fail = [&](std::string message, std::string hint = {}) {
-    throw UserError(SourceLocation{path, 0, 0}, "", std::move(message), std::move(hint));
-  };
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (st.type() == fs::file_type::not_found) fail("no such file", "check the path of the .tflite model");
-  if (ec) fail(fmt::format("cannot access the file: {}", ec.message()));
-  if (fs::is_directory(st)) fail("is a directory, not a .tflite model file");
-  std::size_t expected = 0;
-  const bool regular = fs::is_regular_file(st);
-  if (regular) {
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (ec) fail(fmt::format("cannot read the file size: {}", ec.message()));
-    if (size > limit) fail(fmt::format("the file is {} bytes, more than the limit of {} bytes", size, limit));
-    expected = static_cast<std::size_t>(size);
-  }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) fail(fmt::format("cannot open the file: {}", std::strerror(errno)));
-
-  std::string out;
-  constexpr std::size_t kChunk = std::size_t{1} << 20;
-  for (;;) {
-    const std::size_t old = out.size();
-    // A regular file is read in one go (one byte more than its size, to see a file that grew).
-    const std::size_t want = std::min(regular && old == 0 ? expected + 1 : kChunk, limit + 1 - old);
-    out.resize(old + want);
-    const std::size_t got = std::fread(out.data() + old, 1, want, f.get());
-    out.resize(old + got);
-    if (out.size() > limit) {
-      fail(fmt::format("the file is larger than the limit of {} bytes", limit), "an endless device or stream?");
-    }
-    if (got < want) {
-      if (std::ferror(f.get())) fail(fmt::format("cannot read the file: {}", std::strerror(errno)));
-      break;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 Model read_model_bytes(std::string bytes, const std::string& name, const ReadLimits& limits) {
@@ -1052,8 +1011,14 @@ Model read_model_bytes(std::string bytes, const std::string& name, const ReadLim
   return reader.read(std::move(shared));
 }
 
+common::InputLimit tflite_input_limit(const ReadLimits& limits) {
+  const std::size_t b = limits.max_file_bytes;
+  return {b, fmt::format(".tflite models are limited to {}", b % (1u << 20) == 0 ? fmt::format("{} MiB", b >> 20) : fmt::format("{} bytes", b))};
+}
+
 Model read_model(const std::string& path, const ReadLimits& limits) {
-  return read_model_bytes(read_file_bounded(path, limits.max_file_bytes), path, limits);
+  const common::InputLimit limit = tflite_input_limit(limits);
+  return read_model_bytes(common::read_input(path, [&](std::string_view) { return limit; }), common::input_display_name(path), limits);
 }
 
 }  // namespace npumap::tflite

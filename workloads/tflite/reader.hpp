@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/files.hpp"
 #include "workloads/tflite/model.hpp"
 
 namespace npumap::tflite {
@@ -28,7 +29,11 @@ struct ReadLimits {
   std::size_t expansion_factor = 16;
 };
 
-/// Reads and checks the model in file `path` (refuses directories, endless and over-large files).
+/// The input limit of a .tflite model (limits.max_file_bytes, 512 MiB by default) for common::read_input.
+common::InputLimit tflite_input_limit(const ReadLimits& limits = {});
+
+/// Reads and checks the model in file `path` ("-": standard input), read once with common::read_input
+/// (folders, devices and sockets refused; larger than limits.max_file_bytes refused while reading).
 Model read_model(const std::string& path, const ReadLimits& limits = {});
 
 /// Reads and checks a model held in `bytes`; `name` names it in error messages.
