@@ -291,6 +291,8 @@ namespace {
 struct MappingArgs {
   RunOptions run;
   std::string objectives_text;
+  double tolerance = -1.0;  // deprecated alias of --epsilon (-1: not given)
+  bool exact = false;
   std::string format_text = "text";
   std::string positional_model;  // Vela's way: the network as the first positional argument
   std::string arena_cache_size_text;
@@ -396,11 +398,13 @@ void add_mapping_options(CLI::App& app, MappingArgs& a) {
                  "YAML file of per-layer weight compression ratios (layer: encoded/raw bytes), overriding the workload's");
   app.add_flag("--keep-pareto", a.run.keep_pareto, "Keep and write the whole Pareto front (default: report the best point)");
   app.add_option("--objectives", a.objectives_text, "Comma-separated objectives of the front")->capture_default_str();
-  app.add_option("--tolerance", a.run.tolerance,
-                 "Relative tolerance of the join's pruning: 0 is exact; e.g. 0.01 bounds the front of runs with "
-                 "3-4 objectives (approximate)")
-      ->check(kFinite & CLI::Range(0.0, 1.0))
-      ->capture_default_str();
+  auto* epsilon = app.add_option("--epsilon", a.run.epsilon,
+                                 "ε of the front: every Pareto-optimal mapping is within a factor 1 + ε in every objective "
+                                 "of a reported one, each objective's least value exact; 0 is the exact front")
+                      ->check(kFinite & CLI::Range(0.0, 1.0))
+                      ->capture_default_str();
+  app.add_option("--tolerance", a.tolerance, "Deprecated alias of --epsilon")->check(kFinite & CLI::Range(0.0, 1.0))->excludes(epsilon);
+  app.add_flag("--exact", a.exact, "The exact Pareto front (ε = 0; may take minutes on large networks)")->excludes(epsilon);
   app.add_option("--threads,-j", a.threads, "Worker threads (default: all cores)")->check(CLI::Range(1, 1024));
   app.add_option("--seed", a.run.seed, "Seed recorded in provenance (the search is exhaustive: nothing is sampled)")
       ->check(kUnsigned)
@@ -524,6 +528,11 @@ int run_mapping_command(MappingArgs& a, int worker_threads, const std::atomic<bo
   // Vela lower-cases the accelerator config it is given.
   for (char& c : run.accelerator_config) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   run.objectives = search::parse_objectives(a.objectives_text);
+  if (a.tolerance >= 0.0) {
+    std::cerr << "warning: --tolerance is deprecated; it is now --epsilon, the ε of a front with a stated guarantee\n";
+    run.epsilon = a.tolerance;
+  }
+  if (a.exact) run.epsilon = 0.0;
   run.format = a.format_text == "json" ? Format::Json : a.format_text == "csv" ? Format::Csv : Format::Text;
   run.threads = worker_threads;
   run.vela_rewrites = !a.no_vela_rewrites;

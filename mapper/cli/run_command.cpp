@@ -172,16 +172,16 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   spdlog::info("workload {} ({} layers, {}), arch {} ({}, {}, {}, {:g} MHz, SRAM {} bytes)", workload.name,
                workload.layers.size(), workload_path, arch.name, arch.accel.name, arch.system_config, arch.memory_mode,
                arch.core_clock / 1e6, arch.sram_capacity_bytes);
-  spdlog::info("objectives {}, fusion {}, tolerance {:g}, per-layer only {}, keep-pareto {}, threads {}, seed {}, "
+  spdlog::info("objectives {}, fusion {}, epsilon {:g}, per-layer only {}, keep-pareto {}, threads {}, seed {}, "
                "time limit {}, output {}",
-               objectives, options.no_fusion ? "off" : "on", options.tolerance, options.per_layer ? "yes" : "no",
+               objectives, options.no_fusion ? "off" : "on", options.epsilon, options.per_layer ? "yes" : "no",
                options.keep_pareto ? "on" : "off", options.threads, options.seed,
                options.time_limit_s ? fmt::format("{:g} s", *options.time_limit_s) : std::string("none"), folder.string());
 
   search::SearchOptions search_options;
   search_options.objectives = options.objectives;
   search_options.fusion = !options.no_fusion;
-  search_options.tolerance = options.tolerance;
+  search_options.epsilon = options.epsilon;
   search_options.per_layer_only = options.per_layer;
   search_options.baseline_only = options.baseline_only;
   search_options.threads = options.threads;

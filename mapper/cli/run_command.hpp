@@ -35,10 +35,10 @@ struct RunOptions {
   /// Optional file of per-layer weight compression ratios (workloads/weight_compression.hpp).
   std::string weight_compression_file;
   bool keep_pareto = false;                ///< keep and write the whole front (else report the best point)
-  /// Objectives of the final front (search::default_objectives(): cycles and off-chip bytes, SRAM as tie-break).
+  /// Objectives of the final front (search::default_objectives(): cycles, off-chip bytes and peak SRAM).
   std::vector<search::Objective> objectives = search::default_objectives();
-  /// Relative tolerance of the join's Pareto pruning (0 = exact); see search::JoinOptions::tolerance.
-  double tolerance = 0.0;
+  /// ε of the front (0 = the exact front); see search::JoinOptions::epsilon.
+  double epsilon = search::kDefaultEpsilon;
   int threads = 1;                         ///< worker threads; the CLI defaults it to the core count
   std::uint64_t seed = 1;                  ///< recorded in provenance; the search is exhaustive, nothing is sampled
   std::optional<double> time_limit_s;      ///< stop at chunk boundaries after this many seconds

@@ -40,7 +40,12 @@ std::vector<const Json*> point_layers(const Json& r, const Json& p) {
 }
 
 std::string render_csv(const Json& r) {
-  std::string out =
+  // The front's promise first, as a comment line (readers: skip lines starting with '#').
+  std::string out;
+  if (r.contains("front_summary") && r["front_summary"].contains("guarantee")) {
+    out += "# " + r["front_summary"]["guarantee"].get<std::string>() + "\n";
+  }
+  out +=
       "point,cycles,offchip_bytes,sram_bytes,energy_pj,edp,fused_layers,chosen,latency_ms,inferences_per_s,"
       "macs_per_cycle,utilisation\n";
   if (!r.contains("front")) return out;

@@ -2,6 +2,7 @@
 // diff cleanly and goldens compare byte for byte.
 
 #include "mapper/report/result_document.hpp"
+#include "mapper/report/sizing.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -199,7 +200,7 @@ Json provenance_json(const RunProvenance& run, const SearchOptions& options) {
     provenance["inputs"]["config"] = files;
   }
   provenance["options"] = {{"keep_pareto", run.keep_pareto}, {"objectives", objectives},
-                           {"no_fusion", !options.fusion}, {"tolerance", options.tolerance},
+                           {"no_fusion", !options.fusion}, {"epsilon", options.epsilon},
                            {"per_layer", run.per_layer},
                            {"baseline_only", options.baseline_only},
                            {"time_limit_s", run.time_limit_s ? Json(*run.time_limit_s) : Json(nullptr)}};
@@ -299,7 +300,7 @@ void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Wo
 /// The join's part of the document: its steps, the kept front points with their layer mappings, the
 /// chosen point and the best mapping without fusion.
 void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& arch, const workloads::Workload& workload,
-                      const SearchResult& r) {
+                      const SearchResult& r, double epsilon /* < 0: no join (Vela's schedule) */) {
   const JoinResult& joined = *r.joined;
   result["join"] = {{"steps", join_steps_json(workload, joined)}};
   // A run stopped during the join reports the best complete mappings its first passes found, if
@@ -358,6 +359,29 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
     }
     summary = {{"best_cycles", best_cycles}, {"best_offchip_bytes", best_offchip},
                {"sram_min_bytes", sram_min}, {"sram_max_bytes", sram_max}};
+    // What the front promises, and the sizing answer read from it (sizing.hpp).
+    const bool promise = !found_before_stop && epsilon >= 0.0;
+    summary["epsilon"] = promise ? Json(epsilon) : Json(nullptr);
+    summary["guarantee"] = found_before_stop ? std::string("none: the run was stopped before the join finished")
+                           : epsilon < 0.0   ? std::string("none: Vela's schedule alone (--baseline-only)")
+                                             : search::epsilon_guarantee(epsilon);
+    if (const auto sizing = sizing_answer(points)) {
+      const auto entry = [&](std::size_t i) {
+        return Json{{"point", i},
+                    {"cycles", points[i].cycles},
+                    {"offchip_bytes", points[i].offchip_bytes},
+                    {"sram_bytes", points[i].peak_sram_bytes}};
+      };
+      Json within = Json::array();
+      for (std::size_t k = 0; k < sizing->least_sram_within.size(); ++k) {
+        Json e = entry(sizing->least_sram_within[k]);
+        e["latency_slack"] = kSizingSlacks[k];
+        within.push_back(std::move(e));
+      }
+      Json at_capacity = entry(sizing->best_at_capacity);
+      at_capacity["sram_capacity_bytes"] = arch.sram_capacity_bytes;
+      summary["sizing"] = {{"least_sram_within_latency", std::move(within)}, {"best_latency_at_sram_capacity", std::move(at_capacity)}};
+    }
   }
   result["front_summary"] = summary;
   result["front"] = front;
@@ -389,7 +413,7 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
   result["partial"] = r.partial;
   result["per_layer"] = per_layer_json(arch, workload, r);
   result["keep_rates"] = keep_rates_json(r.keep_rates);
-  if (r.joined) add_join_results(result, run, arch, workload, r);
+  if (r.joined) add_join_results(result, run, arch, workload, r, options.baseline_only ? -1.0 : options.epsilon);
   const int status = exit_status(r.status);
   result["partial"] = r.partial;
   result["status"] = status == 0 ? "ok" : status == 1 ? "no_valid_mapping" : "interrupted";

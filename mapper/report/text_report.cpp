@@ -452,6 +452,22 @@ std::string front_block(const Json& r) {
                    ? fmt::format("SRAM {}", common::format_bytes(num(s, "sram_min_bytes")))
                    : fmt::format("SRAM {} .. {}", common::format_bytes(num(s, "sram_min_bytes")), common::format_bytes(num(s, "sram_max_bytes")))},
               " ", "  ");
+  if (s.contains("guarantee")) out += wrap_text("  ", s["guarantee"].get<std::string>() + ".", "  ");
+  if (s.contains("sizing")) {
+    const Json& z = s["sizing"];
+    const auto figures = [](const Json& e) {
+      return fmt::format("{} ({} cycles, {} off-chip)", common::format_bytes(num(e, "sram_bytes")), common::format_si(num(e, "cycles")),
+                         common::format_bytes(num(e, "offchip_bytes")));
+    };
+    bool first = true;
+    for (const Json& e : z["least_sram_within_latency"]) {
+      out += fmt::format("{}least peak SRAM within {:g}% of the best latency: {}\n", first ? "Sizing: " : "  ",
+                         100.0 * num(e, "latency_slack"), figures(e));
+      first = false;
+    }
+    const Json& c = z["best_latency_at_sram_capacity"];
+    out += fmt::format("  best latency at the SRAM capacity ({}): {}\n", common::format_bytes(num(c, "sram_capacity_bytes")), figures(c));
+  }
   if (r["front"].size() > 1) out += front_table(r["front"]);
   return out;
 }

@@ -46,7 +46,7 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     JoinProblem problem = make_join_problem(arch, w, r.stage, options.fusion);
     JoinOptions join_options;
     join_options.objectives = options.objectives;
-    join_options.tolerance = options.tolerance;
+    join_options.epsilon = options.epsilon;
     JoinRunContext context;
     context.threads = 0;  // the arena this runs in
     context.stop = stop;

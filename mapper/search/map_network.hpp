@@ -24,8 +24,8 @@ namespace npumap::search {
 struct SearchOptions {
   std::vector<Objective> objectives = default_objectives();  ///< columns of the final front
   bool fusion = true;               ///< offer layer fusion through SRAM rolling buffers
-  /// Relative tolerance of the join's pruning (0 = exact); see JoinOptions::tolerance.
-  double tolerance = 0.0;
+  /// ε of the front (0 = the exact front); see JoinOptions::epsilon.
+  double epsilon = kDefaultEpsilon;
   bool per_layer_only = false;      ///< stop after the per-layer stage (no join)
   /// Also join without rolling buffers, to report what fusion gains (only when fusion is on).
   bool compare_without_fusion = true;

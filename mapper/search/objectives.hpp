@@ -20,11 +20,12 @@ enum class Objective : std::uint8_t {
 const char* objective_name(Objective o);
 /// All objectives in their canonical order.
 std::vector<Objective> all_objectives();
-/// The objectives of a search when none are given: cycles and off-chip bytes. Peak SRAM still breaks
-/// ties in the join, so every point carries the least SRAM that reaches exactly its cycles and
-/// off-chip bytes; `sram` as a third objective is opt-in until its join is fast on every preset
-/// (MobileNet-V2 on ethos-u65-256 still takes minutes). Energy is opt-in and reported for every point.
+/// The objectives of a search when none are given: cycles, off-chip bytes and peak SRAM (the sizing
+/// front; with the default ε it is an ε-front, JoinOptions::epsilon). Energy is opt-in and reported
+/// for every point.
 std::vector<Objective> default_objectives();
+/// The ε of a search's front when none is given (JoinOptions::epsilon): 1%.
+inline constexpr double kDefaultEpsilon = 0.01;
 /// Parses a comma-separated list such as "cycles,offchip_bytes"; throws UserError on unknown names.
 std::vector<Objective> parse_objectives(const std::string& text);
 

@@ -173,7 +173,7 @@ Json compute_sweep_point(const SweepSpec& spec, const SweepPoint& point, bool sh
   search::SearchOptions options;
   options.objectives = spec.objectives;
   options.fusion = spec.fusion;
-  options.tolerance = spec.tolerance;
+  options.epsilon = spec.epsilon;
   options.compare_without_fusion = false;
   options.threads = 0;  // the sweep's arena
   options.share_layers = share_layers;

@@ -383,7 +383,7 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
   for (const auto& w : spec.workloads) workloads.push_back(Json{{"id", w.id}, {"path", w.path}, {"layers", w.workload.layers.size()}});
   doc["sweep"] = {{"name", spec.name},           {"spec", spec.file},          {"fingerprint", spec.fingerprint},
                   {"base", spec.base},           {"parameters", spec.param_keys}, {"objectives", objectives},
-                  {"fusion", spec.fusion},       {"tolerance", spec.tolerance}, {"workloads", workloads},
+                  {"fusion", spec.fusion},       {"epsilon", spec.epsilon}, {"workloads", workloads},
                   {"points", spec.points.size()}};
   Json points = Json::array();
   for (const Json& rec : records) {

@@ -31,7 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kTopKeys = {"name", "workloads", "base", "grid", "points", "objectives", "fusion", "tolerance"};
+const std::vector<std::string> kTopKeys = {"name", "workloads", "base", "grid", "points", "objectives", "fusion", "epsilon", "tolerance"};
 const std::vector<std::string> kArchKeys = {"accelerator",    "system_config", "memory_mode", "core_clock",
                                             "axi_port_width", "sram_capacity", "cache_size"};
 const std::vector<std::string> kAreas = {"Sram", "Dram", "OnChipFlash", "OffChipFlash"};
@@ -198,7 +198,7 @@ arch::Arch build_point_arch(const SweepSpec& spec, const std::string& id, const 
   return a;
 }
 
-/// The search settings of a spec: objectives, fusion, tolerance (each optional).
+/// The search settings of a spec: objectives, fusion, epsilon (`tolerance`: its former name), each optional.
 void read_search_options(const common::YamlNode& root, SweepSpec& spec) {
   if (auto o = root.find("objectives")) {
     std::string text;
@@ -215,10 +215,12 @@ void read_search_options(const common::YamlNode& root, SweepSpec& spec) {
     if (spec.objectives.empty()) throw o->error("no objectives", "e.g. [cycles, offchip_bytes]");
   }
   if (auto f = root.find("fusion")) spec.fusion = f->as_bool();
-  if (auto t = root.find("tolerance")) {
-    spec.tolerance = t->as_double();
-    if (spec.tolerance < 0.0 || spec.tolerance >= 1.0)
-      throw t->error(fmt::format("must be in [0, 1), got {}", t->as_string()), "0 is exact; 0.01 allows 1% slack");
+  for (const char* key : {"epsilon", "tolerance"}) {
+    if (auto t = root.find(key)) {
+      spec.epsilon = t->as_double();
+      if (!(spec.epsilon >= 0.0 && spec.epsilon < 1.0))
+        throw t->error(fmt::format("must be in [0, 1), got {}", t->as_string()), "0 is the exact front; 0.01 an ε-front within 1%");
+    }
   }
 }
 

@@ -56,7 +56,7 @@ struct SweepSpec {
   std::vector<SweepPoint> points;
   std::vector<search::Objective> objectives = search::default_objectives();
   bool fusion = true;
-  double tolerance = 0.0;
+  double epsilon = search::kDefaultEpsilon;  ///< ε of each point's front (search::JoinOptions::epsilon)
   /// Hash of everything the results depend on (spec, workload and base arch file bytes, tool version):
   /// a resumed sweep must match it.
   std::string fingerprint;

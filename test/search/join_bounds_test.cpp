@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -348,6 +349,80 @@ TEST(JoinToleranceGrid, ReportsRealMappingsNoneDominatingAnother) {
     }
   }
   EXPECT_TRUE(coarser) << "the grid never changed a front";
+}
+
+TEST(JoinEpsilonFront, CoversTheExhaustiveFrontWithExactExtremes) {
+  // epsilon_front.hpp's guarantee, checked against the exhaustive front on the random networks
+  // (residual blocks, concatenations, cascades, tight SRAM; narrow quick passes, so that every rule runs
+  // on the rounded values): every point is a real mapping with its true values and none dominates
+  // another; every exhaustive point x has a point y with y_i <= (1 + ε) x_i in every objective; each
+  // objective's lexicographic least (that objective first, the others in order) is on the front
+  // exactly; ε = 0 is the exhaustive front.
+  bool thinner = false;
+  for (const RandomCase& c : random_cases()) {
+    for (const double eps : {0.0, 0.001, 0.01, 0.1}) {
+      JoinOptions o = options_for(c, Speedup::Lookahead, true, true);
+      o.epsilon = eps;
+      const JoinResult r = join(c.problem, o);
+      const std::string what = fmt::format("ε = {}; {}", eps, c.describe());
+      if (eps == 0.0) {
+        EXPECT_EQ(testing::front_values(r, c.objectives), c.oracle.front) << what;
+        continue;
+      }
+      ASSERT_EQ(r.front.empty(), c.oracle.front.empty()) << what;
+      for (const FrontPoint& p : r.front) {
+        const Objectives v{p.cycles, p.offchip_bytes, p.peak_sram_bytes, p.energy_pj};
+        EXPECT_NE(std::find(c.oracle.feasible.begin(), c.oracle.feasible.end(), v), c.oracle.feasible.end()) << "not a mapping; " << what;
+        for (const FrontPoint& q : r.front) {
+          bool le = true, lt = false;
+          for (Objective obj : c.objectives) {
+            le = le && q.objective(obj) <= p.objective(obj);
+            lt = lt || q.objective(obj) < p.objective(obj);
+          }
+          EXPECT_FALSE(le && lt) << "a point dominates another; " << what;
+        }
+      }
+      double worst = 1.0;  // the largest coverage ratio over the exhaustive front
+      for (const Objectives& x : c.oracle.front) {
+        double best = std::numeric_limits<double>::infinity();
+        for (const FrontPoint& y : r.front) {
+          double ratio = 1.0;
+          for (Objective obj : c.objectives) {
+            const double xv = x[static_cast<int>(obj)];
+            const double yv = y.objective(obj);
+            ratio = std::max(ratio, yv <= xv ? 1.0 : (xv > 0.0 ? yv / xv : std::numeric_limits<double>::infinity()));
+          }
+          best = std::min(best, ratio);
+        }
+        worst = std::max(worst, best);
+      }
+      EXPECT_LE(worst, (1.0 + eps) * (1.0 + 1e-12)) << "coverage; " << what;
+      for (Objective first : c.objectives) {
+        std::vector<Objective> order{first};
+        for (Objective obj : c.objectives)
+          if (obj != first) order.push_back(obj);
+        const auto key = [&](const Objectives& x) {
+          std::vector<double> k;
+          for (Objective obj : order) k.push_back(x[static_cast<int>(obj)]);
+          return k;
+        };
+        const Objectives* least = nullptr;
+        for (const Objectives& x : c.oracle.front) {
+          if (least == nullptr || key(x) < key(*least)) least = &x;
+        }
+        if (least == nullptr) continue;
+        bool found = false;
+        for (const FrontPoint& y : r.front) {
+          bool same = true;
+          for (Objective obj : c.objectives) same = same && y.objective(obj) == (*least)[static_cast<int>(obj)];
+          found = found || same;
+        }
+        EXPECT_TRUE(found) << "the least " << objective_name(first) << " is not exact; " << what;
+      }
+      thinner = thinner || r.front.size() < c.oracle.front.size();
+    }
+  }
+  EXPECT_TRUE(thinner) << "no ε-front was smaller than the exhaustive front";
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/stop_token.hpp"
@@ -123,8 +124,23 @@ struct JoinOptions {
   /// objectives at the price of an approximate front; the exact speed-ups that compare values before
   /// the pruning (dominance filter, sibling bound, incumbent bound) are then off.
   double tolerance = 0.0;
+  /// 0: the exact front. Otherwise join() returns an ε-Pareto front (epsilon_front.hpp,
+  /// docs/design/search.md "ε-front"): for every point x of the exact front a returned point y with
+  /// f_i(y) <= (1 + epsilon) f_i(x) in every objective, each objective's least value (ties broken
+  /// lexicographically on the others, in order) exact and on it, every value a real mapping's.
+  double epsilon = 0.0;
+  /// Internal to the ε-front (0: exact): while SRAM is an objective, the peak SRAM column keeps each
+  /// step's SRAM in use rounded up to the next level of a log grid of this ratio from sram_grid_base
+  /// (values below it: to it); the capacity check still reads the true usage. The rounding is
+  /// monotone, so it commutes with the maximum and its error does not compound.
+  double sram_grid_ratio = 0.0;
+  double sram_grid_base = 0.0;
   JoinSpeedups speedups;
 };
+
+/// The ε-front's guarantee in one sentence, for the reports: "every point of the exact Pareto front
+/// is within 1% ..." (epsilon 0: the front is exact).
+std::string epsilon_guarantee(double epsilon);
 
 /// Live counters a progress display may read while joins run (several joins may add to them).
 struct JoinProgress {

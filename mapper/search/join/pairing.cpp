@@ -73,6 +73,7 @@ bool make_pair(const PassContext& ctx, int st, const LiveSlots& live, const Live
   const JoinStep& step = ctx.step(st);
   const PmappingGroup& pg = step.groups[h];
   task.right = h;
+  task.sram_grid = ctx.sram_grid.empty() ? nullptr : &ctx.sram_grid;
   key = left_key;
   for (std::size_t i = 0; i < step.inputs.size(); ++i) {
     const int t = step.inputs[i];

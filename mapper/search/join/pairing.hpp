@@ -13,6 +13,7 @@
 // dies here and is not a network output (the shared storage then counts once), and never when the
 // output is already live (a tensor several layers write is never written in place).
 
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -31,19 +32,25 @@ struct PairTask {
   double held_bytes = 0.0;     ///< finished tensors that stay reserved until the cascade closes
   bool input_rolling = false;
   bool output_rolling = false;
+  /// The pass's SRAM grid (JoinOptions::sram_grid_ratio) when SRAM is an objective; null: exact.
+  const SramGrid* sram_grid = nullptr;
 };
+
+/// SRAM in use `usage` as the peak column keeps it: on the grid, or as it is without one.
+inline double on_sram_grid(double usage, const SramGrid* grid) { return grid != nullptr ? (*grid)(usage) : usage; }
 
 /// The merge of left row `lr` with a layer row's values through pair `task` (docs/design/search.md
 /// "Join", step 7): the sums, the peak max(left peak, usage) and, while the output is rolling, the
 /// cascade SRAM the next step inherits. `cascade_in` is the cascade this layer sees (the left row's
-/// cascade plus the buffer it reads, 0 when it reads none), `usage` the SRAM in use while it runs.
+/// cascade plus the buffer it reads, 0 when it reads none), `usage` the SRAM in use while it runs (the
+/// peak takes it on the task's SRAM grid; the capacity check is the caller's, on the true usage).
 inline JoinRow merged_row(const PairTask& task, const JoinRow& lr, double cascade_in, double usage, double cycles, double offchip,
                           double energy, double own_sram) {
   JoinRow row;
   row.cycles = lr.cycles + cycles;
   row.offchip = lr.offchip + offchip;
   row.energy = lr.energy + energy;
-  row.peak = std::max(lr.peak, usage);
+  row.peak = std::max(lr.peak, on_sram_grid(usage, task.sram_grid));
   row.cascade = task.output_rolling ? cascade_in + own_sram + task.held_bytes : 0.0;
   return row;
 }

@@ -28,6 +28,7 @@ PassContext::PassContext(const JoinProblem& p, const JoinOptions& o, const JoinR
       capacity(static_cast<double>(p.sram_capacity)),
       obj(o.objectives),
       grid(o.tolerance),
+      sram_grid(obj.sram_objective ? SramGrid(o.sram_grid_base, o.sram_grid_ratio, static_cast<double>(p.sram_capacity)) : SramGrid()),
       first_prune_rows(o.speedups.first_prune_rows > 0 ? o.speedups.first_prune_rows : kFirstPrune),
       pilot_min_rows(o.speedups.pilot_min_rows > 0 ? o.speedups.pilot_min_rows : kPilotMinRows),
       first_consumer(p.tensors.size(), static_cast<int>(p.steps.size())),

@@ -30,6 +30,28 @@ struct ObjectiveLayout {
   bool sram_tiebreak() const { return !sram_objective; }
 };
 
+/// The ε-front's grid of peak SRAM (JoinOptions::sram_grid_ratio): levels base, base (1 + r),
+/// base (1 + r)^2, ... below the capacity, then the capacity. A value is kept as the least level at
+/// least it (values above the capacity as they are). Monotone, so it commutes with the maximum that
+/// makes a peak: the grid's peak of a mapping is its true peak on the grid.
+class SramGrid {
+ public:
+  SramGrid() = default;
+  SramGrid(double base, double ratio, double capacity) {
+    if (!(base > 0.0) || !(ratio > 0.0)) return;
+    for (double v = base; v < capacity && levels_.size() < 100000; v *= 1.0 + ratio) levels_.push_back(v);
+    levels_.push_back(capacity);
+  }
+  bool empty() const { return levels_.empty(); }
+  double operator()(double v) const {
+    const auto it = std::lower_bound(levels_.begin(), levels_.end(), v);
+    return it == levels_.end() ? v : *it;
+  }
+
+ private:
+  std::vector<double> levels_;
+};
+
 /// The oneTBB arena of a pass: threads > 0, its own arena of that many workers; 0, the caller's.
 class JoinArena {
  public:
@@ -63,6 +85,8 @@ struct PassContext {
   const double capacity;  ///< SRAM capacity in bytes
   const ObjectiveLayout obj;
   const ToleranceGrid grid;
+  /// JoinOptions::sram_grid_ratio's grid when SRAM is an objective, else empty (PairTask::sram_grid).
+  const SramGrid sram_grid;
   /// Rows merged into a key's table before its first pruning (JoinSpeedups::first_prune_rows).
   const std::size_t first_prune_rows;
   /// Rows a source needs for the dominance filter's pilot (JoinSpeedups::pilot_min_rows).

@@ -37,7 +37,10 @@ inline bool sibling_dominates(const PairTask& task, const JoinRow& lr, double ca
   if (q.sram_bytes > pr.sram_bytes) {
     if (task.output_rolling) return false;
     const double q_usage = task.full_bytes + cascade_in + q.sram_bytes;
-    if (q_usage > capacity || (sram_objective && q_usage > std::max({usage, lr.peak, sram_floor}))) return false;
+    // With an SRAM grid (JoinOptions::sram_grid_ratio) both merges' peaks take their usage on the grid.
+    if (q_usage > capacity ||
+        (sram_objective && on_sram_grid(q_usage, task.sram_grid) > std::max({on_sram_grid(usage, task.sram_grid), lr.peak, sram_floor})))
+      return false;
   }
   for (const Column c : summed) {
     if (lr.value(c) + q.value(c) < lr.value(c) + pr.value(c)) return true;

@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "mapper/search/join/epsilon_front.hpp"
 #include "mapper/search/join/join.hpp"
 #include "mapper/search/join/pass.hpp"
 #include "mapper/search/join/quick_passes.hpp"
@@ -71,6 +72,7 @@ JoinResult with_found_before_stop(JoinResult r, const std::vector<FrontPoint>& f
 }  // namespace
 
 JoinResult join(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& run) {
+  if (options.epsilon > 0.0) return join_internal::epsilon_join(problem, options, run);
   ClampCache clamp_cache;  // the passes of this join share their cascade clamp's limits
   bool thinned = false;
   if (!options.speedups.incumbent_bound || options.tolerance > 0.0) return timed_pass(problem, options, run, 0, nullptr, clamp_cache, thinned);
@@ -106,7 +108,10 @@ JoinResult join(const JoinProblem& problem, const JoinOptions& options, const Jo
   return exact;
 }
 
-JoinResult join_best(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& run) {
+JoinResult join_best(const JoinProblem& problem, const JoinOptions& given, const JoinRunContext& run) {
+  // The least first objective is exact whatever the ε of the front (epsilon_front.hpp uses this).
+  JoinOptions options = given;
+  options.epsilon = 0.0;
   const auto first_best = [&](JoinResult r) {
     if (r.front.empty()) return r;
     const Objective o = options.objectives.front();

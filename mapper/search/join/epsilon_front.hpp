@@ -1,0 +1,47 @@
+#pragma once
+// The ε-front (JoinOptions::epsilon > 0; docs/design/search.md "ε-front"). NOT exact, by design, with a
+// stated guarantee: for every point x of the exact Pareto front the result holds a point y with
+// f_i(y) <= (1 + ε) f_i(x) in every objective i; each objective's least value, ties broken
+// lexicographically on the other objectives in their order, is exact and on the front; every reported
+// value is a real mapping's true value.
+//
+// How (ε split as (1 + ε1)(1 + ε2) = 1 + ε, ε1 = ε2):
+//  1. The extremes, exactly: per summed objective o, join_best with o first (its first point is the
+//     lexicographic least); for peak SRAM, the join on SRAM alone gives the least peak P*, then
+//     join_best of the other objectives with the capacity set to P* (every feasible mapping then has
+//     peak P*).
+//  2. Rounding once: every layer row's value in a summed objective i is rounded up to a multiple of
+//     δ_i, the largest power of two at most ε1 · LB_i / n_i (LB_i the least value found in 1, n_i the
+//     layers with a non-zero value in i); rows of a group that the rounding makes dominated or equal
+//     are dropped (they are dominated or equal in every merge). Peak SRAM is kept on a log grid of
+//     ratio 1 + ε1 from P* (JoinOptions::sram_grid_ratio): the SRAM in use at each step is rounded up
+//     to the next level before it enters the peak, and a monotone rounding commutes with the maximum,
+//     so the rounded peak of a mapping is its true peak rounded up, at most (1 + ε1) times it (every
+//     peak is at least P*). The exact join then runs on these values:
+//     it is the exact front of a problem whose objectives are monotone in the true ones, so every rule
+//     of the join stays exact for it. A mapping's rounded sum is at most its true sum + n_i δ_i <=
+//     (1 + ε1) f_i. For x on the true front, the rounded front holds y with R(y) <= R(x), so
+//     f(y) <= R(y) <= R(x) <= (1 + ε1) f(x). Multiples of a power of two add exactly, so equal
+//     rounded sums compare equal.
+//  3. True values: each point's sums are added again from the true rows in step order (the exact
+//     join's own order, so the values are bit-identical to the exact join's) and its peak is
+//     point_memory's maximum.
+//  4. The union of 1 and 3, Pareto-filtered on the true values, is thinned greedily: the extremes
+//     first, then in objective order every point no kept point covers within 1 + ε2.
+
+#include "mapper/search/join/join.hpp"
+
+namespace npumap::search::join_internal {
+
+/// join() with options.epsilon > 0.
+JoinResult epsilon_join(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& run);
+
+/// The ratio 1 + ε1 of each half of ε: sqrt(1 + ε).
+double epsilon_half_ratio(double epsilon);
+
+/// `points` thinned: `keep_first` of them kept, then, in order, each point no kept point covers within
+/// `ratio` in every objective (kept y covers x when y_i <= ratio * x_i for every i).
+std::vector<FrontPoint> thin_front(const std::vector<FrontPoint>& points, std::size_t keep_first, const std::vector<Objective>& objectives,
+                                   double ratio);
+
+}  // namespace npumap::search::join_internal
