@@ -53,6 +53,7 @@ def main():
     ap.add_argument("--mapper", default="build/release/mapper/mapper")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--presets", default=",".join(PRESETS))
+    ap.add_argument("--limit", type=float, default=0.0, help="--time-limit of each default run (s; 0: none)")
     ap.add_argument("--exact-limit", type=float, default=0.0, help="also run --exact with this time limit (s)")
     ap.add_argument("workloads", nargs="+")
     a = ap.parse_args()
@@ -62,7 +63,7 @@ def main():
     times = []
     for w in a.workloads:
         for p in a.presets.split(","):
-            wall, rss, rc, doc = run(a.mapper, w, p, [], a.threads)
+            wall, rss, rc, doc = run(a.mapper, w, p, [], a.threads, a.limit or None)
             times.append(wall)
             s = doc.get("front_summary", {})
             z = s.get("sizing", {})
@@ -78,7 +79,7 @@ def main():
                 else:
                     cov = "exact > %gs" % a.exact_limit
             print("| %s | %s | %.2f | %.0f | %s | %s | %s | %s | %.0f | %s |" % (
-                os.path.basename(w), p, wall, rss / 1024, doc.get("front_size", "rc %d" % rc), fig[0], fig[1], fig[2], best, cov))
+                os.path.basename(w), p, wall, rss / 1024, ("stopped" if rc == 130 else doc.get("front_size", "rc %d" % rc)), fig[0], fig[1], fig[2], best, cov))
             sys.stdout.flush()
     times.sort()
     print("\nruns %d, median %.2f s, max %.2f s" % (len(times), times[len(times) // 2], times[-1]))

@@ -266,6 +266,7 @@ grid:
       const JoinProblem p = make_join_problem(point.arch, spec.workloads[wi].workload, stage, true);
       JoinOptions options;
       options.objectives = spec.objectives;
+      options.epsilon = spec.epsilon;
       JoinRunContext context;
       context.threads = 2;
       bool some_empty = false;

@@ -228,7 +228,9 @@ JoinResult epsilon_join(const JoinProblem& problem, const JoinOptions& options, 
     const double least = ext.points[j].objective(o);
     if (o == Objective::Sram) {
       rounded_options.sram_grid_ratio = half;
-      rounded_options.sram_grid_base = least;
+      // Peaks are whole bytes: with a least peak of 0 (ethos-u65: the arena off-chip), every other peak
+      // is at least 1 byte, and the grid starts there (0 stays 0).
+      rounded_options.sram_grid_base = least > 0.0 ? least : 1.0;
       continue;
     }
     std::size_t layers = 0;

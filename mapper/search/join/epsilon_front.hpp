@@ -17,7 +17,8 @@
 //     ratio 1 + ε1 from P* (JoinOptions::sram_grid_ratio): the SRAM in use at each step is rounded up
 //     to the next level before it enters the peak, and a monotone rounding commutes with the maximum,
 //     so the rounded peak of a mapping is its true peak rounded up, at most (1 + ε1) times it (every
-//     peak is at least P*). The exact join then runs on these values:
+//     peak is at least P*; with P* = 0 the grid starts at 1 byte, the least positive peak, and 0
+//     stays 0). The exact join then runs on these values:
 //     it is the exact front of a problem whose objectives are monotone in the true ones, so every rule
 //     of the join stays exact for it. A mapping's rounded sum is at most its true sum + n_i δ_i <=
 //     (1 + ε1) f_i. For x on the true front, the rounded front holds y with R(y) <= R(x), so

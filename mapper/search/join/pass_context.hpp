@@ -32,7 +32,7 @@ struct ObjectiveLayout {
 
 /// The ε-front's grid of peak SRAM (JoinOptions::sram_grid_ratio): levels base, base (1 + r),
 /// base (1 + r)^2, ... below the capacity, then the capacity. A value is kept as the least level at
-/// least it (values above the capacity as they are). Monotone, so it commutes with the maximum that
+/// least it (values above the capacity as they are; 0 stays 0). Monotone, so it commutes with the maximum that
 /// makes a peak: the grid's peak of a mapping is its true peak on the grid.
 class SramGrid {
  public:
@@ -44,6 +44,7 @@ class SramGrid {
   }
   bool empty() const { return levels_.empty(); }
   double operator()(double v) const {
+    if (v <= 0.0) return v;  // no SRAM stays none
     const auto it = std::lower_bound(levels_.begin(), levels_.end(), v);
     return it == levels_.end() ? v : *it;
   }
