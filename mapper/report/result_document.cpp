@@ -202,6 +202,7 @@ Json provenance_json(const RunProvenance& run, const SearchOptions& options) {
                            {"no_fusion", !options.fusion}, {"tolerance", options.tolerance},
                            {"per_layer", run.per_layer},
                            {"baseline_only", options.baseline_only},
+                           {"block_config_limit", options.vela_block_config_limit},
                            {"time_limit_s", run.time_limit_s ? Json(*run.time_limit_s) : Json(nullptr)}};
   if (!run.optimise.empty()) provenance["options"]["optimise"] = run.optimise;
   return provenance;

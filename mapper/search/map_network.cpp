@@ -34,7 +34,7 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
   }
   if (options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial) {
     // Vela's point is the whole answer: its problem and a one-point front, so every report shows it.
-    r.vela = vela_schedule(arch, w, r.stage, stop);
+    r.vela = vela_schedule(arch, w, r.stage, stop, options.vela_block_config_limit);
     r.joined = JoinResult{};
     if (r.vela) {
       r.problem = r.vela->problem;
@@ -89,7 +89,7 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     }
   }
   if (options.vela_baseline && !options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial)
-    r.vela = vela_schedule(arch, w, r.stage, stop);
+    r.vela = vela_schedule(arch, w, r.stage, stop, options.vela_block_config_limit);
   if (r.partial) {
     r.status = SearchStatus::Interrupted;
   } else if (some_layer_empty || (r.joined && r.joined->front.empty())) {

@@ -37,6 +37,8 @@ struct SearchOptions {
   bool vela_baseline = true;        ///< also find Vela's schedule (vela_schedule.hpp) for the reports
   /// Find only Vela's schedule: no join of the whole mapspace; the "front" is Vela's point alone.
   bool baseline_only = false;
+  /// Vela's --block-config-limit for its schedule (0: every block config, as Arm's evaluation kit runs it).
+  int vela_block_config_limit = kVelaBlockConfigLimit;
 };
 
 /// Live counters of a search for a progress display: the per-layer stage, then the joins.

@@ -191,6 +191,12 @@ Json compute_sweep_point(const SweepSpec& spec, const SweepPoint& point, bool sh
     }
     fronts[wi] = Json{{"workload", spec.workloads[wi].id}, {"status", front.empty() ? "no_valid_mapping" : "ok"},
                       {"front", front}};
+    // Vela's schedule on this point (vela_schedule.hpp), sweep.csv's vela_* columns.
+    if (r.vela) {
+      const search::FrontPoint& v = r.vela->point;
+      fronts[wi]["vela"] = Json{{"cycles", v.cycles}, {"offchip_bytes", v.offchip_bytes},
+                                {"sram_bytes", v.peak_sram_bytes}, {"energy_pj", v.energy_pj}};
+    }
   }
   complete = !searched.partial;
 

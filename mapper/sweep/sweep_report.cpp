@@ -317,7 +317,7 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
   for (const auto& k : spec.param_keys) header += fmt::format(",{}", csv_field("param." + k));
   header += ",accelerator,macs_per_cycle,sram_capacity_bytes,core_clock_hz,system_config,memory_mode,workload,status,"
             "front_index,cycles,latency_ms,inferences_per_s,utilisation,offchip_bytes,peak_sram_bytes,energy_pj,"
-            "cross_arch_pareto\n";
+            "cross_arch_pareto,vela_cycles,vela_latency_ms,vela_offchip_bytes,vela_peak_sram_bytes,vela_energy_pj\n";
   files.csv = header;
   const auto point_columns = [&](const Json& rec) {
     std::string s = rec["id"].get<std::string>();
@@ -337,6 +337,17 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
                        number(r.cycles > 0 && r.macs > 0 ? macs / r.cycles / r.macs : 0.0), number(r.offchip),
                        number(r.peak_sram), number(r.energy), r.pareto ? 1 : 0);
   };
+  // Vela's schedule of the workload on the record's point (empty when it has none): the same five
+  // values on each of the workload's rows, so every row compares with Vela on its own.
+  const auto vela_columns = [&](const Json& rec, std::size_t wi) -> std::string {
+    const Json& wr = rec["workloads"][wi];
+    if (!wr.contains("vela")) return ",,,,";
+    const Json& v = wr["vela"];
+    const double cycles = v["cycles"].get<double>();
+    return fmt::format("{},{},{},{},{}", number(cycles), number(latency_ms(cycles, rec["arch"]["core_clock_hz"].get<double>())),
+                       number(v["offchip_bytes"].get<double>()), number(v["sram_bytes"].get<double>()),
+                       number(v["energy_pj"].get<double>()));
+  };
   std::vector<std::size_t> next_row(spec.workloads.size(), 0);
   for (std::size_t ri = 0; ri < records.size(); ++ri) {
     const Json& rec = records[ri];
@@ -346,12 +357,14 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
       const std::string status = wr["status"].get<std::string>();
       if (wr["front"].empty()) {
         // The nine front columns stay empty: front_index .. cross_arch_pareto.
-        files.csv += fmt::format("{},{},{},,,,,,,,,\n", pc, csv_field(spec.workloads[wi].id), status);
+        files.csv += fmt::format("{},{},{},,,,,,,,,,{}\n", pc, csv_field(spec.workloads[wi].id), status,
+                                 vela_columns(rec, wi));
         continue;
       }
       for (std::size_t f = 0; f < wr["front"].size(); ++f) {
         const Row& r = rows[wi][next_row[wi]++];
-        files.csv += fmt::format("{},{},{},{}\n", pc, csv_field(spec.workloads[wi].id), status, front_columns(r, wi));
+        files.csv += fmt::format("{},{},{},{},{}\n", pc, csv_field(spec.workloads[wi].id), status, front_columns(r, wi),
+                                 vela_columns(rec, wi));
       }
     }
   }
@@ -365,8 +378,8 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
     for (const Row& r : rows[wi]) {
       if (!r.pareto) continue;
       const Json& rec = records[r.record];
-      files.pareto_csv += fmt::format("{},{},ok,{}\n", point_columns(rec), csv_field(spec.workloads[wi].id),
-                                      front_columns(r, wi));
+      files.pareto_csv += fmt::format("{},{},ok,{},{}\n", point_columns(rec), csv_field(spec.workloads[wi].id),
+                                      front_columns(r, wi), vela_columns(rec, wi));
       list.push_back(Json{{"point", rec["id"]}, {"params", rec["params"]}, {"front_index", r.front_index},
                           {"macs_per_cycle", rec["arch"]["macs_per_cycle"]}, {"sram_capacity_bytes", rec["arch"]["sram_capacity_bytes"]},
                           {"cycles", r.cycles}, {"offchip_bytes", r.offchip}, {"sram_bytes", r.peak_sram}, {"energy_pj", r.energy}});
