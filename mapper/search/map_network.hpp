@@ -69,6 +69,11 @@ struct SearchResult {
   std::optional<JoinResult> joined;
   std::optional<UnfusedSummary> unfused;  ///< when compared and a mapping without fusion exists
   std::optional<VelaBaseline> vela;     ///< Vela's schedule, when asked for and one fits
+  /// The stage Vela's schedule indexes when it is not `stage`: a search whose objectives leave out
+  /// cycles, off-chip bytes or peak SRAM gives Vela a stage of its own (map_network.cpp).
+  std::optional<StageResult> vela_stage;
+  /// The stage `vela` indexes.
+  const StageResult& stage_of_vela() const { return vela_stage ? *vela_stage : stage; }
   KeepRates keep_rates;                 ///< the stage's overall rates with the join's causes applied
   bool partial = false;                 ///< stopped by the stop token somewhere
   SearchStatus status = SearchStatus::Ok;

@@ -76,6 +76,12 @@ JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& work
   return problem;
 }
 
+namespace {
+std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, const workloads::Workload& workload,
+                                                     const StageResult& stage, const common::StopToken& stop,
+                                                     int block_config_limit);
+}  // namespace
+
 std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workloads::Workload& workload,
                                           const StageResult& stage, const common::StopToken& stop,
                                           int block_config_limit) {
@@ -84,6 +90,21 @@ std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workload
     for (const PmappingGroup& g : lr.groups) rows += g.rows.size();
     if (rows == 0) return std::nullopt;
   }
+  std::optional<VelaBaseline> b = vela_schedule_with_limit(arch, workload, stage, stop, block_config_limit);
+  // The per-layer stage keeps each group's Pareto-optimal rows only, so a shortlisted block config
+  // dominated by one off the shortlist is gone: the shortlist's rows left may not join (the groups'
+  // feature-map layouts or SRAM disagree across steps: mobilenet_v2 on an ethos-u65-256). Then the
+  // schedule takes its block configs from every config, as with --block-config-limit 0.
+  if (!b && block_config_limit > 0 && !stop.stop_requested()) b = vela_schedule_with_limit(arch, workload, stage, stop, 0);
+  return b;
+}
+
+namespace {
+
+/// Vela's schedule with the shortlist of `block_config_limit` (0: every config); none if nothing joins.
+std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, const workloads::Workload& workload,
+                                                     const StageResult& stage, const common::StopToken& stop,
+                                                     int block_config_limit) {
   VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit), {}};
   // Vela's candidate metric weighs a byte of peak SRAM as 25 cycles (1,000 against 40) unless the
   // arch spills: so least SRAM first, then cycles; with spilling, cycles first. The exact least of the
@@ -104,6 +125,8 @@ std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workload
   b.point = std::move(r.front[best]);
   return b;
 }
+
+}  // namespace
 
 std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workloads::Workload& workload) {
   StageOptions options;
