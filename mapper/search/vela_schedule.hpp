@@ -37,15 +37,22 @@ VelaWeights vela_weights(const arch::Arch& arch);
 /// Vela's candidate metric of a point: the weighted sum; Vela keeps the candidate with the least.
 double vela_score(const VelaWeights& weights, const FrontPoint& point);
 
+/// Whether Vela 2.1 places the layer's weights and bias as the template does: its graph pass DMAs the
+/// weights of every weighted op but a fully connected one (VectorProduct reads them in place) to SRAM
+/// (unless they are stored in it), where its WeightStream strategy double-buffers them (bias read in place) and its IfmStream strategy
+/// (ConvolutionMxN, DepthWise and Pooling only) holds them whole and copies the bias too.
+bool vela_template(const arch::Arch& arch, const LayerSpace& space, const Template& tpl);
+
 /// Vela's default --block-config-limit: the scheduler tries the first and last 16 configs of its sort.
 inline constexpr int kVelaBlockConfigLimit = 16;
 
 /// The join problem of Vela's mapspace: make_join_problem without fusion, each step keeping only the
 /// groups whose feature maps are all in the arena and, in them, the rows whose block config is on
 /// Vela's shortlist of `block_config_limit` (0: every config); a filter that would leave a step
-/// without groups is not applied to it.
+/// without groups is not applied to it. With `vela_templates`, only the rows whose weight and bias
+/// placements Vela 2.1 would use (DMA to SRAM, see vela_schedule.cpp) are kept where a group has them.
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                         int block_config_limit = kVelaBlockConfigLimit);
+                         int block_config_limit = kVelaBlockConfigLimit, bool vela_templates = true);
 
 /// Vela's schedule from a finished per-layer stage; none if no mapping fits or the stop fired.
 std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workloads::Workload& workload,

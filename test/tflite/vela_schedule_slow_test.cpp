@@ -34,6 +34,17 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
+/// Vela's cycles of the NPU subgraphs: the sum of their cascaded passes' Total cycles. Vela's printed
+/// Total adds its estimate of the CPU subgraphs' memory traffic (a CPU pass's feature maps read and
+/// written at the memory's bandwidth), which our cycle model leaves out (a CPU operator costs 0 here).
+double velas_npu_pass_cycles(const json& rec) {
+  double cycles = 0.0;
+  for (const json& sg : rec.at("subgraphs"))
+    if (sg.at("placement").get<std::string>() != "Cpu")
+      for (const json& cps : sg.at("cascaded_passes")) cycles += cps.at("cycles").at("total").get<double>();
+  return cycles;
+}
+
 TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   std::ifstream in(npumap::testing::kVelaReference);
   ASSERT_TRUE(in.good()) << npumap::testing::kVelaReference;
@@ -51,7 +62,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
     const auto v = search::vela_schedule(a, w);
     ASSERT_TRUE(v.has_value()) << model << " on " << config;
     ++records;
-    const double vela_cycles = rec.at("printed_Total_cycles").get<double>();
+    const double vela_cycles = velas_npu_pass_cycles(rec);
     const double vela_sram_kib = rec.at("printed_SRAM_used_KiB").get<double>();
     const double ours_kib = v->point.peak_sram_bytes / 1024.0;
     const double dc = (v->point.cycles - vela_cycles) / vela_cycles;
@@ -72,10 +83,10 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
   EXPECT_EQ(cycles_exact, 2);
-  EXPECT_EQ(cycles_within_5, 11);
-  EXPECT_EQ(cycles_within_15, 20);
-  EXPECT_EQ(sram_exact, 4);
-  EXPECT_EQ(sram_within_10, 8);
+  EXPECT_EQ(cycles_within_5, 21);
+  EXPECT_EQ(cycles_within_15, 29);
+  EXPECT_EQ(sram_exact, 5);
+  EXPECT_EQ(sram_within_10, 15);
 }
 
 }  // namespace
