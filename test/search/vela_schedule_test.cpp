@@ -69,8 +69,9 @@ TEST(VelaSchedule, OnlyVelasChoices) {
       ASSERT_TRUE(v.has_value()) << w.name << " on " << name;
       for (std::size_t s = 0; s < v->problem.steps.size(); ++s) {
         const PmappingGroup& g = v->problem.steps[s].groups.at(v->point.group[s]);
-        if (!a.spilling_enabled)
+        if (!a.spilling_enabled) {
           for (const TensorCompat& c : g.compat) EXPECT_EQ(c.residence, Residence::Arena) << w.name << " step " << s;
+        }
         const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(w.topological_order.at(s)));
         if (lr.space.cpu) continue;
         const PmappingRow& row = g.rows.at(v->point.row[s]);
@@ -89,7 +90,9 @@ TEST(VelaSchedule, OnlyVelasChoices) {
           for (const TensorCompat& c : lg.compat) arena = arena && c.residence == Residence::Arena;
           for (const PmappingRow& r : lg.rows) offered = offered || ((arena || a.spilling_enabled) && listed(r) && velas(r));
         }
-        if (offered) EXPECT_TRUE(velas(row)) << w.name << " step " << s << " on " << name;
+        if (offered) {
+          EXPECT_TRUE(velas(row)) << w.name << " step " << s << " on " << name;
+        }
         const model::BlockConfig bc = lr.space.block_configs.at(row.candidate);
         EXPECT_NE(std::find(shortlist.begin(), shortlist.end(), bc), shortlist.end()) << w.name << " step " << s;
       }
