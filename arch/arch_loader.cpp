@@ -152,7 +152,9 @@ void for_each_area(const common::YamlNode& n, const std::vector<std::string>& ar
   for (const auto& [key, value] : n.entries()) apply(area_of(key), value);
 }
 
-/// What the layers say about the keys that need all layers at once.
+/// What the layers say about the keys that need all layers at once. Set with emplace(), never `=`:
+/// assigning a YAML::Node re-points the node it held (yaml-cpp's set_ref), which would rewrite the
+/// earlier layer's value in place (ArchBase keeps the base's layers for every point it builds).
 struct Derived {
   std::optional<common::YamlNode> sram_capacity;
   std::optional<common::YamlNode> cache_size;
@@ -261,7 +263,7 @@ void apply_layer(const common::YamlNode& root, Arch& arch, Derived& derived) {
     const int bits = read_positive_int(*v);
     if (bits % 8 != 0) throw v->error(fmt::format("must be a multiple of 8 bits, got {}", bits), "AXI ports are 64 or 128 bits wide");
     arch.axi_port_width_bits = bits;
-    derived.axi_port_width = *v;
+    derived.axi_port_width.emplace(*v);
   }
   if (auto v = root.find("sram_capacity")) {
     const std::string s = v->as_string();
@@ -269,12 +271,12 @@ void apply_layer(const common::YamlNode& root, Arch& arch, Derived& derived) {
     if (parse_byte_size(s, bytes) && bytes <= 0)
       throw v->error(fmt::format("must be positive, got {}", s), "an arch needs on-chip SRAM; write its size, e.g. 1MiB");
     arch.sram_capacity_bytes = read_byte_size(*v);
-    derived.sram_capacity = *v;
+    derived.sram_capacity.emplace(*v);
   }
   if (auto v = root.find("network_io_in_sram")) arch.network_io_in_sram = v->as_bool();
   if (auto v = root.find("cache_size")) {
     arch.vela_sram_size = read_byte_size(*v);
-    derived.cache_size = *v;
+    derived.cache_size.emplace(*v);
   }
   if (auto v = root.find("memory")) apply_memory(*v, arch, derived);
   if (auto v = root.find("npu")) apply_npu(*v, arch);
