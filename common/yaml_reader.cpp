@@ -133,7 +133,7 @@ class DocumentStarts : public YAML::EventHandler {
   void OnMapEnd() override {}
 };
 
-/// The text as a stream that polls `stop` every 64 KiB it hands to the parser and throws
+/// The text as a stream that polls `stop` every 64 KiB it hands to the parser after the first MiB, and throws
 /// Interrupted when asked to stop: yaml-cpp parses a document in one call, and a 50,000-layer
 /// workload takes seconds, so this is how --time-limit and Ctrl-C reach into a parse.
 class StoppableText : public std::streambuf {
@@ -143,7 +143,9 @@ class StoppableText : public std::streambuf {
  protected:
   int_type underflow() override {
     if (pos_ >= text_.size()) return traits_type::eof();
-    throw_if_stopped(stop_, "loading the workload");
+    // The first MiB is parsed whole (a fraction of a second): a network that small loads and then
+    // stops at the mapper's first chunk, with a partial result, as a stop during the search does.
+    if (pos_ >= kWhole) throw_if_stopped(stop_, "loading the workload");
     char* begin = const_cast<char*>(text_.data()) + pos_;  // read only: the get area is never written
     const std::size_t n = std::min<std::size_t>(kChunk, text_.size() - pos_);
     pos_ += n;
@@ -153,6 +155,7 @@ class StoppableText : public std::streambuf {
 
  private:
   static constexpr std::size_t kChunk = 64 * 1024;
+  static constexpr std::size_t kWhole = 1024 * 1024;
   const std::string& text_;
   const StopToken& stop_;
   std::size_t pos_ = 0;
