@@ -1,5 +1,6 @@
 #include "common/yaml_reader.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -132,11 +133,40 @@ class DocumentStarts : public YAML::EventHandler {
   void OnMapEnd() override {}
 };
 
+/// The text as a stream that polls `stop` every 64 KiB it hands to the parser after the first MiB, and throws
+/// Interrupted when asked to stop: yaml-cpp parses a document in one call, and a 50,000-layer
+/// workload takes seconds, so this is how --time-limit and Ctrl-C reach into a parse.
+class StoppableText : public std::streambuf {
+ public:
+  StoppableText(const std::string& text, const StopToken& stop) : text_(text), stop_(stop) {}
+
+ protected:
+  int_type underflow() override {
+    if (pos_ >= text_.size()) return traits_type::eof();
+    // The first MiB is parsed whole (a fraction of a second): a network that small loads and then
+    // stops at the mapper's first chunk, with a partial result, as a stop during the search does.
+    if (pos_ >= kWhole) throw_if_stopped(stop_, "loading the workload");
+    char* begin = const_cast<char*>(text_.data()) + pos_;  // read only: the get area is never written
+    const std::size_t n = std::min<std::size_t>(kChunk, text_.size() - pos_);
+    pos_ += n;
+    setg(begin, begin, begin + n);
+    return traits_type::to_int_type(*begin);
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 64 * 1024;
+  static constexpr std::size_t kWhole = 1024 * 1024;
+  const std::string& text_;
+  const StopToken& stop_;
+  std::size_t pos_ = 0;
+};
+
 /// A second document (after `---`) would be ignored silently, so it is an error. Asks the parser for
 /// at most two documents: YAML::LoadAll loops forever on some malformed text (a stray `,` at the
 /// start of a line yields endless empty documents; found by fuzz/fuzz_arch), so it is not used.
-void check_single_document(const std::string& text, const std::string& file) {
-  std::istringstream in(text);
+void check_single_document(const std::string& text, const std::string& file, const StopToken& stop) {
+  StoppableText buffer(text, stop);
+  std::istream in(&buffer);
   YAML::Parser parser(in);
   DocumentStarts starts;
   if (!parser.HandleNextDocument(starts)) return;
@@ -174,12 +204,16 @@ std::pair<int, int> indentation_tab(const std::string& text, int line) {
 
 }  // namespace
 
-YamlNode YamlNode::load_string(const std::string& text, const std::string& file) {
+YamlNode YamlNode::load_string(const std::string& text, const std::string& file) { return load_string(text, file, StopToken()); }
+
+YamlNode YamlNode::load_string(const std::string& text, const std::string& file, const StopToken& stop) {
   auto name = std::make_shared<const std::string>(file);
   check_utf8(text, file);
   try {
-    YAML::Node root = YAML::Load(text);
-    check_single_document(text, file);
+    StoppableText buffer(text, stop);
+    std::istream in(&buffer);
+    YAML::Node root = YAML::Load(in);
+    check_single_document(text, file, stop);
     check_no_duplicate_keys(root, file);
     return YamlNode(root, name, "");
   } catch (const YAML::Exception& e) {

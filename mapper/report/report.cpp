@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/files.hpp"
+#include "common/text_escape.hpp"
 #include "common/units.hpp"
 #include "common/user_error.hpp"
 #include "mapper/report/report_util.hpp"
@@ -115,8 +116,9 @@ std::string render_svg(const Json& r) {
       W, H, W, H);
   out += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"white\"/>\n", W, H);
   out += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">{}: {} on {}</text>\n", L,
-                     r.value("front_is_partial", false) ? "Mappings found" : "Pareto front", r["workload"]["name"].get<std::string>(),
-                     r["arch"]["name"].get<std::string>());
+                     r.value("front_is_partial", false) ? "Mappings found" : "Pareto front",
+                     common::xml_escape(r["workload"]["name"].get<std::string>()),
+                     common::xml_escape(r["arch"]["name"].get<std::string>()));
   if (r.value("front_is_partial", false) && !pts.empty()) {
     // A stopped run's best mappings so far: real, but not the exact front.
     out += fmt::format("<text class=\"partial\" x=\"{}\" y=\"40\" fill=\"#a03000\">stopped early: {} found before the "
@@ -255,14 +257,6 @@ void check_output_folder(const std::filesystem::path& folder, bool numbered) {
 namespace {
 
 /// layers.csv of these layer mappings, with `live` (if not null) the SRAM in use per layer.
-/// One CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180).
-std::string csv_cell(const std::string& v) {
-  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
-  std::string q = "\"";
-  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 std::string block_config_text(const Json& l) {
   std::string block;
   if (l.contains("block_config") && l["block_config"].is_array()) {
@@ -277,7 +271,7 @@ std::string layers_csv(const std::vector<const Json*>& layers, const Json* live)
       "macs,macs_per_cycle,utilisation,latency_ms,sram_bytes,dram_bytes,onchip_flash_bytes,offchip_flash_bytes,"
       "reserved_sram_bytes,live_sram_bytes,block_config,traversal,weights,bias,tensors,fused_with_previous,fused_with_next,"
       "cpu_operator\n";
-  const auto& field = csv_cell;
+  const auto field = [](const std::string& v) { return common::csv_field(v); };
   const bool have_live = live != nullptr && live->is_array() && live->size() == layers.size();
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const Json& l = *layers[i];
@@ -289,14 +283,14 @@ std::string layers_csv(const std::vector<const Json*>& layers, const Json* live)
     for (const auto& [name, where] : l["tensors"].items()) tensors += (tensors.empty() ? "" : " ") + name + "=" + where.get<std::string>();
     // Shortest exact decimals ({}), so 0.00416 stays 0.00416.
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                       field(l["layer"].get<std::string>()), l["op"].get<std::string>(), field(shape_str(l["ofm_shape"])),
-                       num(l, "cycles"), l.value("bound_by", std::string()), num(cyc, "Npu"), num(cyc, "SramAccess"),
+                       field(l["layer"].get<std::string>()), field(l["op"].get<std::string>()), field(shape_str(l["ofm_shape"])),
+                       num(l, "cycles"), field(l.value("bound_by", std::string())), num(cyc, "Npu"), num(cyc, "SramAccess"),
                        num(cyc, "DramAccess"), num(cyc, "OnChipFlashAccess"), num(cyc, "OffChipFlashAccess"),
                        l.value("macs", std::int64_t{0}), num(l, "macs_per_cycle"), num(l, "utilisation"), num(l, "latency_ms"),
                        num(bytes, "Sram"), num(bytes, "Dram"), num(bytes, "OnChipFlash"), num(bytes, "OffChipFlash"),
                        num(l, "sram_bytes"), have_live ? fmt::format("{}", (*live)[i].get<double>()) : std::string(),
-                       block, l.value("traversal", std::string()), l.value("weights", std::string()),
-                       l.value("bias", std::string()), field(tensors), l.value("fused_with_previous", false) ? 1 : 0,
+                       field(block), field(l.value("traversal", std::string())), field(l.value("weights", std::string())),
+                       field(l.value("bias", std::string())), field(tensors), l.value("fused_with_previous", false) ? 1 : 0,
                        l.value("fused_with_next", false) ? 1 : 0,
                        l.contains("cpu") ? field(l["cpu"].value("operator", std::string())) : std::string());
   }
@@ -341,7 +335,7 @@ std::string render_vela_comparison_csv(const Json& r) {
     differs("weights", v.value("weights", std::string()), c.value("weights", std::string()));
     differs("fusion", fusion_text(v), fusion_text(c));
     differs("tensors", v.contains("tensors") ? v["tensors"].dump() : "", c.contains("tensors") ? c["tensors"].dump() : "");
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(c["layer"].get<std::string>()),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", common::csv_field(c["layer"].get<std::string>()),
                        c["op"].get<std::string>(), vc, cc, vc > 0.0 ? fmt::format("{:.2f}", 100.0 * (cc - vc) / vc) : "",
                        num(v, "sram_bytes"), num(c, "sram_bytes"), layer_offchip(v), layer_offchip(c),
                        block_config_text(v), block_config_text(c), v.value("traversal", std::string()),

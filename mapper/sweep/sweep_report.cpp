@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/files.hpp"
+#include "common/text_escape.hpp"
 #include "common/units.hpp"
 #include "mapper/search/pareto.hpp"
 #include "mapper/sweep/sweep.hpp"
@@ -23,12 +24,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+using common::csv_field;
+using common::xml_escape;
 
 /// ",v1,v2,..": the record's value of each parameter key of the sweep (empty where it sets none).
 std::string param_columns(const SweepSpec& spec, const Json& rec) {
@@ -40,20 +37,6 @@ std::string param_columns(const SweepSpec& spec, const Json& rec) {
 }
 
 std::string number(double v) { return fmt::format("{}", v); }
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 /// One mapping of one workload on one arch point.
 /// Milliseconds of `cycles` at `clock_hz`, to the nanosecond, so the shortest decimal that reads back
@@ -231,7 +214,7 @@ std::string render_svg(const std::vector<std::string>& workload_ids, const std::
             "class=\"{}\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"{}\" stroke-width=\"{}\"", r.pareto ? "pareto" : "dominated",
             colour(r.macs), r.pareto ? "0.9" : "0.0", r.pareto ? "black" : colour(r.macs), r.pareto ? "1" : "0.8");
         const std::string tip = fmt::format("<title>{} ({}): {} MACs/cycle, {} SRAM, {:.6g} ms, {} off-chip</title>",
-                                            rec["id"].get<std::string>(), xml_escape(params_text(rec["params"])), r.macs,
+                                            xml_escape(rec["id"].get<std::string>()), xml_escape(params_text(rec["params"])), r.macs,
                                             common::format_bytes_short(r.sram_capacity), r.cycles / r.clock * 1e3,
                                             common::format_bytes(r.offchip));
         if (is_u65(r)) {
@@ -320,10 +303,10 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
             "cross_arch_pareto,vela_cycles,vela_latency_ms,vela_offchip_bytes,vela_peak_sram_bytes,vela_energy_pj\n";
   files.csv = header;
   const auto point_columns = [&](const Json& rec) {
-    std::string s = rec["id"].get<std::string>();
+    std::string s = csv_field(rec["id"].get<std::string>());
     s += param_columns(spec, rec);
     const Json& a = rec["arch"];
-    s += fmt::format(",{},{},{},{},{},{}", a["accelerator"].get<std::string>(), a["macs_per_cycle"].get<int>(),
+    s += fmt::format(",{},{},{},{},{},{}", csv_field(a["accelerator"].get<std::string>()), a["macs_per_cycle"].get<int>(),
                      a["sram_capacity_bytes"].get<std::int64_t>(), number(a["core_clock_hz"].get<double>()),
                      csv_field(a["system_config"].get<std::string>()), csv_field(a["memory_mode"].get<std::string>()));
     return s;
@@ -409,7 +392,7 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
   }
   doc["points"] = points;
   doc["pareto"] = pareto;
-  files.json = doc.dump(1) + "\n";
+  files.json = doc.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 
   std::vector<std::string> ids;
   for (const auto& w : spec.workloads) ids.push_back(w.id);

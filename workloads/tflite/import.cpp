@@ -18,6 +18,7 @@
 
 #include "common/files.hpp"
 #include "common/hash.hpp"
+#include "common/text_escape.hpp"
 #include "common/user_error.hpp"
 #include "workloads/loader.hpp"
 #include "workloads/tflite/reader.hpp"
@@ -246,9 +247,9 @@ class Converter {
     }
     std::string out;
     out += fmt::format("# Imported from {} by npu-mapper: the NPU passes and CPU operators of Vela 2.1's lowering\n",
-                       model_.name);
+                       common::yaml_comment_text(model_.name));
     out += fmt::format("# ({}, Vela rewrites {}). Weight compression: Vela's weight encoder on the model's weights.\n",
-                       options_.accelerator_config.empty() ? "ethos-u55-128" : options_.accelerator_config,
+                       common::yaml_comment_text(options_.accelerator_config.empty() ? "ethos-u55-128" : options_.accelerator_config),
                        options_.vela_rewrites ? "on" : "off");
     out += "name: " + workloads::yaml_quote(network_name()) + "\n";
     out += "inputs:\n" + section(Role::Input);
@@ -278,7 +279,8 @@ class Converter {
   void name_tensors() {
     std::unordered_map<std::string, int> seen;
     for (const auto& t : g_.tensors) {
-      std::string n = t.name.empty() ? std::string("tensor") : t.name;
+      // As written (valid UTF-8): two names that differ only in bytes that are not UTF-8 stay two.
+      std::string n = t.name.empty() ? std::string("tensor") : common::valid_utf8(t.name);
       int& count = seen[n];
       ++count;
       tensor_names_.push_back(count == 1 ? n : fmt::format("{}#{}", n, count));
@@ -434,7 +436,7 @@ class Converter {
   // ---- layers ----
 
   std::string layer_name(const std::string& wanted) {
-    std::string n = wanted.empty() ? std::string("layer") : wanted;
+    std::string n = wanted.empty() ? std::string("layer") : common::valid_utf8(wanted);
     int& count = layer_names_[n];
     ++count;
     return count == 1 ? n : fmt::format("{}#{}", n, count);
