@@ -311,7 +311,7 @@ class Converter {
   /// The `quant_scale: ...` entry of a tensor: its scale (1 when it has none). A scale that is not a
   /// positive finite number (0, negative, NaN, infinity) is refused when an NPU pass reads or writes
   /// the tensor; a tensor only CPU layers touch (Vela put them there, G10/G14) gets no entry, since
-  /// a CPU layer's cost does not depend on it (tflite-import.md, "Quantisation scales").
+  /// a CPU layer's cost does not depend on it (docs/design/tflite-import.md, "Hostile and corrupt models").
   std::string quant_scale_entry(int t) const {
     const NpuQuant& q = lt(t).quant;
     if (!q.quantized()) return "quant_scale: 1";
