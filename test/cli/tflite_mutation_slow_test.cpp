@@ -1,7 +1,8 @@
 // Hostile .tflite files (issue 41 point 7): mutants of the real models of workloads/models/ given to
 // `mapper import` (and, for the smallest model, to `mapper --workload`), asserting the exit-status
 // contract for every mutant: 0 (still a valid model) or 2 with exactly one stderr line that names
-// the file; never a crash, never 3 (internal error) for bad input, and never a nonsense value
+// the file; never a crash, never 3 (internal error) for bad input, never 4 (out of memory: each run
+// is capped at 2 GiB of address space), and never a nonsense value
 // accepted where the mutation makes it certain (a NaN/infinite/zero/negative quantisation scale or a
 // zero point outside its type's range on an int8/uint8/int16 feature map, a NaN softmax beta,
 // a reshape whose output element count differs from its input's: those must be refused, exit 2,
@@ -218,6 +219,9 @@ std::vector<Mutant> mutants_of(const std::string& original, std::mt19937_64& rng
 
 TEST(TfliteMutation, EveryMutantKeepsTheExitStatusContract) {
   const std::uint64_t seed = npumap::testing::test_seed(__FILE__, 41);
+  // The address-space cap counts malloc's per-thread arenas (64 MiB each, up to 8 per core): two keep
+  // the cap independent of the machine's core count.
+  setenv("MALLOC_ARENA_MAX", "2", 1);
   std::mt19937_64 rng(seed);
   // Small models of different kinds (a CNN, a DS-CNN, an LSTM, a keyword spotter, a tiny dense net).
   const std::vector<std::string> models = {"tflm__hello_world_int8", "tflm__micro_speech_quantized",
@@ -243,7 +247,11 @@ TEST(TfliteMutation, EveryMutantKeepsTheExitStatusContract) {
         const std::vector<std::string> args =
             map ? std::vector<std::string>{"--workload", model.string(), "--out", (*ios.back() / "run").string(), "-q", "--allow-cpu-only"}
                 : std::vector<std::string>{"import", model.string(), "-o", (*ios.back() / "m.yaml").string()};
-        running.emplace_back(spawn_mapper(args, *ios.back()), j);
+        // Under a 2 GiB address-space cap: a mutant that makes the mapper allocate without bound ends
+        // in exit 4 (out of memory), which the contract below refuses.
+        std::vector<std::string> capped{"--as=" + std::to_string(std::size_t{2} << 30), "--", NPUMAP_MAPPER_EXE};
+        capped.insert(capped.end(), args.begin(), args.end());
+        running.emplace_back(spawn_program("/usr/bin/prlimit", capped, *ios.back()), j);
       }
       for (std::size_t r = 0; r < running.size(); ++r) {
         const std::size_t j = running[r].second;
