@@ -233,7 +233,7 @@ TEST(TfliteMutation, EveryMutantKeepsTheExitStatusContract) {
   for (const std::string& name : models) {
     const std::string original = read_text(fs::path("workloads") / "models" / (name + ".tflite"));
     ASSERT_FALSE(original.empty()) << name;
-    std::vector<Mutant> mutants = mutants_of(original, rng, name == "tflm__hello_world_int8" ? 12 : 6);
+    std::vector<Mutant> mutants = mutants_of(original, rng, name == "tflm__hello_world_int8" ? 12 : 5);
     // Two processes at a time (the machine has two cores).
     for (std::size_t i = 0; i < mutants.size(); i += 2) {
       std::vector<std::pair<Spawned, std::size_t>> running;

@@ -1129,6 +1129,14 @@ TEST(TfliteReadErrors, ReshapeThatChangesTheElementCount) {
                          "subgraphs[0].operators[0].outputs[0]: the RESHAPE operator turns tensor 'x' of shape [1, 4, 4] "
                          "(16 elements) into tensor 'y' of shape [1, 15] (15 elements)"));
   EXPECT_TRUE(fails_with(tb::build_model(unary(43, {30, {}}, {1, 1, 8}, {4})), "the SQUEEZE operator turns"));
+  // new_shape must describe the output's 16 elements: [1, 15] does not, [-1, 16] and [2, -1] do
+  // (16 / 16 = 1 and 16 / 2 = 8), [-1, 5] does not (16 is no multiple of 5).
+  EXPECT_TRUE(fails_with(tb::build_model(unary(22, {17, {tb::vec_i32(0, {1, 15})}}, {1, 4, 4}, {1, 16})),
+                         "operators[0].builtin_options.new_shape: new_shape [1, 15] does not describe the 16 elements of "
+                         "output tensor 'y' [1, 16]"));
+  EXPECT_NO_THROW(read(tb::build_model(unary(22, {17, {tb::vec_i32(0, {-1, 16})}}, {1, 4, 4}, {1, 16}))));
+  EXPECT_NO_THROW(read(tb::build_model(unary(22, {17, {tb::vec_i32(0, {2, -1})}}, {1, 4, 4}, {2, 8}))));
+  EXPECT_TRUE(fails_with(tb::build_model(unary(22, {17, {tb::vec_i32(0, {-1, 5})}}, {1, 4, 4}, {1, 16})), "new_shape [-1, 5]"));
 }
 
 TEST(TfliteReadErrors, OperatorWithoutOutput) {

@@ -960,6 +960,30 @@ void Reader::check_operator_outputs(const Subgraph& sg, const Path* at) const {
                              shown(out.name), dims_text(out.shape), out.element_count()),
              "a reshape keeps the number of elements; a corrupt model");
       }
+      // Its new_shape option (one entry may be -1: the rest) must describe that many elements too.
+      const auto* ro = std::get_if<ReshapeOptions>(&op.options);
+      if (ro != nullptr && ro->new_shape && !ro->new_shape->empty()) {
+        std::int64_t known = 1;
+        int unknown = 0;
+        bool bad = false;
+        for (const std::int32_t d : *ro->new_shape) {
+          if (d == -1) {
+            ++unknown;
+          } else if (d < 0 || (d > 0 && known > limits_.max_elements / d)) {
+            bad = true;
+          } else {
+            known *= d;
+          }
+        }
+        const std::int64_t n = out.element_count();
+        bad = bad || unknown > 1 || (unknown == 0 && known != n) || (unknown == 1 && (known == 0 || n % known != 0));
+        if (bad) {
+          const Path p{&op_path, "builtin_options.new_shape"};
+          fail(&p, fmt::format("new_shape {} does not describe the {} elements of output tensor {} {}", dims_text(*ro->new_shape), n,
+                               shown(out.name), dims_text(out.shape)),
+               "a corrupt model");
+        }
+      }
     }
   }
 }
