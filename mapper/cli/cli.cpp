@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -606,6 +607,11 @@ int run_cli(int argc, char** argv) {
     // Stopped (--time-limit, Ctrl-C) before there was anything to map: no partial result to write.
     std::cerr << "interrupted while " << e.what() << " (--time-limit or Ctrl-C); nothing was mapped or written\n";
     return 130;
+  } catch (const std::bad_alloc&) {
+    // Not bad input and not a bug: the run needed more memory than the machine or `ulimit -v` gives.
+    std::cerr << "out of memory: the run needed more memory than is available (check `ulimit -v`, or map a "
+                 "smaller workload or fewer threads)\n";
+    return kExitOutOfMemory;
   } catch (const std::exception& e) {
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
