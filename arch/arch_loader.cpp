@@ -18,6 +18,7 @@
 #include "arch/arch_loader.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -151,7 +152,9 @@ void for_each_area(const common::YamlNode& n, const std::vector<std::string>& ar
   for (const auto& [key, value] : n.entries()) apply(area_of(key), value);
 }
 
-/// What the layers say about the keys that need all layers at once.
+/// What the layers say about the keys that need all layers at once. Set with emplace(), never `=`:
+/// assigning a YAML::Node re-points the node it held (yaml-cpp's set_ref), which would rewrite the
+/// earlier layer's value in place (ArchBase keeps the base's layers for every point it builds).
 struct Derived {
   std::optional<common::YamlNode> sram_capacity;
   std::optional<common::YamlNode> cache_size;
@@ -260,7 +263,7 @@ void apply_layer(const common::YamlNode& root, Arch& arch, Derived& derived) {
     const int bits = read_positive_int(*v);
     if (bits % 8 != 0) throw v->error(fmt::format("must be a multiple of 8 bits, got {}", bits), "AXI ports are 64 or 128 bits wide");
     arch.axi_port_width_bits = bits;
-    derived.axi_port_width = *v;
+    derived.axi_port_width.emplace(*v);
   }
   if (auto v = root.find("sram_capacity")) {
     const std::string s = v->as_string();
@@ -268,18 +271,26 @@ void apply_layer(const common::YamlNode& root, Arch& arch, Derived& derived) {
     if (parse_byte_size(s, bytes) && bytes <= 0)
       throw v->error(fmt::format("must be positive, got {}", s), "an arch needs on-chip SRAM; write its size, e.g. 1MiB");
     arch.sram_capacity_bytes = read_byte_size(*v);
-    derived.sram_capacity = *v;
+    derived.sram_capacity.emplace(*v);
   }
   if (auto v = root.find("network_io_in_sram")) arch.network_io_in_sram = v->as_bool();
   if (auto v = root.find("cache_size")) {
     arch.vela_sram_size = read_byte_size(*v);
-    derived.cache_size = *v;
+    derived.cache_size.emplace(*v);
   }
   if (auto v = root.find("memory")) apply_memory(*v, arch, derived);
   if (auto v = root.find("npu")) apply_npu(*v, arch);
   if (auto v = root.find("shram")) apply_shram(*v, arch);
   if (auto v = root.find("scheduler")) apply_scheduler(*v, arch);
   if (auto v = root.find("energy")) apply_energy(*v, arch);
+}
+
+std::atomic<std::size_t> g_arch_files_read{0};
+
+/// An arch file or preset, parsed (and counted: arch_files_read()).
+common::YamlNode read_arch_yaml(const std::string& path) {
+  g_arch_files_read.fetch_add(1, std::memory_order_relaxed);
+  return common::YamlNode::load_file(path);
 }
 
 struct Loader {
@@ -302,7 +313,7 @@ struct Loader {
       if (std::find(chain.begin(), chain.end(), name) != chain.end())
         throw p->error(fmt::format("preset `{}` starts from itself", name), "remove the `preset:` loop");
       chain.push_back(name);
-      collect(common::YamlNode::load_file(preset_path(name)));
+      collect(read_arch_yaml(preset_path(name)));
       chain.pop_back();
     }
     layers.push_back(root);
@@ -315,7 +326,23 @@ struct Loader {
     return std::nullopt;
   }
 
+  /// An arch being built: the identity's arch (accelerator, system config, memory mode) with the
+  /// layers applied so far, and what finish() checks.
+  struct Partial {
+    Arch arch;
+    Derived derived;
+    NameSources sources;
+    std::string mode;
+  };
+
   Arch build(const std::string& default_name) const {
+    Partial p = start(default_name);
+    for (const auto& layer : layers) apply_layer(layer, p.arch, p.derived);
+    return finish(std::move(p));
+  }
+
+  /// The arch of the layers' identity keys, named `default_name`, before any layer is applied.
+  Partial start(const std::string& default_name) const {
     const common::YamlNode& top = layers.back();
     const auto acc_node = last("accelerator");
     if (!acc_node)
@@ -352,11 +379,19 @@ struct Loader {
     const std::string mode = name_of(request.memory_mode, request.memory_mode_key, "memory_mode", "memory mode",
                                      vela.memory_mode_names(), sources.memory_mode, sources.memory_mode_key);
 
-    const Arch base = vela.make_arch(accelerator_config(acc), sys, mode, sources, notes);
-    Arch arch = base;
-    arch.name = default_name;
-    Derived derived;
-    for (const auto& layer : layers) apply_layer(layer, arch, derived);
+    Partial p{vela.make_arch(accelerator_config(acc), sys, mode, sources, notes), {}, sources, mode};
+    p.arch.name = default_name;
+    return p;
+  }
+
+  /// The arch once every layer is applied: derived values and the checks across keys.
+  Arch finish(Partial p) const {
+    const common::YamlNode& top = layers.back();
+    const VelaConfig& vela = request.vela != nullptr ? *request.vela : VelaConfig::builtin();
+    Arch& arch = p.arch;
+    const Derived& derived = p.derived;
+    const NameSources& sources = p.sources;
+    const std::string& mode = p.mode;
 
     for (int i = 0; i < kNumMemAreas; ++i) {
       if (derived.axi_port_width || derived.clock_scale_set[i])
@@ -515,10 +550,10 @@ Arch load_arch(const std::string& spec, const std::string& presets_dir) {
   const auto presets = preset_names(presets_dir);
   if (std::find(presets.begin(), presets.end(), spec) != presets.end()) {
     const std::string file = (fs::path(presets_dir) / (spec + ".yaml")).string();
-    return load_root(common::YamlNode::load_file(file), spec, presets_dir, spec);
+    return load_root(read_arch_yaml(file), spec, presets_dir, spec);
   }
   std::error_code ec;
-  if (fs::is_regular_file(spec, ec)) return load_root(common::YamlNode::load_file(spec), spec, presets_dir, "");
+  if (fs::is_regular_file(spec, ec)) return load_root(read_arch_yaml(spec), spec, presets_dir, "");
   if (looks_like_path(spec))
     throw common::UserError({spec, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(presets));
   if (presets.empty()) {
@@ -547,11 +582,11 @@ Arch load_arch(const ArchRequest& request, const std::string& presets_dir, std::
   const auto presets = preset_names(presets_dir);
   if (std::find(presets.begin(), presets.end(), request.spec) != presets.end()) {
     const std::string file = (fs::path(presets_dir) / (request.spec + ".yaml")).string();
-    return load_root(common::YamlNode::load_file(file), request.spec, presets_dir, request.spec, request, notes);
+    return load_root(read_arch_yaml(file), request.spec, presets_dir, request.spec, request, notes);
   }
   std::error_code ec;
   if (fs::is_regular_file(request.spec, ec))
-    return load_root(common::YamlNode::load_file(request.spec), request.spec, presets_dir, "", request, notes);
+    return load_root(read_arch_yaml(request.spec), request.spec, presets_dir, "", request, notes);
   if (looks_like_path(request.spec))
     throw common::UserError({request.spec, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(presets));
   throw common::UserError({}, "arch", fmt::format("unknown preset `{}`", request.spec), choice_hint(request.spec, presets));
@@ -561,22 +596,74 @@ Arch load_arch_string(const std::string& text, const std::string& file, const st
   return load_root(common::YamlNode::load_string(text, file), file, presets_dir, "");
 }
 
-Arch load_arch_with_overrides(const std::string& base, const common::YamlNode& overrides, const std::string& name,
-                              const std::string& presets_dir) {
-  Loader loader{presets_dir, preset_names(presets_dir), {}, {}, {}, nullptr};
+namespace {
+
+/// Keys that choose the arch's identity (Loader::start): a point that sets one is built from scratch.
+bool sets_identity(const common::YamlNode& overrides) {
+  return !overrides.is_null() && (overrides.has("accelerator") || overrides.has("system_config") || overrides.has("memory_mode") ||
+                                  overrides.has("preset"));
+}
+
+}  // namespace
+
+namespace {
+
+/// What ArchBase keeps of its base (type-erased in the header: Loader is this file's own).
+struct Started {
+  Loader::Partial partial;  ///< the base's layers applied
+  bool named = false;       ///< a base layer states `name:`
+};
+
+}  // namespace
+
+ArchBase::ArchBase(const std::string& base, const std::string& presets_dir)
+    : presets_dir_(presets_dir), presets_(preset_names(presets_dir)) {
+  Loader loader{presets_dir_, presets_, {}, {}, {}, nullptr};
   if (std::find(loader.presets.begin(), loader.presets.end(), base) != loader.presets.end()) {
     loader.chain.push_back(base);
-    loader.collect(common::YamlNode::load_file(loader.preset_path(base)));
+    loader.collect(read_arch_yaml(loader.preset_path(base)));
   } else {
     std::error_code ec;
     if (!fs::is_regular_file(base, ec)) {
       if (looks_like_path(base)) throw common::UserError({base, 0, 0}, "", "cannot open arch file", "check the path, or name a preset: " + join(loader.presets));
       throw common::UserError({}, "arch", fmt::format("unknown preset `{}`", base), choice_hint(base, loader.presets));
     }
-    loader.collect(common::YamlNode::load_file(base));
+    loader.collect(read_arch_yaml(base));
   }
-  if (!overrides.is_null()) loader.collect(overrides);
-  return loader.build(name);
+  // The base's layers applied once; a base whose identity cannot be resolved alone takes the
+  // whole path at every build (which reports the error where it always did).
+  try {
+    Started started{loader.start(""), false};
+    for (const auto& layer : loader.layers) {
+      apply_layer(layer, started.partial.arch, started.partial.derived);
+      started.named = started.named || layer.has("name");
+    }
+    started_ = std::make_shared<const Started>(std::move(started));
+  } catch (const common::UserError&) {
+    started_.reset();
+  }
+  base_chain_ = std::move(loader.chain);
+  layers_ = std::move(loader.layers);
 }
+
+Arch ArchBase::build(const common::YamlNode& overrides, const std::string& name) const {
+  Loader loader{presets_dir_, presets_, layers_, base_chain_, {}, nullptr};
+  if (!overrides.is_null()) loader.collect(overrides);
+  if (!started_ || sets_identity(overrides)) return loader.build(name);
+  // The same arch as loader.build(name): the identity comes from the base alone, so only the
+  // overrides' layer is left to apply.
+  const Started& started = *std::static_pointer_cast<const Started>(started_);
+  Loader::Partial p = started.partial;
+  if (!started.named) p.arch.name = name;
+  if (!overrides.is_null()) apply_layer(overrides, p.arch, p.derived);
+  return loader.finish(std::move(p));
+}
+
+Arch load_arch_with_overrides(const std::string& base, const common::YamlNode& overrides, const std::string& name,
+                              const std::string& presets_dir) {
+  return ArchBase(base, presets_dir).build(overrides, name);
+}
+
+std::size_t arch_files_read() { return g_arch_files_read.load(std::memory_order_relaxed); }
 
 }  // namespace npumap::arch

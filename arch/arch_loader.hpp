@@ -3,6 +3,7 @@
 // docs/arch-format.md. Every problem with the input is a common::UserError located at file:line:col.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,26 @@ Arch load_arch_string(const std::string& text, const std::string& file, const st
 /// `name` names the result in reports.
 Arch load_arch_with_overrides(const std::string& base, const common::YamlNode& overrides, const std::string& name,
                               const std::string& presets_dir);
+
+/// A base arch (a preset name or an arch file) read once, then built with many sets of overrides
+/// (a sweep's points): build(o, n) is load_arch_with_overrides(base, o, n, presets_dir) without
+/// reading or parsing the base again.
+class ArchBase {
+ public:
+  ArchBase(const std::string& base, const std::string& presets_dir);
+  Arch build(const common::YamlNode& overrides, const std::string& name) const;
+
+ private:
+  std::shared_ptr<const void> started_;  ///< the base's layers applied (null: its identity alone fails)
+  std::string presets_dir_;
+  std::vector<std::string> presets_;
+  std::vector<common::YamlNode> layers_;  ///< the base's files, its own `preset:` chain first
+  std::vector<std::string> base_chain_;   ///< the presets being read when the base was (a loop check)
+};
+
+/// How many arch files and presets this process has read and parsed (a sweep reads its base once,
+/// however many points it has).
+std::size_t arch_files_read();
 
 /// Parse a byte size: an integer, or a number with a unit B, KiB, MiB or GiB ("512KiB", "1.5MiB").
 /// Returns false when `text` is not such a size (the value may still be zero or negative).

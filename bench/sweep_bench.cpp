@@ -10,6 +10,8 @@
 // Every iteration's records must reproduce a reference computed at setup on one thread without
 // sharing (an FNV-1a hash over every front value), so a fast but wrong cache fails the run.
 // With NPUMAP_BENCH_SMOKE=1 (the ctest smoke run) the sweep is tiny_chain and tiny_residual.
+//
+// Case: SweepSpec/grid/points:50000: reading and checking a spec of 50,000 arch points (a dry run).
 
 #include <benchmark/benchmark.h>
 
@@ -117,8 +119,36 @@ void bm_sweep(benchmark::State& state) {
   }
 }
 
+/// Checking a spec (what `mapper sweep --dry-run` does): a grid of state.range(0) SRAM capacities on
+/// ethos-u55-256, every point's arch built. Issue 41 point 5 asks for 50,000 points in under a second.
+void bm_sweep_spec(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  std::string pattern = (fs::temp_directory_path() / "npumap-bench-spec-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    state.SkipWithError("mkdtemp failed");
+    std::exit(1);
+  }
+  const fs::path dir(pattern);
+  {
+    std::ofstream out(dir / "spec.yaml");
+    out << "workloads: [tiny_chain]\nbase: ethos-u55-256\ngrid:\n  sram_capacity: [";
+    for (std::size_t k = 1; k <= n; ++k) out << (k == 1 ? "" : ", ") << k << "KiB";
+    out << "]\n";
+  }
+  std::size_t points = 0;
+  for (auto _ : state) {
+    const npumap::sweep::SweepSpec spec = npumap::sweep::load_sweep_spec((dir / "spec.yaml").string());
+    points += spec.points.size();
+    benchmark::DoNotOptimize(spec.points.back().arch.sram_capacity_bytes);
+  }
+  state.counters["points_per_second"] = benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsRate);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
 }  // namespace
 
+BENCHMARK(bm_sweep_spec)->Name("BM_SweepSpec/grid")->ArgName("points")->Arg(50000)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_sweep)->Name("BM_Sweep/zoo")->ArgName("sharing")->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

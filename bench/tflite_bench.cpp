@@ -12,11 +12,17 @@
 //   MapModel/...       a whole `--keep-pareto` search (search::map_network, 2 threads, comparison
 //                      without fusion included) of an imported model on ethos-u55-256; each iteration
 //                      checks the front size and best cycles against the first run.
+//   VelaShare/...      what Vela's schedule adds to a default run (issue 38: at most 10%): each
+//                      iteration runs the default search without the baseline, then vela_schedule on
+//                      its per-layer stage, timing both; counter vela_share = schedule time / search
+//                      time over all iterations (the pairing cancels machine load); each iteration
+//                      checks the schedule's cycles against the first.
 // So a fast but wrong front end fails the benchmark. A missing model is reported as an error.
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -24,6 +30,7 @@
 
 #include "arch/arch_loader.hpp"
 #include "mapper/search/map_network.hpp"
+#include "mapper/search/vela_schedule.hpp"
 #include "workloads/tflite/import.hpp"
 #include "workloads/tflite/npu_lowering.hpp"
 #include "workloads/tflite/reader.hpp"
@@ -186,6 +193,48 @@ void map_model(benchmark::State& state, const fs::path& file, const std::string&
   state.counters["best_cycles"] = best;
 }
 
+void vela_share(benchmark::State& state, const fs::path& file, const std::string& config) {
+  if (!fs::exists(file)) {
+    state.SkipWithError((file.string() + " is missing: workloads/models holds the real models").c_str());
+    return;
+  }
+  npumap::tflite::ImportOptions o;
+  o.accelerator_config = config;
+  const npumap::workloads::Workload w = npumap::tflite::import_tflite(file.string(), o).workload;
+  const npumap::arch::Arch arch = npumap::arch::load_arch(config);
+  npumap::search::SearchOptions so;
+  so.threads = 2;
+  so.vela_baseline = false;
+  double expected = -1.0, search_s = 0.0, vela_s = 0.0;
+  using Clock = std::chrono::steady_clock;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    const auto r = npumap::search::map_network(arch, w, so, {});
+    const auto t1 = Clock::now();
+    const auto v = npumap::search::vela_schedule(arch, w, r.stage);
+    const auto t2 = Clock::now();
+    const double cycles = v ? v->point.cycles : 0.0;
+    if (expected < 0.0) expected = cycles;
+    if (!v || cycles != expected) {
+      state.SkipWithError("no Vela schedule, or its cycles differ between runs");
+      return;
+    }
+    search_s += std::chrono::duration<double>(t1 - t0).count();
+    vela_s += std::chrono::duration<double>(t2 - t1).count();
+  }
+  state.counters["vela_share"] = search_s > 0.0 ? vela_s / search_s : 0.0;
+  state.counters["vela_schedules_per_second"] =
+      benchmark::Counter(vela_s > 0.0 ? static_cast<double>(state.iterations()) / vela_s : 0.0);
+  state.counters["vela_cycles"] = expected;
+}
+
+void bm_vela_share_person(benchmark::State& state) {
+  vela_share(state, models_dir() / "tflm__person_detect.tflite", "ethos-u55-128");
+}
+void bm_vela_share_mobilenet_u65(benchmark::State& state) {
+  vela_share(state, models_dir() / "tflm__mobilenet_v2_quantized_1x3x224x224.tflite", "ethos-u65-256");
+}
+
 void bm_map_person(benchmark::State& state) { map_model(state, models_dir() / "tflm__person_detect.tflite"); }
 void bm_map_mobilenet(benchmark::State& state) {
   map_model(state, models_dir() / "tflm__mobilenet_v2_quantized_1x3x224x224.tflite");
@@ -214,6 +263,8 @@ BENCHMARK(bm_map_mobilenet)->Name("MapModel/mobilenet_v2")->Unit(benchmark::kMil
 BENCHMARK(bm_map_yolo)->Name("MapModel/yolo_fastest_320")->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(bm_map_yolo_u65)->Name("MapModel/yolo_fastest_320/ethos-u65-256")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(bm_map_lstm)->Name("MapModel/lstm_697_ops")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(bm_vela_share_person)->Name("VelaShare/person_detect/ethos-u55-128")->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_vela_share_mobilenet_u65)->Name("VelaShare/mobilenet_v2/ethos-u65-256")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(bm_lower_largest)->Name("LowerForNpu/largest")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_lower_ssd)->Name("LowerForNpu/ssd_mobilenet_v3")->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_lower_lstm)->Name("LowerForNpu/lstm_697_ops")->Unit(benchmark::kMillisecond);

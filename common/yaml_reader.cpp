@@ -1,5 +1,6 @@
 #include "common/yaml_reader.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -132,11 +133,86 @@ class DocumentStarts : public YAML::EventHandler {
   void OnMapEnd() override {}
 };
 
+/// The text as a stream that polls `stop` every 64 KiB it hands to the parser after the first MiB, and throws
+/// Interrupted when asked to stop: yaml-cpp parses a document in one call, and a 50,000-layer
+/// workload takes seconds, so this is how --time-limit and Ctrl-C reach into a parse.
+class StoppableText : public std::streambuf {
+ public:
+  StoppableText(const std::string& text, const StopToken& stop) : text_(text), stop_(stop) {}
+
+ protected:
+  int_type underflow() override {
+    if (pos_ >= text_.size()) return traits_type::eof();
+    // The first MiB is parsed whole (a fraction of a second): a network that small loads and then
+    // stops at the mapper's first chunk, with a partial result, as a stop during the search does.
+    if (pos_ >= kWhole) throw_if_stopped(stop_, "loading the workload");
+    char* begin = const_cast<char*>(text_.data()) + pos_;  // read only: the get area is never written
+    const std::size_t n = std::min<std::size_t>(kChunk, text_.size() - pos_);
+    pos_ += n;
+    setg(begin, begin, begin + n);
+    return traits_type::to_int_type(*begin);
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 64 * 1024;
+  static constexpr std::size_t kWhole = 1024 * 1024;
+  const std::string& text_;
+  const StopToken& stop_;
+  std::size_t pos_ = 0;
+};
+
+/// Counts the nodes and nesting of the first document from the parser's events, building nothing:
+/// the limits of check_no_duplicate_keys (4 million nodes, 256 levels) trip before yaml-cpp builds a
+/// tree whose memory grows with them (about 0.5 KB per node).
+class NodeCounter : public YAML::EventHandler {
+ public:
+  explicit NodeCounter(const std::string& file) : file_(file) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { node(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { open(m); }
+  void OnSequenceEnd() override { --depth_; }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { open(m); }
+  void OnMapEnd() override { --depth_; }
+
+ private:
+  void node(const YAML::Mark& m) {
+    if (++nodes_ > kMaxNodes) {
+      throw UserError({file_, m.line + 1, m.column + 1}, "", "the document has over 4 million nodes",
+                      "split the input, or generate a smaller one");
+    }
+  }
+  void open(const YAML::Mark& m) {
+    node(m);
+    if (++depth_ > kMaxDepth) {
+      throw UserError({file_, m.line + 1, m.column + 1}, "", "nesting is deeper than 256 levels",
+                      "flatten the document");
+    }
+  }
+  static constexpr std::size_t kMaxNodes = 4'000'000, kMaxDepth = 256;
+  const std::string& file_;
+  std::size_t nodes_ = 0, depth_ = 0;
+};
+
+/// Large texts (over 1 MiB: a smaller one has fewer than a million nodes) are counted by NodeCounter
+/// before yaml-cpp builds their tree, so a refused input never holds millions of nodes in memory.
+void check_node_count(const std::string& text, const std::string& file, const StopToken& stop) {
+  if (text.size() <= (std::size_t{1} << 20)) return;
+  StoppableText buffer(text, stop);
+  std::istream in(&buffer);
+  YAML::Parser parser(in);
+  NodeCounter counter(file);
+  parser.HandleNextDocument(counter);
+}
+
 /// A second document (after `---`) would be ignored silently, so it is an error. Asks the parser for
 /// at most two documents: YAML::LoadAll loops forever on some malformed text (a stray `,` at the
 /// start of a line yields endless empty documents; found by fuzz/fuzz_arch), so it is not used.
-void check_single_document(const std::string& text, const std::string& file) {
-  std::istringstream in(text);
+void check_single_document(const std::string& text, const std::string& file, const StopToken& stop) {
+  StoppableText buffer(text, stop);
+  std::istream in(&buffer);
   YAML::Parser parser(in);
   DocumentStarts starts;
   if (!parser.HandleNextDocument(starts)) return;
@@ -174,12 +250,17 @@ std::pair<int, int> indentation_tab(const std::string& text, int line) {
 
 }  // namespace
 
-YamlNode YamlNode::load_string(const std::string& text, const std::string& file) {
+YamlNode YamlNode::load_string(const std::string& text, const std::string& file) { return load_string(text, file, StopToken()); }
+
+YamlNode YamlNode::load_string(const std::string& text, const std::string& file, const StopToken& stop) {
   auto name = std::make_shared<const std::string>(file);
   check_utf8(text, file);
   try {
-    YAML::Node root = YAML::Load(text);
-    check_single_document(text, file);
+    check_node_count(text, file, stop);
+    StoppableText buffer(text, stop);
+    std::istream in(&buffer);
+    YAML::Node root = YAML::Load(in);
+    check_single_document(text, file, stop);
     check_no_duplicate_keys(root, file);
     return YamlNode(root, name, "");
   } catch (const YAML::Exception& e) {

@@ -14,6 +14,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "common/stop_token.hpp"
 #include "common/user_error.hpp"
 
 namespace npumap::common {
@@ -32,6 +33,10 @@ class YamlNode {
   static YamlNode load_file(const std::string& file);
   /// Parse text (for tests and embedded presets); `file` is the name used in messages.
   static YamlNode load_string(const std::string& text, const std::string& file);
+  /// As load_string(text, file), polling `stop` while it parses (every 64 KiB of text after the first
+  /// MiB, which is parsed whole): throws
+  /// Interrupted("loading the workload") once it asks to stop.
+  static YamlNode load_string(const std::string& text, const std::string& file, const StopToken& stop);
 
   const YAML::Node& raw() const { return node_; }
   const std::string& path() const { return path_; }

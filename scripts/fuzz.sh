@@ -8,7 +8,8 @@
 #   same inputs in the same order, as far as the time allows)
 # Seed corpora are the repository's own inputs, by path (symlinks under build/fuzz/seeds/<harness>):
 # test/errors/, the zoo (workloads/*.yaml), arch presets, sweeps/, test/golden, single records of
-# test/data/*.json, and the .tflite models of workloads/models up to 256 KiB. New inputs
+# test/data/*.json, and the .tflite models of workloads/models up to 256 KiB (fuzz_tflite also gets the
+# dictionary fuzz/tflite.dict: the values the tflite mutation test writes into real models). New inputs
 # libFuzzer finds go to build/fuzz/corpus/<harness> (kept between runs), crashes to
 # build/fuzz/artifacts/; build/fuzz/logs/<harness>.log holds each run's log and the summary table
 # (executions, coverage cov/ft, crashes) goes to build/fuzz/summary.txt and stdout.
@@ -62,7 +63,7 @@ while IFS= read -r m; do ln -sf "$(cd "$(dirname "$m")" && pwd)/$(basename "$m")
 mkdir -p "$build/logs" "$build/artifacts"
 run_one() {
   local h=$1 max_len=65536 extra=()
-  [ "$h" = fuzz_tflite ] && max_len=262144
+  [ "$h" = fuzz_tflite ] && max_len=262144 && extra+=(-dict="$root/fuzz/tflite.dict")
   [ "$h" = fuzz_result_json ] && extra=(-close_fd_mask=3)
   [ -n "${FUZZ_SEED:-}" ] && extra+=(-seed="$FUZZ_SEED")
   mkdir -p "$build/corpus/$h"

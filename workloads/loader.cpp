@@ -16,6 +16,7 @@
 
 #include "workloads/loader.hpp"
 
+#include "common/files.hpp"
 #include "common/stop_token.hpp"
 
 #include <algorithm>
@@ -305,7 +306,10 @@ class Loader {
     read_top();
     wire();
     build_graph();
-    for (int li : w_.topological_order) check_layer(li);
+    for (std::size_t i = 0; i < w_.topological_order.size(); ++i) {
+      if (i % 256 == 255) common::throw_if_stopped(stop_, "loading the workload");
+      check_layer(w_.topological_order[i]);
+    }
     check_totals();
     return std::move(w_);
   }
@@ -1191,7 +1195,7 @@ Workload load_workload(const std::string& path) { return load_workload(common::Y
 Workload load_workload(const std::string& path, const common::StopToken& stop) {
   // Polled only inside the layer loop: a network of under 256 layers loads in milliseconds and then
   // stops at the mapper's first chunk with a partial result, as a stop during the search does.
-  const common::YamlNode root = common::YamlNode::load_file(path);
+  const common::YamlNode root = common::YamlNode::load_string(common::read_input_file(path), path, stop);
   return Loader(root, stop).run();
 }
 
@@ -1200,7 +1204,7 @@ Workload load_workload_from_string(const std::string& text, const std::string& f
 }
 
 Workload load_workload_from_string(const std::string& text, const std::string& file_name, const common::StopToken& stop) {
-  const common::YamlNode root = common::YamlNode::load_string(text, file_name);
+  const common::YamlNode root = common::YamlNode::load_string(text, file_name, stop);
   return Loader(root, stop).run();
 }
 

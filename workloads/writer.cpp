@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/text_escape.hpp"
+
 namespace npumap::workloads {
 namespace {
 
@@ -103,21 +105,7 @@ std::string lut_yaml(const LutTable& table) {
   return fmt::format("{{entries: {}, dtype: {}}}", table.entries, data_type_name(table.dtype));
 }
 
-std::string yaml_quote(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
+std::string yaml_quote(const std::string& s) { return common::yaml_quote(s); }
 
 std::string to_yaml(const Workload& w, const std::string& header) {
   std::string out;
@@ -125,7 +113,7 @@ std::string to_yaml(const Workload& w, const std::string& header) {
     std::size_t start = 0;
     while (start <= header.size()) {
       const std::size_t nl = header.find('\n', start);
-      out += "# " + header.substr(start, nl == std::string::npos ? std::string::npos : nl - start) + "\n";
+      out += "# " + common::yaml_comment_text(header.substr(start, nl == std::string::npos ? std::string::npos : nl - start)) + "\n";
       if (nl == std::string::npos) break;
       start = nl + 1;
     }

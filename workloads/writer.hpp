@@ -10,8 +10,8 @@
 
 namespace npumap::workloads {
 
-/// A YAML double-quoted scalar that reads back as `s` (any bytes: slashes, colons, quotes, control
-/// characters as \x escapes).
+/// A YAML double-quoted scalar that reads back as `s` (slashes, colons, quotes; control characters
+/// as \x escapes; bytes that are not UTF-8 as U+FFFD): common::yaml_quote.
 std::string yaml_quote(const std::string& s);
 
 /// The value of a layer's `weight_encodings:` key (a flow list of maps).
@@ -19,7 +19,8 @@ std::string weight_encodings_yaml(const std::vector<WeightEncodingEntry>& entrie
 /// The value of a layer's `lut:` key.
 std::string lut_yaml(const LutTable& table);
 
-/// The workload as YAML text; `header` (may be empty) is written first as comment lines.
+/// The workload as YAML text; `header` (may be empty) is written first as comment lines, one per
+/// line of `header` (control characters in a line escaped: common::yaml_comment_text).
 std::string to_yaml(const Workload& workload, const std::string& header = {});
 
 }  // namespace npumap::workloads

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -106,7 +107,6 @@ std::vector<VelaOption> vela_only_options() {
       {"--tensor-allocator", true, false, "the arena is sized by the live feature maps, with no allocator"},
       {"--max-block-dependency", true, false, "it changes Vela's command stream, not its performance estimate"},
       {"--force-block-config", true, true, "npu-mapper explores every block config; the report shows each layer's"},
-      {"--block-config-limit", true, true, "npu-mapper explores every block config"},
       {"--pareto-metric", true, true, "npu-mapper keeps the whole Pareto front; choose its objectives with --objectives"},
       {"--ifm-streaming", true, true, "npu-mapper explores every placement of every feature map"},
       {"--cascading", true, true, "npu-mapper explores fusion (cascades); --no-fusion turns it off"},
@@ -420,6 +420,11 @@ void add_mapping_options(CLI::App& app, MappingArgs& a) {
   app.add_flag("--per-layer", a.run.per_layer, "Stop after the per-layer stage; report each layer's front size, best cycles and keep rates");
   app.add_flag("--baseline-only", a.run.baseline_only,
                "Only Vela 2.1's schedule (docs/design/vela-schedule.md): a fast estimate, reported as a one-point front");
+  app.add_option("--block-config-limit", a.run.block_config_limit,
+                 "Block configs Vela's schedule tries per pass (Vela's option of that name; 0: all, as Arm's "
+                 "evaluation kit compiles)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
   app.add_flag("-v,--verbose", a.verbose,
                "Log the effective configuration and per-stage timings, and report every layer's keep rates by "
                "filter (-vv: also each join step)");
@@ -611,6 +616,11 @@ int run_cli(int argc, char** argv) {
     // Stopped (--time-limit, Ctrl-C) before there was anything to map: no partial result to write.
     std::cerr << "interrupted while " << e.what() << " (--time-limit or Ctrl-C); nothing was mapped or written\n";
     return 130;
+  } catch (const std::bad_alloc&) {
+    // Not bad input and not a bug: the run needed more memory than the machine or `ulimit -v` gives.
+    std::cerr << "out of memory: the run needed more memory than is available (check `ulimit -v`, or map a "
+                 "smaller workload or fewer threads)\n";
+    return kExitOutOfMemory;
   } catch (const std::exception& e) {
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');

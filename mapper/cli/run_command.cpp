@@ -184,6 +184,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   search_options.epsilon = options.epsilon;
   search_options.per_layer_only = options.per_layer;
   search_options.baseline_only = options.baseline_only;
+  search_options.vela_block_config_limit = options.block_config_limit;
   search_options.threads = options.threads;
 
   search::SearchProgress progress;

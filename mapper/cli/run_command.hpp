@@ -47,6 +47,8 @@ struct RunOptions {
   bool no_fusion = false;                  ///< forbid layer fusion (rolling buffers)
   bool per_layer = false;                  ///< stop after the per-layer stage and report it
   bool baseline_only = false;              ///< find only Vela's schedule (no join of the whole mapspace)
+  /// Vela's --block-config-limit for its schedule (0: every config); search::kVelaBlockConfigLimit.
+  int block_config_limit = 16;
   int verbosity = 0;                       ///< -1 quiet, 0 normal, 1 verbose (-v), 2 per join step (-vv)
 };
 

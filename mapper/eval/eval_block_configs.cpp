@@ -419,7 +419,7 @@ int run_eval_block_configs(const std::string& input_path, bool check, const std:
     ordered_json list = ordered_json::array();
     for (std::size_t i = 0; i < records.size(); ++i) list.push_back(result_json(records[i], results[i]));
     doc["records"] = std::move(list);
-    const std::string text = doc.dump(1) + "\n";
+    const std::string text = doc.dump(1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
     if (output_path.empty()) {
       out << text;
     } else {

@@ -225,7 +225,7 @@ int run_eval(const EvalOptions& options, std::ostream& out, std::ostream& err) {
     results.push_back(std::move(entry));
   }
 
-  const std::string text = results.dump(1) + "\n";
+  const std::string text = results.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
   if (!options.output_path.empty()) {
     common::write_file_atomic(options.output_path, text);
   } else if (!options.check) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/files.hpp"
+#include "common/text_escape.hpp"
 #include "common/units.hpp"
 #include "common/user_error.hpp"
 #include "mapper/report/report_util.hpp"
@@ -120,8 +121,9 @@ std::string render_svg(const Json& r) {
       W, H, W, H);
   out += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"white\"/>\n", W, H);
   out += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"15\">{}: {} on {}</text>\n", L,
-                     r.value("front_is_partial", false) ? "Mappings found" : "Pareto front", r["workload"]["name"].get<std::string>(),
-                     r["arch"]["name"].get<std::string>());
+                     r.value("front_is_partial", false) ? "Mappings found" : "Pareto front",
+                     common::xml_escape(r["workload"]["name"].get<std::string>()),
+                     common::xml_escape(r["arch"]["name"].get<std::string>()));
   if (r.value("front_is_partial", false) && !pts.empty()) {
     // A stopped run's best mappings so far: real, but not the exact front.
     out += fmt::format("<text class=\"partial\" x=\"{}\" y=\"40\" fill=\"#a03000\">stopped early: {} found before the "
@@ -260,47 +262,93 @@ void check_output_folder(const std::filesystem::path& folder, bool numbered) {
 namespace {
 
 /// layers.csv of these layer mappings, with `live` (if not null) the SRAM in use per layer.
+std::string block_config_text(const Json& l) {
+  std::string block;
+  if (l.contains("block_config") && l["block_config"].is_array()) {
+    for (const auto& v : l["block_config"]) block += (block.empty() ? "" : "x") + std::to_string(v.get<int>());
+  }
+  return block;
+}
+
 std::string layers_csv(const std::vector<const Json*>& layers, const Json* live) {
   std::string out =
       "layer,op,ofm_shape,cycles,bound_by,npu_cycles,sram_cycles,dram_cycles,onchip_flash_cycles,offchip_flash_cycles,"
       "macs,macs_per_cycle,utilisation,latency_ms,sram_bytes,dram_bytes,onchip_flash_bytes,offchip_flash_bytes,"
       "reserved_sram_bytes,live_sram_bytes,block_config,traversal,weights,bias,tensors,fused_with_previous,fused_with_next,"
       "cpu_operator\n";
-  const auto field = [](const std::string& v) {
-    if (v.find_first_of(",\"\n") == std::string::npos) return v;
-    std::string q = "\"";
-    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
+  const auto field = [](const std::string& v) { return common::csv_field(v); };
   const bool have_live = live != nullptr && live->is_array() && live->size() == layers.size();
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const Json& l = *layers[i];
     const Json none = Json::object();
     const Json& cyc = l.contains("cycles_by_component") ? l["cycles_by_component"] : none;
     const Json& bytes = l.contains("bytes_by_area") ? l["bytes_by_area"] : none;
-    std::string block;
-    if (l["block_config"].is_array()) {
-      for (const auto& v : l["block_config"]) block += (block.empty() ? "" : "x") + std::to_string(v.get<int>());
-    }
+    const std::string block = block_config_text(l);
     std::string tensors;
     for (const auto& [name, where] : l["tensors"].items()) tensors += (tensors.empty() ? "" : " ") + name + "=" + where.get<std::string>();
     // Shortest exact decimals ({}), so 0.00416 stays 0.00416.
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                       field(l["layer"].get<std::string>()), l["op"].get<std::string>(), field(shape_str(l["ofm_shape"])),
-                       num(l, "cycles"), l.value("bound_by", std::string()), num(cyc, "Npu"), num(cyc, "SramAccess"),
+                       field(l["layer"].get<std::string>()), field(l["op"].get<std::string>()), field(shape_str(l["ofm_shape"])),
+                       num(l, "cycles"), field(l.value("bound_by", std::string())), num(cyc, "Npu"), num(cyc, "SramAccess"),
                        num(cyc, "DramAccess"), num(cyc, "OnChipFlashAccess"), num(cyc, "OffChipFlashAccess"),
                        l.value("macs", std::int64_t{0}), num(l, "macs_per_cycle"), num(l, "utilisation"), num(l, "latency_ms"),
                        num(bytes, "Sram"), num(bytes, "Dram"), num(bytes, "OnChipFlash"), num(bytes, "OffChipFlash"),
                        num(l, "sram_bytes"), have_live ? fmt::format("{}", (*live)[i].get<double>()) : std::string(),
-                       block, l.value("traversal", std::string()), l.value("weights", std::string()),
-                       l.value("bias", std::string()), field(tensors), l.value("fused_with_previous", false) ? 1 : 0,
+                       field(block), field(l.value("traversal", std::string())), field(l.value("weights", std::string())),
+                       field(l.value("bias", std::string())), field(tensors), l.value("fused_with_previous", false) ? 1 : 0,
                        l.value("fused_with_next", false) ? 1 : 0,
                        l.contains("cpu") ? field(l["cpu"].value("operator", std::string())) : std::string());
   }
   return out;
 }
 
+/// A layer's fusion as one word: none, previous, next or both.
+std::string fusion_text(const Json& l) {
+  const bool prev = l.value("fused_with_previous", false), next = l.value("fused_with_next", false);
+  return prev && next ? "both" : prev ? "previous" : next ? "next" : "none";
+}
+
+/// Off-chip bytes of one layer mapping: DRAM and off-chip flash.
+double layer_offchip(const Json& l) {
+  if (!l.contains("bytes_by_area")) return 0.0;
+  return num(l["bytes_by_area"], "Dram") + num(l["bytes_by_area"], "OffChipFlash");
+}
+
 }  // namespace
+
+std::string render_vela_comparison_csv(const Json& r) {
+  std::string out =
+      "layer,op,cycles_vela,cycles_chosen,cycles_change_pct,reserved_sram_bytes_vela,reserved_sram_bytes_chosen,"
+      "offchip_bytes_vela,offchip_bytes_chosen,block_config_vela,block_config_chosen,traversal_vela,traversal_chosen,"
+      "weights_vela,weights_chosen,fusion_vela,fusion_chosen,changed\n";
+  if (!r.contains("vela_baseline") || !r.contains("front") || r["front"].empty()) return out;
+  std::map<std::string, const Json*> vela;
+  for (const Json& l : r["vela_baseline"]["layers"]) vela.emplace(l["layer"].get<std::string>(), &l);
+  for (const Json* chosen : point_layers(r, r["front"][chosen_point(r)])) {
+    const Json& c = *chosen;
+    const auto found = vela.find(c["layer"].get<std::string>());
+    if (found == vela.end()) continue;
+    const Json& v = *found->second;
+    const double vc = num(v, "cycles"), cc = num(c, "cycles");
+    // What differs between the two mappings of the layer, in the order a reader checks them.
+    std::string changed;
+    const auto differs = [&](const char* what, const std::string& a, const std::string& b) {
+      if (a != b) changed += (changed.empty() ? "" : " ") + std::string(what);
+    };
+    differs("block_config", block_config_text(v), block_config_text(c));
+    differs("traversal", v.value("traversal", std::string()), c.value("traversal", std::string()));
+    differs("weights", v.value("weights", std::string()), c.value("weights", std::string()));
+    differs("fusion", fusion_text(v), fusion_text(c));
+    differs("tensors", v.contains("tensors") ? v["tensors"].dump() : "", c.contains("tensors") ? c["tensors"].dump() : "");
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", common::csv_field(c["layer"].get<std::string>()),
+                       c["op"].get<std::string>(), vc, cc, vc > 0.0 ? fmt::format("{:.2f}", 100.0 * (cc - vc) / vc) : "",
+                       num(v, "sram_bytes"), num(c, "sram_bytes"), layer_offchip(v), layer_offchip(c),
+                       block_config_text(v), block_config_text(c), v.value("traversal", std::string()),
+                       c.value("traversal", std::string()), v.value("weights", std::string()),
+                       c.value("weights", std::string()), fusion_text(v), fusion_text(c), changed);
+  }
+  return out;
+}
 
 std::string render_layers_csv(const Json& r, std::size_t point) {
   if (!r.contains("front") || point >= r["front"].size()) return layers_csv({}, nullptr);
@@ -330,7 +378,10 @@ std::vector<std::string> write_outputs(const std::filesystem::path& folder, cons
     files.push_back({"front.csv", render_csv(result)});
     files.push_back({"front.svg", render_svg(result)});
     files.push_back({"layers.csv", render_layers_csv(result, chosen_point(result))});
-    if (result.contains("vela_baseline")) files.push_back({"layers_vela.csv", render_vela_layers_csv(result)});
+    if (result.contains("vela_baseline")) {
+      files.push_back({"layers_vela.csv", render_vela_layers_csv(result)});
+      files.push_back({"layers_vs_vela.csv", render_vela_comparison_csv(result)});
+    }
     for (auto& vela_file : render_vela_csvs(result)) files.push_back(std::move(vela_file));  // Vela's CSV files
   }
   const std::filesystem::path claimed = common::write_folder_atomic(folder, files, "--out", numbered);

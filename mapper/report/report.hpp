@@ -33,6 +33,10 @@ std::string render_csv(const nlohmann::ordered_json& result);
 /// one that bounds it, MACs and utilisation, bytes per memory, block config, traversal, placements and
 /// fusion. Only the header when the result has no such point.
 std::string render_layers_csv(const nlohmann::ordered_json& result, std::size_t point);
+/// The chosen point's layers beside Vela's schedule's (layers_vs_vela.csv): per layer both mappings'
+/// cycles, reserved SRAM, off-chip bytes, block config, traversal, weights and fusion, and which of
+/// these choices differ (header only without a Vela schedule).
+std::string render_vela_comparison_csv(const nlohmann::ordered_json& result);
 /// layers.csv of Vela's schedule (result.json's vela_baseline; the header only without one).
 std::string render_vela_layers_csv(const nlohmann::ordered_json& result);
 /// The per-layer table, time and totals of one front point (`mapper show --point N`); empty if absent.

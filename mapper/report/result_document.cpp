@@ -203,6 +203,7 @@ Json provenance_json(const RunProvenance& run, const SearchOptions& options) {
                            {"no_fusion", !options.fusion}, {"epsilon", options.epsilon},
                            {"per_layer", run.per_layer},
                            {"baseline_only", options.baseline_only},
+                           {"block_config_limit", options.vela_block_config_limit},
                            {"time_limit_s", run.time_limit_s ? Json(*run.time_limit_s) : Json(nullptr)}};
   if (!run.optimise.empty()) provenance["options"]["optimise"] = run.optimise;
   return provenance;
@@ -275,7 +276,7 @@ Json per_layer_json(const arch::Arch& arch, const workloads::Workload& workload,
 void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Workload& workload, const SearchResult& r,
                        const std::vector<FrontPoint>& points) {
   const FrontPoint& v = r.vela->point;
-  const FrontMappings mappings = front_mappings(arch, workload, r.stage, r.vela->problem, {&v}, 0);
+  const FrontMappings mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&v}, 0);
   Json layers = Json::array();
   for (const std::uint32_t i : mappings.points[0].layers) layers.push_back(layer_mapping_json(arch, workload, mappings.layers[i]));
   Json best = nullptr, best_at_sram = nullptr;

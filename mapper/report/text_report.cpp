@@ -487,7 +487,7 @@ std::string no_fusion_block(const Json& r, const Json& p) {
 }
 
 /// Vela's schedule and what the front gains over it (result.json's vela_baseline). It is called an
-/// estimate: the schedule does not cascade yet (docs/design/vela-schedule.md says how close it is).
+/// estimate: it is our model of Vela's scheduler (docs/design/vela-schedule.md says how close it comes).
 std::string vela_block(const Json& r) {
   if (!r.contains("vela_baseline")) return {};
   const Json& v = r["vela_baseline"];
@@ -495,7 +495,7 @@ std::string vela_block(const Json& r) {
   const auto gain = [&](const char* key) {
     return v[key].is_null() ? std::string("n/a") : change(cycles, v[key].get<double>());
   };
-  return wrap("Vela 2.1 estimate (no cascades): ",
+  return wrap("Vela 2.1 estimate: ",
               {fmt::format("{} cycles,", common::format_si(cycles)),
                clock > 0.0 ? fmt::format("{} ms,", total_ms_text(cycles / clock * 1e3)) : std::string("n/a ms,"),
                fmt::format("{} SRAM,", common::format_bytes(num(v, "sram_bytes"))),

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "arch/arch.hpp"
+#include "common/text_escape.hpp"
 #include "mapper/report/report.hpp"
 #include "mapper/report/result_document.hpp"
 #include "model/evaluate.hpp"
@@ -46,12 +47,7 @@ std::string vela_display_area(const std::string& area) {
 }
 
 /// A CSV field as Python's csv.writer writes it: quoted when it holds a comma, a quote or a line end.
-std::string csv_field(const std::string& v) {
-  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-  std::string q = "\"";
-  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
+using common::csv_field;
 
 std::string csv_row(const std::vector<std::string>& fields) {
   std::string out;

@@ -12,6 +12,7 @@
 
 #include "mapper/search/map_network.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include <tbb/parallel_for.h>
@@ -20,6 +21,38 @@
 
 namespace npumap::search {
 namespace {
+
+/// The columns Vela's choice reads: a per-layer stage pruned on fewer of them (`--objectives
+/// cycles,sram`, say) may drop every row Vela would choose.
+const std::vector<Objective>& vela_columns() {
+  static const std::vector<Objective> columns = {Objective::Cycles, Objective::OffchipBytes, Objective::Sram};
+  return columns;
+}
+
+/// Vela's schedule of `w` into r.vela: from the search's stage when it kept every column Vela reads,
+/// else from a stage of its own pruned on those, without rolling buffers (Vela's schedule has none),
+/// kept in r.vela_stage for the report. In the caller's arena, with the same stop.
+void find_vela_schedule(const arch::Arch& arch, const workloads::Workload& w, const SearchOptions& options,
+                        const common::StopToken& stop, SearchResult& r) {
+  const bool stage_keeps_all = std::all_of(vela_columns().begin(), vela_columns().end(), [&](Objective o) {
+    return std::find(options.objectives.begin(), options.objectives.end(), o) != options.objectives.end();
+  });
+  if (stage_keeps_all || options.baseline_only) {  // a baseline-only stage is pruned on Vela's columns
+    r.vela = vela_schedule(arch, w, r.stage, stop, options.vela_block_config_limit);
+    return;
+  }
+  StageOptions own;
+  own.chunk_size = options.chunk_size;
+  own.objectives = vela_columns();
+  own.space.fusion = false;
+  own.stop = stop;
+  std::vector<LayerRef> refs;
+  for (int l = 0; l < static_cast<int>(w.layers.size()); ++l) refs.push_back(LayerRef{&w, l});
+  StageResult vela_stage = stage_of_workload(run_shared_stage(arch, refs, own, nullptr), 0, refs.size());
+  if (vela_stage.partial) return;
+  r.vela = vela_schedule(arch, w, vela_stage, stop, options.vela_block_config_limit);
+  if (r.vela) r.vela_stage = std::move(vela_stage);
+}
 
 /// The join of one workload whose stage is done.
 void join_network(const arch::Arch& arch, const workloads::Workload& w, const SearchOptions& options,
@@ -34,7 +67,7 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
   }
   if (options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial) {
     // Vela's point is the whole answer: its problem and a one-point front, so every report shows it.
-    r.vela = vela_schedule(arch, w, r.stage, stop);
+    find_vela_schedule(arch, w, options, stop, r);
     r.joined = JoinResult{};
     if (r.vela) {
       r.problem = r.vela->problem;
@@ -89,7 +122,7 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     }
   }
   if (options.vela_baseline && !options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial)
-    r.vela = vela_schedule(arch, w, r.stage, stop);
+    find_vela_schedule(arch, w, options, stop, r);
   if (r.partial) {
     r.status = SearchStatus::Interrupted;
   } else if (some_layer_empty || (r.joined && r.joined->front.empty())) {
@@ -112,6 +145,10 @@ MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const worklo
   stage_options.objectives = options.objectives;
   stage_options.space.fusion = options.fusion;
   stage_options.stop = stop;
+  if (options.baseline_only) {  // only Vela's schedule: its columns, no rolling buffers
+    stage_options.objectives = vela_columns();
+    stage_options.space.fusion = false;
+  }
   const SharedStage shared =
       run_shared_stage(arch, refs, stage_options, progress != nullptr ? &progress->stage : nullptr, options.share_layers);
 

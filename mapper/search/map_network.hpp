@@ -37,6 +37,8 @@ struct SearchOptions {
   bool vela_baseline = true;        ///< also find Vela's schedule (vela_schedule.hpp) for the reports
   /// Find only Vela's schedule: no join of the whole mapspace; the "front" is Vela's point alone.
   bool baseline_only = false;
+  /// Vela's --block-config-limit for its schedule (0: every block config, as Arm's evaluation kit runs it).
+  int vela_block_config_limit = kVelaBlockConfigLimit;
 };
 
 /// Live counters of a search for a progress display: the per-layer stage, then the joins.
@@ -67,6 +69,11 @@ struct SearchResult {
   std::optional<JoinResult> joined;
   std::optional<UnfusedSummary> unfused;  ///< when compared and a mapping without fusion exists
   std::optional<VelaBaseline> vela;     ///< Vela's schedule, when asked for and one fits
+  /// The stage Vela's schedule indexes when it is not `stage`: a search whose objectives leave out
+  /// cycles, off-chip bytes or peak SRAM gives Vela a stage of its own (map_network.cpp).
+  std::optional<StageResult> vela_stage;
+  /// The stage `vela` indexes.
+  const StageResult& stage_of_vela() const { return vela_stage ? *vela_stage : stage; }
   KeepRates keep_rates;                 ///< the stage's overall rates with the join's causes applied
   bool partial = false;                 ///< stopped by the stop token somewhere
   SearchStatus status = SearchStatus::Ok;

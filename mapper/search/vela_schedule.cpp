@@ -7,14 +7,15 @@
 #include <vector>
 
 #include "model/block_config.hpp"
+#include "model/pass.hpp"
 
 namespace npumap::search {
 namespace {
 
 /// Whether every feature map of the group is in the arena (Vela keeps whole tensors there).
-bool all_in_arena(const PmappingGroup& g) {
-  return std::all_of(g.compat.begin(), g.compat.end(),
-                     [](const TensorCompat& c) { return c.residence == Residence::Arena; });
+bool all_in_arena(const PmappingGroup& g, bool spills) {
+  return spills || std::all_of(g.compat.begin(), g.compat.end(),
+                               [](const TensorCompat& c) { return c.residence == Residence::Arena; });
 }
 
 /// Per block config of the layer (space.block_configs, Vela's enumeration order): whether Vela's
@@ -30,23 +31,41 @@ std::vector<bool> in_shortlist(const LayerSpace& space, int limit) {
 
 /// The groups of one step Vela could choose: all feature maps in the arena, rows whose block config
 /// is on the shortlist. Falls back to the arena groups, then to all groups, when a filter leaves none.
-std::vector<PmappingGroup> vela_groups(const std::vector<PmappingGroup>& groups, const LayerResult& lr, int limit) {
+std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups, const StageResult& stage,
+                                       const LayerResult& lr, int limit, bool templates, bool spills) {
   const std::vector<bool> listed = lr.space.cpu ? std::vector<bool>{} : in_shortlist(lr.space, limit);
-  std::vector<PmappingGroup> arena, shortlisted;
+  std::vector<PmappingGroup> arena, shortlisted, velas;
   for (const PmappingGroup& g : groups) {
-    if (!all_in_arena(g)) continue;
+    if (!all_in_arena(g, spills)) continue;
     arena.push_back(g);
-    PmappingGroup s{g.compat, {}};
-    for (const PmappingRow& row : g.rows)
-      if (listed.empty() || (row.candidate < listed.size() && listed[row.candidate])) s.rows.push_back(row);
+    PmappingGroup s{g.compat, {}}, v{g.compat, {}};
+    for (const PmappingRow& row : g.rows) {
+      if (!listed.empty() && (row.candidate >= listed.size() || !listed[row.candidate])) continue;
+      s.rows.push_back(row);
+      if (!templates || lr.space.cpu || vela_template(arch, lr.space, lr.space.templates[stage.jobs[row.job].template_index]))
+        v.rows.push_back(row);
+    }
     if (!s.rows.empty()) shortlisted.push_back(std::move(s));
+    if (!v.rows.empty()) velas.push_back(std::move(v));
   }
+  if (!velas.empty()) return velas;
   if (!shortlisted.empty()) return shortlisted;
   if (!arena.empty()) return arena;
   return groups;
 }
 
 }  // namespace
+
+bool vela_template(const arch::Arch& arch, const LayerSpace& space, const Template& tpl) {
+  if (!space.base.weights.has_value()) return true;
+  if (arch.permanent_storage == arch.fast_storage) return tpl.weights == WeightPlacement::InPlace;
+  const arch::NpuBlockType type = model::npu_block_type(space.base.op.type);
+  if (type == arch::NpuBlockType::VectorProduct) return tpl.weights == WeightPlacement::InPlace;
+  if (tpl.weights == WeightPlacement::DoubleBuffer) return true;
+  const bool ifm_stream = type == arch::NpuBlockType::ConvolutionMxN ||
+                          type == arch::NpuBlockType::ConvolutionDepthWise || type == arch::NpuBlockType::Pooling;
+  return ifm_stream && tpl.weights == WeightPlacement::Copy;
+}
 
 VelaWeights vela_weights(const arch::Arch& arch) {
   VelaWeights w;
@@ -67,14 +86,21 @@ double vela_score(const VelaWeights& w, const FrontPoint& p) {
 }
 
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                         int block_config_limit) {
-  JoinProblem problem = make_join_problem(arch, workload, stage, false);
+                         int block_config_limit, bool vela_templates) {
+  JoinProblem problem = make_join_problem(arch, workload, stage, arch.spilling_enabled);
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
-    problem.steps[s].groups = vela_groups(problem.steps[s].groups, lr, block_config_limit);
+    problem.steps[s].groups = vela_groups(arch, problem.steps[s].groups, stage, lr, block_config_limit, vela_templates,
+                                          arch.spilling_enabled);
   }
   return problem;
 }
+
+namespace {
+std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, const workloads::Workload& workload,
+                                                     const StageResult& stage, const common::StopToken& stop,
+                                                     int block_config_limit);
+}  // namespace
 
 std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workloads::Workload& workload,
                                           const StageResult& stage, const common::StopToken& stop,
@@ -84,26 +110,50 @@ std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workload
     for (const PmappingGroup& g : lr.groups) rows += g.rows.size();
     if (rows == 0) return std::nullopt;
   }
-  VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit), {}};
+  std::optional<VelaBaseline> b = vela_schedule_with_limit(arch, workload, stage, stop, block_config_limit);
+  // The per-layer stage keeps each group's Pareto-optimal rows only, so a shortlisted block config
+  // dominated by one off the shortlist is gone: the shortlist's rows left may not join (the groups'
+  // feature-map layouts or SRAM disagree across steps: mobilenet_v2 on an ethos-u65-256). Then the
+  // schedule takes its block configs from every config, as with --block-config-limit 0.
+  if (!b && block_config_limit > 0 && !stop.stop_requested()) b = vela_schedule_with_limit(arch, workload, stage, stop, 0);
+  return b;
+}
+
+namespace {
+
+/// Vela's schedule with the shortlist of `block_config_limit` (0: every config); none if nothing joins.
+std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, const workloads::Workload& workload,
+                                                     const StageResult& stage, const common::StopToken& stop,
+                                                     int block_config_limit) {
   // Vela's candidate metric weighs a byte of peak SRAM as 25 cycles (1,000 against 40) unless the
-  // arch spills: so least SRAM first, then cycles; with spilling, cycles first. The exact least of the
-  // weighted sum needs the whole front of three objectives, which costs far more than this bounded
-  // search (docs/design/vela-schedule.md).
+  // arch spills: so least SRAM first, then cycles; with spilling, the least cycles (the feature maps
+  // in SRAM and the cascades it then builds make the join costlier, so one objective). The exact least
+  // of the weighted sum needs the whole front of three objectives, which costs far more than this
+  // bounded search (docs/design/vela-schedule.md).
   JoinOptions options;
-  options.objectives = arch.spilling_enabled ? std::vector<Objective>{Objective::Cycles, Objective::OffchipBytes}
+  options.objectives = arch.spilling_enabled ? std::vector<Objective>{Objective::Cycles}
                                              : std::vector<Objective>{Objective::Sram, Objective::Cycles};
   JoinRunContext context;
   context.threads = 0;  // the caller's arena
   context.stop = stop;
-  JoinResult r = join_best(b.problem, options, context);
-  if (r.partial || r.front.empty()) return std::nullopt;
   const VelaWeights weights = vela_weights(arch);
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < r.front.size(); ++i)
-    if (vela_score(weights, r.front[i]) < vela_score(weights, r.front[best])) best = i;
-  b.point = std::move(r.front[best]);
-  return b;
+  // Vela's weight placements first; when the layers' Vela rows do not join (a layout no neighbour
+  // shares), every template of the shortlisted arena groups.
+  for (const bool vela_templates : {true, false}) {
+    VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit, vela_templates), {}};
+    JoinResult r = join_best(b.problem, options, context);
+    if (r.partial) return std::nullopt;
+    if (r.front.empty()) continue;
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < r.front.size(); ++i)
+      if (vela_score(weights, r.front[i]) < vela_score(weights, r.front[best])) best = i;
+    b.point = std::move(r.front[best]);
+    return b;
+  }
+  return std::nullopt;
 }
+
+}  // namespace
 
 std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workloads::Workload& workload) {
   StageOptions options;

@@ -2,12 +2,13 @@
 // The schedule Vela 2.1 would choose, as a point of our mapspace (docs/design/vela-schedule.md).
 //
 // Vela 2.1's scheduler ranks candidate schedules by one weighted sum of cycles, peak SRAM and bytes
-// moved (its candidate metric; vela_score) over per-pass choices of block config (a shortlist) and
-// weight buffering, with feature maps in the tensor arena, and then tries cascades. This version
-// reproduces the pass-level schedule: the join without rolling buffers, restricted to groups whose
-// feature maps all live in the arena and rows whose block config is on Vela's shortlist, and the
-// point of its exact front (cycles, SRAM, off-chip bytes) with the least metric. Cascades and Vela's
-// 16-candidate Pareto cut are not modelled (the design note lists the differences this leaves).
+// moved (its candidate metric; vela_score) over per-pass choices of block config (a shortlist), weight
+// streaming or IFM streaming (weights double-buffered or whole in SRAM) and cascades (rolling buffers),
+// and where the arena is off-chip then moves feature maps to SRAM. This version joins our mapspace
+// restricted to those choices (vela_problem: the shortlist, Vela's weight placements, and feature maps
+// in the arena unless the arch spills) for its least SRAM then cycles (least cycles when the arch
+// spills), and keeps the point with the least metric. Vela's 16-candidate Pareto cut is not modelled
+// (the design note lists the differences this leaves).
 
 #include <optional>
 
@@ -37,15 +38,23 @@ VelaWeights vela_weights(const arch::Arch& arch);
 /// Vela's candidate metric of a point: the weighted sum; Vela keeps the candidate with the least.
 double vela_score(const VelaWeights& weights, const FrontPoint& point);
 
+/// Whether Vela 2.1 places the layer's weights as the template does: its graph pass DMAs the weights
+/// of every weighted op but a fully connected one (VectorProduct reads them in place) to SRAM (unless
+/// they are stored there), where its WeightStream strategy double-buffers them and its IfmStream
+/// strategy (ConvolutionMxN, DepthWise and Pooling only) holds them whole. The bias placement is left
+/// free (Vela copies the bias of IFM-streamed passes only).
+bool vela_template(const arch::Arch& arch, const LayerSpace& space, const Template& tpl);
+
 /// Vela's default --block-config-limit: the scheduler tries the first and last 16 configs of its sort.
 inline constexpr int kVelaBlockConfigLimit = 16;
 
-/// The join problem of Vela's mapspace: make_join_problem without fusion, each step keeping only the
-/// groups whose feature maps are all in the arena and, in them, the rows whose block config is on
-/// Vela's shortlist of `block_config_limit` (0: every config); a filter that would leave a step
-/// without groups is not applied to it.
+/// The join problem of Vela's mapspace: make_join_problem (fusion only where the arch spills), each
+/// step keeping only the groups whose feature maps are all in the arena (any, where the arch spills)
+/// and, in them, the rows whose block config is on Vela's shortlist of `block_config_limit` (0: every
+/// config) and, with `vela_templates`, whose weight placement is Vela's (vela_template); a filter that
+/// would leave a step without groups is not applied to it.
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                         int block_config_limit = kVelaBlockConfigLimit);
+                         int block_config_limit = kVelaBlockConfigLimit, bool vela_templates = true);
 
 /// Vela's schedule from a finished per-layer stage; none if no mapping fits or the stop fired.
 std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workloads::Workload& workload,

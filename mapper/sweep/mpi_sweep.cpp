@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -195,6 +196,8 @@ int coordinate(const MpiSession& mpi, const SweepOptions& options, const std::at
     }
   } catch (const common::UserError& e) {
     abort_all(e.what(), 2);
+  } catch (const std::bad_alloc&) {
+    abort_all("out of memory: the sweep's coordinator needed more memory than is available", 4);  // cli::kExitOutOfMemory
   } catch (const std::exception& e) {
     abort_all(fmt::format("internal error: {} (please report it with the command line and input files)", e.what()), 3);
   }

@@ -191,6 +191,12 @@ Json compute_sweep_point(const SweepSpec& spec, const SweepPoint& point, bool sh
     }
     fronts[wi] = Json{{"workload", spec.workloads[wi].id}, {"status", front.empty() ? "no_valid_mapping" : "ok"},
                       {"front", front}};
+    // Vela's schedule on this point (vela_schedule.hpp), sweep.csv's vela_* columns.
+    if (r.vela) {
+      const search::FrontPoint& v = r.vela->point;
+      fronts[wi]["vela"] = Json{{"cycles", v.cycles}, {"offchip_bytes", v.offchip_bytes},
+                                {"sram_bytes", v.peak_sram_bytes}, {"energy_pj", v.energy_pj}};
+    }
   }
   complete = !searched.partial;
 
@@ -234,13 +240,13 @@ void parse_shard(const std::string& text, SweepOptions& options) {
 
 std::string journal_header_line(const SweepSpec& spec) {
   return Json{{"sweep", spec.name}, {"spec", spec.file}, {"fingerprint", spec.fingerprint}, {"points", spec.points.size()}}
-      .dump();
+      .dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string journal_line(const Json& record, double seconds) {
   Json line = record;
   line["elapsed_s"] = seconds;
-  return line.dump();
+  return line.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::map<std::size_t, Json> read_journal(const fs::path& journal, const SweepSpec& spec, bool repair, const std::string& hint) {
@@ -528,7 +534,7 @@ int merge_sweep(const SweepOptions& options, std::ostream& out) {
   SweepRun run = open_sweep_run(whole, std::move(spec));  // the output folder: its journal must be of this spec too
   std::string journal_text = journal_header_line(run.spec) + "\n";
   for (auto& [index, record] : merged) {
-    journal_text += record.dump() + "\n";
+    journal_text += record.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
     run.records[index] = std::move(record);
   }
   common::write_file_atomic(run.journal_path, journal_text);

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/files.hpp"
+#include "common/text_escape.hpp"
 #include "common/units.hpp"
 #include "mapper/search/pareto.hpp"
 #include "mapper/sweep/sweep.hpp"
@@ -23,12 +24,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+using common::csv_field;
+using common::xml_escape;
 
 /// ",v1,v2,..": the record's value of each parameter key of the sweep (empty where it sets none).
 std::string param_columns(const SweepSpec& spec, const Json& rec) {
@@ -40,20 +37,6 @@ std::string param_columns(const SweepSpec& spec, const Json& rec) {
 }
 
 std::string number(double v) { return fmt::format("{}", v); }
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 /// One mapping of one workload on one arch point.
 /// Milliseconds of `cycles` at `clock_hz`, to the nanosecond, so the shortest decimal that reads back
@@ -231,7 +214,7 @@ std::string render_svg(const std::vector<std::string>& workload_ids, const std::
             "class=\"{}\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"{}\" stroke-width=\"{}\"", r.pareto ? "pareto" : "dominated",
             colour(r.macs), r.pareto ? "0.9" : "0.0", r.pareto ? "black" : colour(r.macs), r.pareto ? "1" : "0.8");
         const std::string tip = fmt::format("<title>{} ({}): {} MACs/cycle, {} SRAM, {:.6g} ms, {} off-chip</title>",
-                                            rec["id"].get<std::string>(), xml_escape(params_text(rec["params"])), r.macs,
+                                            xml_escape(rec["id"].get<std::string>()), xml_escape(params_text(rec["params"])), r.macs,
                                             common::format_bytes_short(r.sram_capacity), r.cycles / r.clock * 1e3,
                                             common::format_bytes(r.offchip));
         if (is_u65(r)) {
@@ -317,13 +300,13 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
   for (const auto& k : spec.param_keys) header += fmt::format(",{}", csv_field("param." + k));
   header += ",accelerator,macs_per_cycle,sram_capacity_bytes,core_clock_hz,system_config,memory_mode,workload,status,"
             "front_index,cycles,latency_ms,inferences_per_s,utilisation,offchip_bytes,peak_sram_bytes,energy_pj,"
-            "cross_arch_pareto\n";
+            "cross_arch_pareto,vela_cycles,vela_latency_ms,vela_offchip_bytes,vela_peak_sram_bytes,vela_energy_pj\n";
   files.csv = header;
   const auto point_columns = [&](const Json& rec) {
-    std::string s = rec["id"].get<std::string>();
+    std::string s = csv_field(rec["id"].get<std::string>());
     s += param_columns(spec, rec);
     const Json& a = rec["arch"];
-    s += fmt::format(",{},{},{},{},{},{}", a["accelerator"].get<std::string>(), a["macs_per_cycle"].get<int>(),
+    s += fmt::format(",{},{},{},{},{},{}", csv_field(a["accelerator"].get<std::string>()), a["macs_per_cycle"].get<int>(),
                      a["sram_capacity_bytes"].get<std::int64_t>(), number(a["core_clock_hz"].get<double>()),
                      csv_field(a["system_config"].get<std::string>()), csv_field(a["memory_mode"].get<std::string>()));
     return s;
@@ -337,6 +320,17 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
                        number(r.cycles > 0 && r.macs > 0 ? macs / r.cycles / r.macs : 0.0), number(r.offchip),
                        number(r.peak_sram), number(r.energy), r.pareto ? 1 : 0);
   };
+  // Vela's schedule of the workload on the record's point (empty when it has none): the same five
+  // values on each of the workload's rows, so every row compares with Vela on its own.
+  const auto vela_columns = [&](const Json& rec, std::size_t wi) -> std::string {
+    const Json& wr = rec["workloads"][wi];
+    if (!wr.contains("vela")) return ",,,,";
+    const Json& v = wr["vela"];
+    const double cycles = v["cycles"].get<double>();
+    return fmt::format("{},{},{},{},{}", number(cycles), number(latency_ms(cycles, rec["arch"]["core_clock_hz"].get<double>())),
+                       number(v["offchip_bytes"].get<double>()), number(v["sram_bytes"].get<double>()),
+                       number(v["energy_pj"].get<double>()));
+  };
   std::vector<std::size_t> next_row(spec.workloads.size(), 0);
   for (std::size_t ri = 0; ri < records.size(); ++ri) {
     const Json& rec = records[ri];
@@ -346,12 +340,14 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
       const std::string status = wr["status"].get<std::string>();
       if (wr["front"].empty()) {
         // The nine front columns stay empty: front_index .. cross_arch_pareto.
-        files.csv += fmt::format("{},{},{},,,,,,,,,\n", pc, csv_field(spec.workloads[wi].id), status);
+        files.csv += fmt::format("{},{},{},,,,,,,,,,{}\n", pc, csv_field(spec.workloads[wi].id), status,
+                                 vela_columns(rec, wi));
         continue;
       }
       for (std::size_t f = 0; f < wr["front"].size(); ++f) {
         const Row& r = rows[wi][next_row[wi]++];
-        files.csv += fmt::format("{},{},{},{}\n", pc, csv_field(spec.workloads[wi].id), status, front_columns(r, wi));
+        files.csv += fmt::format("{},{},{},{},{}\n", pc, csv_field(spec.workloads[wi].id), status, front_columns(r, wi),
+                                 vela_columns(rec, wi));
       }
     }
   }
@@ -365,8 +361,8 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
     for (const Row& r : rows[wi]) {
       if (!r.pareto) continue;
       const Json& rec = records[r.record];
-      files.pareto_csv += fmt::format("{},{},ok,{}\n", point_columns(rec), csv_field(spec.workloads[wi].id),
-                                      front_columns(r, wi));
+      files.pareto_csv += fmt::format("{},{},ok,{},{}\n", point_columns(rec), csv_field(spec.workloads[wi].id),
+                                      front_columns(r, wi), vela_columns(rec, wi));
       list.push_back(Json{{"point", rec["id"]}, {"params", rec["params"]}, {"front_index", r.front_index},
                           {"macs_per_cycle", rec["arch"]["macs_per_cycle"]}, {"sram_capacity_bytes", rec["arch"]["sram_capacity_bytes"]},
                           {"cycles", r.cycles}, {"offchip_bytes", r.offchip}, {"sram_bytes", r.peak_sram}, {"energy_pj", r.energy}});
@@ -396,7 +392,7 @@ SweepFiles render_sweep(const SweepSpec& spec, const std::vector<Json>& records)
   }
   doc["points"] = points;
   doc["pareto"] = pareto;
-  files.json = doc.dump(1) + "\n";
+  files.json = doc.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 
   std::vector<std::string> ids;
   for (const auto& w : spec.workloads) ids.push_back(w.id);

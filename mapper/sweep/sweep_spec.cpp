@@ -1,6 +1,6 @@
 // Reading a sweep spec. Every check happens here, before any mapping work starts.
 //
-// A point's arch is built by the arch loader itself: the base (preset or file) first, then a map of
+// A point's arch is built by the arch loader itself: the base (preset or file, read once: ArchBase), then a map of
 // the point's settings whose value nodes are the spec's own YAML nodes, so a value the loader rejects
 // is reported at its line and column in the spec. `memory.<Area>.bandwidth` is the one key the arch
 // format does not have: it is applied after loading, as clock_scale = bandwidth * 8 / axi_port_width.
@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <exception>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -128,20 +130,33 @@ std::string resolve_base(const common::YamlNode& node, const fs::path& spec_dir)
   return p.lexically_normal().string();
 }
 
+/// The sweep's base arch, read once; a base that cannot be read is reported at each point (the first).
+struct SweepBase {
+  std::optional<arch::ArchBase> arch;
+  std::exception_ptr error;  ///< the base's UserError, when it could not be read
+  /// One overrides map per set of keys, its values rewritten for each point: a point costs no YAML
+  /// nodes of its own (50,000 points made and freed 50,000 maps, and malloc slowed to a crawl).
+  std::map<std::string, YAML::Node> overrides;
+};
+
 /// The arch of one point. Errors from the arch loader keep their location and name the point.
-arch::Arch build_point_arch(const SweepSpec& spec, const std::string& id, const std::vector<Setting>& settings,
+
+arch::Arch build_point_arch(SweepBase& base, const std::string& id, const std::vector<Setting>& settings,
                             const std::string& spec_file) {
-  YAML::Node overrides(YAML::NodeType::Map);
+  std::string keys;
+  for (const auto& setting : settings) keys += setting.first + "\n";
+  // A handle to the map kept for these keys (every value a scalar: param_text checked).
+  YAML::Node overrides = base.overrides.try_emplace(keys, YAML::Node(YAML::NodeType::Map)).first->second;
   std::map<std::string, const common::YamlNode*> bandwidth;  // area -> value node
   std::map<std::string, const common::YamlNode*> clock_scale;
   std::vector<std::pair<std::string, const common::YamlNode*>> memory_settings;
   for (const auto& [key, value] : settings) {
     const std::vector<std::string> parts = split_dots(key);
-    // Copies (YAML::Clone), not the spec's nodes: assigning a node of the spec merges the whole
-    // spec document's node memory into `overrides`, for every point (quadratic in the points).
-    // A copy has no line:col, so annotate() below puts the setting's own location back.
+    // The values' text, not the spec's nodes: assigning a node of the spec merges the whole spec
+    // document's node memory into `overrides`, for every point (quadratic in the points). The text
+    // has no line:col, so annotate() below puts the setting's own location back.
     if (parts.size() == 1) {
-      overrides[key] = YAML::Clone(value.raw());
+      overrides[key] = value.as_string();
       continue;
     }
     memory_settings.emplace_back(parts[1], &value);
@@ -149,7 +164,7 @@ arch::Arch build_point_arch(const SweepSpec& spec, const std::string& id, const 
       bandwidth[parts[1]] = &value;
     } else {
       if (parts[2] == "clock_scale") clock_scale[parts[1]] = &value;
-      overrides["memory"][parts[1]][parts[2]] = YAML::Clone(value.raw());
+      overrides["memory"][parts[1]][parts[2]] = value.as_string();
     }
   }
   std::string described;
@@ -171,8 +186,8 @@ arch::Arch build_point_arch(const SweepSpec& spec, const std::string& id, const 
   }
   arch::Arch a;
   try {
-    a = arch::load_arch_with_overrides(spec.base, common::YamlNode(overrides, std::make_shared<const std::string>(spec_file), ""),
-                                       id, arch::default_presets_dir());
+    if (base.error) std::rethrow_exception(base.error);
+    a = base.arch->build(common::YamlNode(overrides, std::make_shared<const std::string>(spec_file), ""), id);
   } catch (const common::UserError& e) {
     throw annotate(e);
   }
@@ -328,7 +343,15 @@ SweepSpec load_sweep_spec(const std::string& path) {
     blame.push_back(root);
   }
 
+  // The base is read once; each point only applies its settings to it (linear in the points).
+  SweepBase base;  // (the sweep's points are built one after the other: its override maps are reused)
+  try {
+    base.arch.emplace(spec.base, arch::default_presets_dir());
+  } catch (const common::UserError&) {
+    base.error = std::current_exception();
+  }
   const int width = static_cast<int>(std::to_string(settings.size()).size());
+  spec.points.reserve(settings.size());  // (an Arch is about 1 KB: no moves while the list grows)
   std::map<std::vector<std::pair<std::string, std::string>>, std::string> seen;
   for (std::size_t i = 0; i < settings.size(); ++i) {
     SweepPoint point;
@@ -340,7 +363,7 @@ SweepSpec load_sweep_spec(const std::string& path) {
     if (auto it = seen.find(canonical); it != seen.end())
       throw blame[i].error(fmt::format("arch point {} repeats point {}", point.id, it->second), "remove the duplicate");
     seen.emplace(canonical, point.id);
-    point.arch = build_point_arch(spec, point.id, settings[i], path);
+    point.arch = build_point_arch(base, point.id, settings[i], path);
     spec.points.push_back(std::move(point));
   }
 

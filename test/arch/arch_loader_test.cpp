@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <map>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -545,6 +546,64 @@ TEST(ByteSize, UnitsAndRejections) {
   EXPECT_FALSE(parse_byte_size("", v));
   EXPECT_FALSE(parse_byte_size("1e6", v));
   EXPECT_FALSE(parse_byte_size("12x", v));
+}
+
+}  // namespace
+}  // namespace npumap::arch
+
+namespace npumap::arch {
+namespace {
+
+// ArchBase (a sweep's base read once) against the loader reading the same keys from one file
+// (`preset: <base>` then the overrides): the same arch whether the overrides keep the base's
+// identity (only their layer is applied to the base's cached arch) or change it (built from scratch),
+// and the base is read once however many archs are built from it.
+TEST(ArchBase, SameArchAsOneFileWithThoseKeys) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"ethos-u55-256", "sram_capacity: 1MiB\n"},
+      {"ethos-u55-256", "core_clock: 400e6\naxi_port_width: 128\n"},
+      {"ethos-u55-256", "memory:\n  OffChipFlash: {clock_scale: 0.25}\n"},
+      {"ethos-u55-256", "memory_mode: Shared_Sram\n"},
+      {"ethos-u55-256", "accelerator: ethos-u55-64\n"},
+      {"ethos-u65-256", "system_config: Ethos_U65_High_End\nmemory_mode: Dedicated_Sram\nsram_capacity: 2MiB\n"},
+      {"ethos-u65-256", "sram_capacity: 1MiB\ncache_size: 512KiB\n"},
+      {"ethos-u65-512", ""},
+  };
+  // One ArchBase per base, used for every case of it in turn: a build leaves the base unchanged.
+  std::map<std::string, ArchBase> prepared_bases;
+  for (const auto& [base, keys] : cases) {
+    SCOPED_TRACE(base + ": " + keys);
+    const ArchBase& prepared = prepared_bases.try_emplace(base, base, default_presets_dir()).first->second;
+    const common::YamlNode overrides = common::YamlNode::load_string(keys, "o.yaml");  // "" is null: no overrides
+    Arch from_base;
+    try {
+      from_base = prepared.build(overrides, "point");
+    } catch (const common::UserError& e) {
+      ADD_FAILURE() << e.what();
+      continue;
+    }
+    const Arch from_file = load_text("preset: " + base + "\n" + keys);
+    expect_same_arch(from_base, from_file);
+    EXPECT_EQ(from_base.name, "point");
+  }
+  // After those builds, the bases alone are still the presets.
+  for (const auto& [base, prepared] : prepared_bases) expect_same_arch(prepared.build(common::YamlNode::load_string("", "o.yaml"), base), load_arch(base));
+}
+
+TEST(ArchBase, ReadsItsBaseOnce) {
+  TempDir tmp;
+  // A file whose `preset:` names another: two files for the base, then none per build.
+  const std::string file = tmp.write("base.yaml", "preset: ethos-u55-128\ncore_clock: 300e6\n");
+  const std::size_t before = arch_files_read();
+  const ArchBase prepared(file, default_presets_dir());
+  EXPECT_EQ(arch_files_read() - before, 2u);
+  const common::YamlNode overrides = common::YamlNode::load_string("sram_capacity: 2MiB\n", "o.yaml");
+  for (int i = 0; i < 100; ++i) {
+    const Arch a = prepared.build(overrides, "p");
+    ASSERT_EQ(a.sram_capacity_bytes, 2 << 20);
+    ASSERT_EQ(a.core_clock, 300e6);
+  }
+  EXPECT_EQ(arch_files_read() - before, 2u);
 }
 
 }  // namespace

@@ -73,7 +73,8 @@ TEST(Concurrency, TwentyRunsOnOneOutGiveOneResultAndNineteenOneLineErrors) {
   // The folder holds the winner's files, whole (its result.json is the one it printed).
   EXPECT_EQ(read_text(out / "result.json"), winner_stdout);
   EXPECT_EQ(names_in(tmp.path()), std::vector<std::string>{"run"}) << "no temporary folder is left";
-  EXPECT_EQ(names_in(out).size(), 7u) << "result.json, front.csv, front.svg, layers.csv, layers_vela.csv and Vela's two CSV files";
+  EXPECT_EQ(names_in(out).size(), 8u)
+      << "result.json, front.csv, front.svg, layers.csv, layers_vela.csv, layers_vs_vela.csv and Vela's two CSV files";
 }
 
 TEST(Concurrency, TwentyRunsWithoutOutGetTwentyFolders) {

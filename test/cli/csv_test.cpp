@@ -72,7 +72,11 @@ TEST(Csv, SweepFilesAreRectangularAlsoWithoutAValidMapping) {
   EXPECT_EQ(pareto[0], sweep[0]);
   for (std::size_t i = 1; i < pareto.size(); ++i) {
     EXPECT_NE(std::find(sweep.begin(), sweep.end(), pareto[i]), sweep.end()) << pareto[i];
-    EXPECT_EQ(csv_fields(pareto[i]).back(), "1") << pareto[i];
+    const std::vector<std::string> fields = csv_fields(pareto[i]);
+    const std::vector<std::string> names = csv_fields(pareto[0]);
+    const auto at = static_cast<std::size_t>(std::find(names.begin(), names.end(), "cross_arch_pareto") - names.begin());
+    ASSERT_LT(at, fields.size());
+    EXPECT_EQ(fields[at], "1") << pareto[i];
   }
   // latency_ms is cycles / clock in ms to the nanosecond: at most 6 decimals, no float noise.
   const std::vector<std::string> head = csv_fields(sweep[0]);
@@ -140,6 +144,49 @@ TEST(SweepRanking, AFasterClockWinsAtEqualCycles) {
   ASSERT_LT(clock, head.size());
   ASSERT_GE(pareto.size(), 2u);
   for (std::size_t i = 1; i < pareto.size(); ++i) EXPECT_EQ(std::stod(csv_fields(pareto[i])[clock]), 1e9) << pareto[i];
+}
+
+TEST(Csv, SweepVelaColumnsAreEachPointsVelaSchedule) {
+  // sweep.csv's vela_* columns hold the Vela schedule of the workload on the row's point: on the
+  // preset's own SRAM (4 MiB) they equal a plain run's vela_baseline on that preset; on 1 KiB, where
+  // nothing maps, they are empty.
+  TempDir tmp;
+  write_text(tmp / "spec.yaml",
+             "name: vela\nworkloads: [" + std::string(NPUMAP_SOURCE_DIR) + "/workloads/tiny_residual.yaml]\n"
+             "base: ethos-u55-256\ngrid:\n  sram_capacity: [1KiB, 4MiB]\n");
+  const RunResult r = run_mapper({"sweep", (tmp / "spec.yaml").string(), "--out", (tmp / "out").string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const RunResult run = run_mapper({"--workload", std::string(NPUMAP_SOURCE_DIR) + "/workloads/tiny_residual.yaml",
+                                    "--arch", "ethos-u55-256", "--out", (tmp / "run").string(), "-q"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  const nlohmann::json vela = nlohmann::json::parse(read_text(tmp / "run" / "result.json"))["vela_baseline"];
+  ASSERT_TRUE(vela.is_object());
+
+  const std::vector<std::string> lines = lines_of(read_text(tmp / "out" / "sweep.csv"));
+  const std::vector<std::string> head = csv_fields(lines[0]);
+  const auto col = [&](const char* name) {
+    return static_cast<std::size_t>(std::find(head.begin(), head.end(), name) - head.begin());
+  };
+  ASSERT_LT(col("vela_energy_pj"), head.size());
+  int p1 = 0, p2 = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const std::vector<std::string> f = csv_fields(lines[i]);
+    if (f[col("point")] == "p1") {
+      ++p1;
+      for (const char* c : {"vela_cycles", "vela_latency_ms", "vela_offchip_bytes", "vela_peak_sram_bytes", "vela_energy_pj"})
+        EXPECT_EQ(f[col(c)], "") << c;
+    } else {
+      ++p2;
+      EXPECT_EQ(std::stod(f[col("vela_cycles")]), vela["cycles"].get<double>());
+      EXPECT_EQ(std::stod(f[col("vela_offchip_bytes")]), vela["offchip_bytes"].get<double>());
+      EXPECT_EQ(std::stod(f[col("vela_peak_sram_bytes")]), vela["sram_bytes"].get<double>());
+      // latency at the preset's clock: cycles / clock in ms.
+      EXPECT_NEAR(std::stod(f[col("vela_latency_ms")]),
+                  vela["cycles"].get<double>() / std::stod(f[col("core_clock_hz")]) * 1e3, 1e-6);
+    }
+  }
+  EXPECT_EQ(p1, 1);
+  EXPECT_GE(p2, 1);
 }
 
 }  // namespace

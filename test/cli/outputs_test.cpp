@@ -215,17 +215,19 @@ RunResult* TinyChainRun::run_ = nullptr;
 TEST_F(TinyChainRun, WritesExactlyItsFilesAndNoTemporaries) {
   std::set<std::string> names;
   for (const auto& e : fs::directory_iterator(out())) names.insert(e.path().filename().string());
-  // Ours (layers_vela.csv: Vela's schedule's layers), then Vela's two CSV files of the chosen point
-  // (<net>_summary_<system config>.csv, <net>_per-layer.csv).
+  // Ours (layers_vela.csv: Vela's schedule's layers; layers_vs_vela.csv: the chosen point's beside
+  // them), then Vela's two CSV files of the chosen point (<net>_summary_<system config>.csv,
+  // <net>_per-layer.csv).
   EXPECT_EQ(names, (std::set<std::string>{"result.json", "front.csv", "front.svg", "layers.csv", "layers_vela.csv",
-                                          "tiny_chain_summary_internal-default.csv", "tiny_chain_per-layer.csv"}));
+                                          "layers_vs_vela.csv", "tiny_chain_summary_internal-default.csv",
+                                          "tiny_chain_per-layer.csv"}));
   EXPECT_TRUE(run_->err.empty()) << "a successful run prints nothing on stderr, got:\n" << run_->err;
 }
 
 TEST_F(TinyChainRun, LastStdoutLineNamesTheResultFile) {
   EXPECT_EQ(wrote_trailer(run_->out), "wrote " + out().string() +
                                          ": result.json, front.csv, front.svg, layers.csv, layers_vela.csv, "
-                                         "tiny_chain_summary_internal-default.csv, "
+                                         "layers_vs_vela.csv, tiny_chain_summary_internal-default.csv, "
                                          "tiny_chain_per-layer.csv");
 }
 

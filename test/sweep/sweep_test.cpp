@@ -5,15 +5,21 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include <tbb/task_arena.h>
 
+#include "arch/arch_loader.hpp"
 #include "mapper/search/stage.hpp"
 #include "mapper/search/join/join.hpp"
 #include "mapper/sweep/sweep.hpp"
@@ -181,6 +187,45 @@ points:
   EXPECT_EQ(spec.points[4].arch.sram_capacity_bytes, 512 * 1024);
   EXPECT_EQ(spec.points[6].arch.core_clock, 400e6);
   EXPECT_EQ(spec.points[6].arch.sram_capacity_bytes, 4 << 20) << "the base preset's SRAM";
+}
+
+/// A spec with one grid key of `n` distinct SRAM capacities (n points).
+std::string grid_spec(std::size_t n, const std::string& base) {
+  std::string values;
+  for (std::size_t k = 1; k <= n; ++k) values += fmt::format("{}{}KiB", k == 1 ? "" : ", ", k);
+  return fmt::format("workloads: [tiny_chain]\nbase: {}\ngrid:\n  sram_capacity: [{}]\n", base, values);
+}
+
+TEST(SweepSpec, TheBaseArchIsReadOnceHoweverManyPoints) {
+  // Issue 41 point 5: the base preset was read and parsed again for every point.
+  for (const std::size_t n : {1u, 10u, 1000u}) {
+    const SpecFile f(grid_spec(n, "ethos-u55-256"));
+    const std::size_t before = arch::arch_files_read();
+    const SweepSpec spec = load_sweep_spec(f.path());
+    ASSERT_EQ(spec.points.size(), n);
+    EXPECT_EQ(arch::arch_files_read() - before, 1u) << n << " points";
+    EXPECT_EQ(spec.points[n - 1].arch.sram_capacity_bytes, static_cast<std::int64_t>(n) * 1024);
+  }
+}
+
+TEST(SweepSpec, CheckingIsLinearInPoints) {
+  // CPU time (not wall time: the machine may be busy) of reading specs of 2,000 and 20,000 points,
+  // the best of three each. Linear is a ratio of 10; the quadratic merge of issue 41 point 5 made it
+  // about 100. The bound leaves room for noise and cache effects.
+  const auto cpu_seconds = [](std::size_t n) {
+    const SpecFile f(grid_spec(n, "ethos-u55-256"));
+    double best = 1e9;
+    for (int rep = 0; rep < 3; ++rep) {
+      const std::clock_t start = std::clock();
+      const SweepSpec spec = load_sweep_spec(f.path());
+      best = std::min(best, static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC);
+      EXPECT_EQ(spec.points.size(), n);
+    }
+    return best;
+  };
+  const double small = cpu_seconds(2000);
+  const double large = cpu_seconds(20000);
+  EXPECT_LT(large, 30.0 * std::max(small, 0.005)) << "2,000 points " << small << " s, 20,000 points " << large << " s";
 }
 
 TEST(SweepSpec, BandwidthKeyIsClockScaleInBytesPerCycle) {
@@ -371,8 +416,25 @@ grid:
   for (const auto& w : spec.workloads) on_front += doc["pareto"][w.id].size();
   EXPECT_GT(on_front, 0u);
   EXPECT_EQ(count_lines(files.pareto_csv), 1 + on_front);
+  // Rows whose cross_arch_pareto field (counted from the header; quoted fields may hold commas) is 1.
+  const auto fields_of = [](const std::string& line) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') quoted = !quoted;
+      else if (c == ',' && !quoted) fields.emplace_back();
+      else fields.back() += c;
+    }
+    return fields;
+  };
+  std::istringstream csv_lines(files.csv);
+  std::string line;
+  std::getline(csv_lines, line);
+  const std::vector<std::string> head = fields_of(line);
+  const auto pareto_column = static_cast<std::size_t>(std::find(head.begin(), head.end(), "cross_arch_pareto") - head.begin());
+  ASSERT_LT(pareto_column, head.size());
   std::size_t flagged = 0;
-  for (std::size_t pos = 0; (pos = files.csv.find(",1\n", pos)) != std::string::npos; ++pos) ++flagged;
+  while (std::getline(csv_lines, line)) flagged += fields_of(line).at(pareto_column) == "1" ? 1 : 0;
   EXPECT_EQ(flagged, on_front);
   std::size_t circles = 0;
   for (std::size_t pos = 0; (pos = files.svg.find("class=\"pareto\"", pos)) != std::string::npos; ++pos) ++circles;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -1103,6 +1104,50 @@ TEST(TfliteFuzz, RealModels) {
   const FuzzCounts b = fuzz(slurp(kws), fuzz_seed() + 2, 1000, kws.filename().string());
   EXPECT_GT(a.rejected + b.rejected, 0);
 }
+
+// Values nothing sensible maps with (issue 41 point 7): refused with the field's path.
+TEST(TfliteReadErrors, ZeroPointOutsideTheTypesRange) {
+  // act() is int8: its range is [-128, 127].
+  tb::ModelSpec spec = one_op(19, {}, {act("x", {1, 4}, 0.5f, 128), act("y", {1, 4})}, {0}, {1});
+  EXPECT_TRUE(fails_with(tb::build_model(spec), "subgraphs[0].tensors[0].quantization.zero_point[0]: zero point 128 of int8 "
+                                                "tensor 'x' is outside [-128, 127]"));
+  spec = one_op(19, {}, {act("x", {1, 4}), act("y", {1, 4}, 0.5f, -40000)}, {0}, {1});
+  spec.subgraphs[0].tensors[1].type = 7;  // int16: [-32768, 32767]
+  EXPECT_TRUE(fails_with(tb::build_model(spec), "tensors[1].quantization.zero_point[0]: zero point -40000 of int16"));
+}
+
+TEST(TfliteReadErrors, NonFiniteSoftmaxBetaAndLeakyReluAlpha) {
+  EXPECT_TRUE(fails_with(tb::build_model(unary(25, {9, {tb::f32(0, std::nanf(""))}}, {1, 10}, {1, 10})),
+                         "subgraphs[0].operators[0].builtin_options.beta: beta is nan; it must be a finite number"));
+  EXPECT_TRUE(fails_with(tb::build_model(unary(98, {75, {tb::f32(0, INFINITY)}}, {1, 10}, {1, 10})),
+                         "operators[0].builtin_options.alpha: alpha is inf"));
+}
+
+TEST(TfliteReadErrors, ReshapeThatChangesTheElementCount) {
+  // [1, 4, 4] holds 16 elements, [1, 15] 15.
+  EXPECT_TRUE(fails_with(tb::build_model(unary(22, {17, {tb::vec_i32(0, {1, 15})}}, {1, 4, 4}, {1, 15})),
+                         "subgraphs[0].operators[0].outputs[0]: the RESHAPE operator turns tensor 'x' of shape [1, 4, 4] "
+                         "(16 elements) into tensor 'y' of shape [1, 15] (15 elements)"));
+  EXPECT_TRUE(fails_with(tb::build_model(unary(43, {30, {}}, {1, 1, 8}, {4})), "the SQUEEZE operator turns"));
+  // new_shape must describe the output's 16 elements: [1, 15] does not, [-1, 16] and [2, -1] do
+  // (16 / 16 = 1 and 16 / 2 = 8), [-1, 5] does not (16 is no multiple of 5).
+  EXPECT_TRUE(fails_with(tb::build_model(unary(22, {17, {tb::vec_i32(0, {1, 15})}}, {1, 4, 4}, {1, 16})),
+                         "operators[0].builtin_options.new_shape: new_shape [1, 15] does not describe the 16 elements of "
+                         "output tensor 'y' [1, 16]"));
+  EXPECT_NO_THROW(read(tb::build_model(unary(22, {17, {tb::vec_i32(0, {-1, 16})}}, {1, 4, 4}, {1, 16}))));
+  EXPECT_NO_THROW(read(tb::build_model(unary(22, {17, {tb::vec_i32(0, {2, -1})}}, {1, 4, 4}, {2, 8}))));
+  EXPECT_TRUE(fails_with(tb::build_model(unary(22, {17, {tb::vec_i32(0, {-1, 5})}}, {1, 4, 4}, {1, 16})), "new_shape [-1, 5]"));
+}
+
+TEST(TfliteReadErrors, OperatorWithoutOutput) {
+  tb::ModelSpec spec = one_op(19, {}, {act("x", {1, 4}), act("y", {1, 4})}, {0}, {});
+  spec.subgraphs[0].outputs = {0};
+  EXPECT_TRUE(fails_with(tb::build_model(spec), "subgraphs[0].operators[0].outputs: the RELU operator has no output tensor"));
+  spec = one_op(19, {}, {act("x", {1, 4}), act("y", {1, 4})}, {0}, {-1});
+  spec.subgraphs[0].outputs = {0};
+  EXPECT_TRUE(fails_with(tb::build_model(spec), "the RELU operator has no output tensor"));
+}
+
 
 }  // namespace
 }  // namespace npumap::tflite

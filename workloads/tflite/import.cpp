@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@
 
 #include "common/files.hpp"
 #include "common/hash.hpp"
+#include "common/text_escape.hpp"
 #include "common/user_error.hpp"
 #include "workloads/loader.hpp"
 #include "workloads/tflite/reader.hpp"
@@ -246,9 +248,9 @@ class Converter {
     }
     std::string out;
     out += fmt::format("# Imported from {} by npu-mapper: the NPU passes and CPU operators of Vela 2.1's lowering\n",
-                       model_.name);
+                       common::yaml_comment_text(model_.name));
     out += fmt::format("# ({}, Vela rewrites {}). Weight compression: Vela's weight encoder on the model's weights.\n",
-                       options_.accelerator_config.empty() ? "ethos-u55-128" : options_.accelerator_config,
+                       common::yaml_comment_text(options_.accelerator_config.empty() ? "ethos-u55-128" : options_.accelerator_config),
                        options_.vela_rewrites ? "on" : "off");
     out += "name: " + workloads::yaml_quote(network_name()) + "\n";
     out += "inputs:\n" + section(Role::Input);
@@ -278,7 +280,8 @@ class Converter {
   void name_tensors() {
     std::unordered_map<std::string, int> seen;
     for (const auto& t : g_.tensors) {
-      std::string n = t.name.empty() ? std::string("tensor") : t.name;
+      // As written (valid UTF-8): two names that differ only in bytes that are not UTF-8 stay two.
+      std::string n = t.name.empty() ? std::string("tensor") : common::valid_utf8(t.name);
       int& count = seen[n];
       ++count;
       tensor_names_.push_back(count == 1 ? n : fmt::format("{}#{}", n, count));
@@ -307,9 +310,30 @@ class Converter {
     return *d;
   }
 
-  double quant_scale(int t) const {
+  /// The `quant_scale: ...` entry of a tensor: its scale (1 when it has none). A scale that is not a
+  /// positive finite number (0, negative, NaN, infinity) is refused when an NPU pass reads or writes
+  /// the tensor; a tensor only CPU layers touch (Vela put them there, G10/G14) gets no entry, since
+  /// a CPU layer's cost does not depend on it (docs/design/tflite-import.md, "Hostile and corrupt models").
+  std::string quant_scale_entry(int t) const {
     const NpuQuant& q = lt(t).quant;
-    return q.quantized() && q.scale[0] > 0.0f ? static_cast<double>(q.scale[0]) : 1.0;
+    if (!q.quantized()) return "quant_scale: 1";
+    const float s = q.scale[0];
+    if (std::isfinite(s) && s > 0.0f) return "quant_scale: " + number(static_cast<double>(s));
+    const auto npu = [&](const std::vector<NodeRef>& refs) {
+      for (const NodeRef& r : refs) {
+        if (r.kind == NodeRef::Kind::NpuPass) return g_.passes[static_cast<std::size_t>(r.index)].tflite_op_index;
+      }
+      return -2;
+    };
+    int op = npu(lt(t).producers);
+    if (op == -2) op = npu(lt(t).consumers);
+    if (op == -2) return {};
+    const int mt = lt(t).model_tensor;
+    fail(model_, mt >= 0 ? fmt::format("subgraphs[0].tensors[{}].quantization.scale[0]", mt) : fmt::format("tensors['{}']", lt(t).name),
+         fmt::format("quantisation scale {} of tensor '{}' (read or written on the NPU by operators[{}]) is not a "
+                     "positive finite number",
+                     s, lt(t).name, op),
+         "a corrupt model: every NPU tensor needs a scale > 0");
   }
 
   /// The tensors the passes read as feature maps and the CPU operators touch, and how the workload
@@ -381,9 +405,10 @@ class Converter {
     for (std::size_t t = 0; t < g_.tensors.size(); ++t) {
       if (role_[t] != r) continue;
       const int ti = static_cast<int>(t);
-      out += fmt::format("  - {{name: {}, shape: {}, dtype: {}, quant_scale: {}}}\n",
-                         workloads::yaml_quote(tensor_names_[t]), list(dims(ti)),
-                         workloads::data_type_name(dtype(ti, npu_touched_[t])), number(quant_scale(ti)));
+      const std::string scale = quant_scale_entry(ti);
+      out += fmt::format("  - {{name: {}, shape: {}, dtype: {}{}}}\n", workloads::yaml_quote(tensor_names_[t]),
+                         list(dims(ti)), workloads::data_type_name(dtype(ti, npu_touched_[t])),
+                         scale.empty() ? "" : ", " + scale);
     }
     return out;
   }
@@ -434,7 +459,7 @@ class Converter {
   // ---- layers ----
 
   std::string layer_name(const std::string& wanted) {
-    std::string n = wanted.empty() ? std::string("layer") : wanted;
+    std::string n = wanted.empty() ? std::string("layer") : common::valid_utf8(wanted);
     int& count = layer_names_[n];
     ++count;
     return count == 1 ? n : fmt::format("{}#{}", n, count);
@@ -513,7 +538,7 @@ class Converter {
     kv.push_back("output_shape: " + list(declared ? output_dims(p) : dims(p.ofm)));
     if (!declared) {
       kv.push_back(fmt::format("dtype: {}", workloads::data_type_name(dtype(p.ofm, true))));
-      kv.push_back("quant_scale: " + number(quant_scale(p.ofm)));
+      if (std::string scale = quant_scale_entry(p.ofm); !scale.empty()) kv.push_back(std::move(scale));
     }
     if (spatial(p.op_type)) {
       kv.push_back(fmt::format("kernel: [{}, {}]", p.kernel.h, p.kernel.w));
@@ -686,7 +711,17 @@ class Converter {
   const WeightJob& weight_job(const NpuPass& p) {
     const std::size_t job = job_of_pass_.at(static_cast<std::size_t>(&p - g_.passes.data()));
     NPUMAP_ASSERT(job != kNoJob);
-    if (jobs_[job].error) std::rethrow_exception(jobs_[job].error);
+    if (jobs_[job].error) {
+      try {
+        std::rethrow_exception(jobs_[job].error);
+      } catch (const common::UserError& e) {
+        if (!e.where().file.empty() && e.where().file != "weights") throw;
+        // The weight encoder names only its own fields: say which file, operator and tensor.
+        const std::string key = fmt::format("subgraphs[0].operators[{}].inputs[1]{}{}", p.tflite_op_index,
+                                            e.key_path().empty() ? "" : ".", e.key_path());
+        fail(model_, key, fmt::format("weights: {}", e.message()), e.hint());
+      }
+    }
     return jobs_[job];
   }
 
@@ -709,7 +744,7 @@ class Converter {
       kv.push_back("output_shape: " + list(dims(t)));
       if (role_[static_cast<std::size_t>(t)] != Role::Declared) {
         kv.push_back(fmt::format("dtype: {}", workloads::data_type_name(dtype(t, npu_touched_[static_cast<std::size_t>(t)]))));
-        kv.push_back("quant_scale: " + number(quant_scale(t)));
+        if (std::string scale = quant_scale_entry(t); !scale.empty()) kv.push_back(std::move(scale));
       }
       kv.push_back("operator: " + workloads::yaml_quote(op));
       kv.push_back("reason: " + workloads::yaml_quote(reason));

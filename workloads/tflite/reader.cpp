@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -186,7 +187,7 @@ class Reader {
         fb_size_(std::min<std::size_t>(size, FLATBUFFERS_MAX_BUFFER_SIZE - 1)),
         limits_(limits),
         verifier_(data, fb_size_, verifier_options(limits)),
-        budget_(limits.expansion_factor * size + (std::size_t{1} << 20)) {}
+        budget_(std::min(limits.expansion_factor * size, limits.max_copied_bytes) + (std::size_t{1} << 20)) {}
 
   Model read(std::shared_ptr<const std::string> bytes);
 
@@ -375,6 +376,9 @@ class Reader {
   Activation activation(const TableRef& t, int id);
   std::int32_t at_least_one(const TableRef& t, int id, std::int32_t fallback, std::string_view name);
   void check_constant(const Tensor& tensor, const Path* at, const Model& m) const;
+  void check_zero_points(const Tensor& tensor, const Path* at) const;
+  float finite(const TableRef& t, int id, std::string_view name);
+  void check_operator_outputs(const Subgraph& sg, const Path* at) const;
   void check_indices(const std::vector<std::int32_t>& v, std::string_view field, const Path* at,
                      std::size_t tensor_count, bool allow_absent) const;
   void check_zero_sized(const Subgraph& sg, const Path* at) const;
@@ -519,6 +523,7 @@ Subgraph Reader::read_subgraph(const TableRef& t, const Path* at, const Model& m
     }
   }
   check_zero_sized(sg, at);
+  check_operator_outputs(sg, at);
   check_graph(sg, at);
   return sg;
 }
@@ -604,6 +609,7 @@ void Reader::read_quantization(const TableRef& t, const Path* at, Tensor& tensor
   if (!q.zero_point.empty() && q.zero_point.size() != q.scale.size()) {
     fail(at, fmt::format("{} scales but {} zero points", q.scale.size(), q.zero_point.size()));
   }
+  check_zero_points(tensor, &zp_path);
   if (q.per_channel()) {
     const std::int32_t qd = q.quantized_dimension;
     const Path qd_path{at, "quantized_dimension"};
@@ -619,6 +625,39 @@ void Reader::read_quantization(const TableRef& t, const Path* at, Tensor& tensor
                                     tensor.shape[static_cast<std::size_t>(qd)]));
     }
   }
+}
+
+void Reader::check_zero_points(const Tensor& tensor, const Path* at) const {
+  // The range of the stored integers (TFLite's own kernels refuse zero points outside it); other
+  // types (int32 biases, floats) must still fit 32 bits.
+  std::int64_t lo = std::numeric_limits<std::int32_t>::min(), hi = std::numeric_limits<std::int32_t>::max();
+  switch (tensor.type) {
+    case TensorType::INT8: lo = -128, hi = 127; break;
+    case TensorType::UINT8: lo = 0, hi = 255; break;
+    case TensorType::INT16: lo = -32768, hi = 32767; break;
+    case TensorType::UINT16: lo = 0, hi = 65535; break;
+    case TensorType::INT4: lo = -8, hi = 7; break;
+    case TensorType::UINT4: lo = 0, hi = 15; break;
+    default: break;
+  }
+  const auto& zp = tensor.quantization.zero_point;
+  for (std::size_t i = 0; i < zp.size(); ++i) {
+    if (zp[i] < lo || zp[i] > hi) {
+      const Path p{at, "", static_cast<std::int64_t>(i)};
+      fail(&p, fmt::format("zero point {} of {} tensor {} is outside [{}, {}]", zp[i], tensor_type_name(tensor.type),
+                           shown(tensor.name), lo, hi),
+           "a corrupt model");
+    }
+  }
+}
+
+float Reader::finite(const TableRef& t, int id, std::string_view name) {
+  const auto v = scalar<float>(t, id, 0.0f, name);
+  if (!std::isfinite(v)) {
+    const Path p{t.path(), name};
+    fail(&p, fmt::format("{} is {}; it must be a finite number", name, v), "a corrupt model");
+  }
+  return v;
 }
 
 void Reader::check_constant(const Tensor& tensor, const Path* at, const Model& m) const {
@@ -807,7 +846,7 @@ BuiltinOptions Reader::read_options(const TableRef& op, const Path* at, BuiltinO
     }
     case B::SOFTMAX: {
       const TableRef t = options_table(op, &p, code, type, opt::Softmax, false);
-      return SoftmaxOptions{scalar<float>(t, 0, 0.0f, "beta")};
+      return SoftmaxOptions{finite(t, 0, "beta")};
     }
     case B::PAD:
     case B::PADV2: {
@@ -850,7 +889,7 @@ BuiltinOptions Reader::read_options(const TableRef& op, const Path* at, BuiltinO
     }
     case B::LEAKY_RELU: {
       const TableRef t = options_table(op, &p, code, type, opt::LeakyRelu, false);
-      return LeakyReluOptions{scalar<float>(t, 0, 0.0f, "alpha")};
+      return LeakyReluOptions{finite(t, 0, "alpha")};
     }
     case B::TRANSPOSE_CONV: {
       const TableRef t = options_table(op, &p, code, type, opt::TransposeConv, true);
@@ -894,6 +933,58 @@ void Reader::check_zero_sized(const Subgraph& sg, const Path* at) const {
     const Path p{&tp, "shape", zero - t.shape.begin()};
     fail(&p, fmt::format("dimension 0 of tensor {} is not positive (shape {})", shown(t.name), dims_text(t.shape)),
          "zero-size tensors are accepted only as operator intermediates");
+  }
+}
+
+void Reader::check_operator_outputs(const Subgraph& sg, const Path* at) const {
+  using B = BuiltinOperator;
+  for (std::size_t i = 0; i < sg.operators.size(); ++i) {
+    const Operator& op = sg.operators[i];
+    const Path op_path{at, "operators", static_cast<std::int64_t>(i)};
+    // Every operator writes something (only the variable and init operators exist for their effect);
+    // one without an output would vanish from the lowered graph.
+    const bool none = std::none_of(op.outputs.begin(), op.outputs.end(), [](std::int32_t t) { return t >= 0; });
+    if (none && op.code != B::ASSIGN_VARIABLE && op.code != B::CALL_ONCE) {
+      const Path p{&op_path, "outputs"};
+      fail(&p, fmt::format("the {} operator has no output tensor", operator_name(op.code)), "a corrupt model");
+    }
+    // A reshape keeps the element count: input 0 and output 0 must hold as many elements.
+    if ((op.code == B::RESHAPE || op.code == B::SQUEEZE || op.code == B::EXPAND_DIMS) && !op.inputs.empty() &&
+        op.inputs[0] >= 0 && !op.outputs.empty() && op.outputs[0] >= 0) {
+      const Tensor& in = sg.tensors[static_cast<std::size_t>(op.inputs[0])];
+      const Tensor& out = sg.tensors[static_cast<std::size_t>(op.outputs[0])];
+      if (in.element_count() != out.element_count()) {
+        const Path p{&op_path, "outputs", 0};
+        fail(&p, fmt::format("the {} operator turns tensor {} of shape {} ({} elements) into tensor {} of shape {} ({} elements)",
+                             operator_name(op.code), shown(in.name), dims_text(in.shape), in.element_count(),
+                             shown(out.name), dims_text(out.shape), out.element_count()),
+             "a reshape keeps the number of elements; a corrupt model");
+      }
+      // Its new_shape option (one entry may be -1: the rest) must describe that many elements too.
+      const auto* ro = std::get_if<ReshapeOptions>(&op.options);
+      if (ro != nullptr && ro->new_shape && !ro->new_shape->empty()) {
+        std::int64_t known = 1;
+        int unknown = 0;
+        bool bad = false;
+        for (const std::int32_t d : *ro->new_shape) {
+          if (d == -1) {
+            ++unknown;
+          } else if (d < 0 || (d > 0 && known > limits_.max_elements / d)) {
+            bad = true;
+          } else {
+            known *= d;
+          }
+        }
+        const std::int64_t n = out.element_count();
+        bad = bad || unknown > 1 || (unknown == 0 && known != n) || (unknown == 1 && (known == 0 || n % known != 0));
+        if (bad) {
+          const Path p{&op_path, "builtin_options.new_shape"};
+          fail(&p, fmt::format("new_shape {} does not describe the {} elements of output tensor {} {}", dims_text(*ro->new_shape), n,
+                               shown(out.name), dims_text(out.shape)),
+               "a corrupt model");
+        }
+      }
+    }
   }
 }
 

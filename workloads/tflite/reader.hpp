@@ -24,9 +24,11 @@ struct ReadLimits {
   std::uint32_t max_depth = 64;                         ///< table nesting (flatbuffers::Verifier)
   std::uint32_t max_rank = 16;                          ///< dimensions of a tensor shape
   std::int64_t max_elements = std::int64_t{1} << 40;    ///< elements of one tensor
-  /// The reader copies at most expansion_factor x file size + 1 MiB bytes of names, shapes and
-  /// tables, so shared or overlapping flatbuffer tables cannot blow up memory.
+  /// The reader copies at most min(expansion_factor x file size, max_copied_bytes) + 1 MiB bytes of
+  /// names, shapes and tables, so shared or overlapping flatbuffer tables cannot blow up memory: a
+  /// refused model peaks at its file size plus this bound (a real model copies a few MB).
   std::size_t expansion_factor = 16;
+  std::size_t max_copied_bytes = std::size_t{256} << 20;
 };
 
 /// The input limit of a .tflite model (limits.max_file_bytes, 512 MiB by default) for common::read_input.

@@ -21,72 +21,101 @@ FutureSramBound::FutureSramBound(const PassContext& ctx)
       least_own_sram_[static_cast<std::size_t>(s)].push_back(least);
     }
   }
+  touching_.resize(ctx.problem.tensors.size());
+  for (int s = 0; s < ctx.num_steps; ++s) {
+    const JoinStep& step = ctx.step(s);
+    for (int tensor : step.inputs) touching_[static_cast<std::size_t>(tensor)].push_back(s);
+    touching_[static_cast<std::size_t>(step.output)].push_back(s);
+  }
+}
+
+double FutureSramBound::fresh_of(int t, int s, const std::vector<char>& introduced) {
+  const JoinStep& later = ctx_.step(t);
+  const std::size_t num_inputs = later.inputs.size();
+  std::vector<char> live_now(num_inputs, 0);
+  std::uint64_t mask = 0;
+  for (std::size_t i = 0; i < num_inputs; ++i) {
+    const int tensor = later.inputs[i];
+    const JoinTensor& jt = ctx_.tensor(tensor);
+    live_now[i] = (jt.producer_step >= 0 && jt.producer_step <= s) ||
+                  (jt.producer_step < 0 && (introduced[static_cast<std::size_t>(tensor)] ||
+                                            ctx_.first_consumer[static_cast<std::size_t>(tensor)] <= s));
+    if (live_now[i] && i < 63) mask |= std::uint64_t{1} << i;
+  }
+  // A tensor several layers write (a concatenation) is live from its first writer on: a later writer
+  // of it that runs after this step writes into a tensor the keys hold already.
+  const JoinTensor& out = ctx_.tensor(later.output);
+  const bool out_live = out.producer_step >= 0 && out.producer_step <= s;
+  if (out_live) mask |= std::uint64_t{1} << 63;
+  auto& cache = fresh_cache_[static_cast<std::size_t>(t)];
+  const bool cacheable = num_inputs <= 63;
+  const auto hit = std::find_if(cache.begin(), cache.end(), [&](const auto& c) { return c.first == mask; });
+  if (cacheable && hit != cache.end()) return hit->second;
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t gi = 0; gi < later.groups.size(); ++gi) {
+    const PmappingGroup& g = later.groups[gi];
+    double bytes = 0.0;
+    for (std::size_t i = 0; i < num_inputs; ++i) {
+      const int tensor = later.inputs[i];
+      bool repeated = false;
+      for (std::size_t j = 0; j < i; ++j) repeated = repeated || later.inputs[j] == tensor;
+      if (!live_now[i] && !repeated) bytes += ctx_.reserved(tensor, g.compat[i]);
+    }
+    // An output written in place over an input shares that input's storage; an output already live
+    // is counted with the key's entries.
+    if (g.compat.back().over_input < 0 && !out_live) bytes += ctx_.reserved(later.output, g.compat.back());
+    if (g.rows.empty()) continue;
+    best = std::min(best, bytes + least_own_sram_[static_cast<std::size_t>(t)][gi]);
+  }
+  const double fresh = std::isfinite(best) ? best : 0.0;
+  if (cacheable) cache.emplace_back(mask, fresh);
+  return fresh;
+}
+
+void FutureSramBound::set_fresh(int t, double v) {
+  std::size_t i = static_cast<std::size_t>(t) + fresh_size_;
+  fresh_tree_[i] = v;
+  for (i /= 2; i >= 1; i /= 2) fresh_tree_[i] = std::max(fresh_tree_[2 * i], fresh_tree_[2 * i + 1]);
 }
 
 void FutureSramBound::begin_step(int s, const std::vector<char>& introduced) {
+  const int previous = s_;
   s_ = s;
   if (!on_) return;
   const int num_steps = ctx_.num_steps;
-  std::vector<double> fresh_min(static_cast<std::size_t>(num_steps), 0.0);
-  for (int t = s + 1; t < num_steps; ++t) {
-    const JoinStep& later = ctx_.step(t);
-    const std::size_t num_inputs = later.inputs.size();
-    std::vector<char> live_now(num_inputs, 0);
-    std::uint64_t mask = 0;
-    for (std::size_t i = 0; i < num_inputs; ++i) {
-      const int tensor = later.inputs[i];
-      const JoinTensor& jt = ctx_.tensor(tensor);
-      live_now[i] = (jt.producer_step >= 0 && jt.producer_step <= s) ||
-                    (jt.producer_step < 0 && (introduced[static_cast<std::size_t>(tensor)] ||
-                                              ctx_.first_consumer[static_cast<std::size_t>(tensor)] <= s));
-      if (live_now[i] && i < 63) mask |= std::uint64_t{1} << i;
-    }
-    // A tensor several layers write (a concatenation) is live from its first writer on: a later writer
-    // of it that runs after this step writes into a tensor the keys hold already.
-    const JoinTensor& out = ctx_.tensor(later.output);
-    const bool out_live = out.producer_step >= 0 && out.producer_step <= s;
-    if (out_live) mask |= std::uint64_t{1} << 63;
-    auto& cache = fresh_cache_[static_cast<std::size_t>(t)];
-    const bool cacheable = num_inputs <= 63;
-    const auto hit = std::find_if(cache.begin(), cache.end(), [&](const auto& c) { return c.first == mask; });
-    if (cacheable && hit != cache.end()) {
-      fresh_min[static_cast<std::size_t>(t)] = hit->second;
-      continue;
-    }
-    double best = std::numeric_limits<double>::infinity();
-    for (std::size_t gi = 0; gi < later.groups.size(); ++gi) {
-      const PmappingGroup& g = later.groups[gi];
-      double bytes = 0.0;
-      for (std::size_t i = 0; i < num_inputs; ++i) {
-        const int tensor = later.inputs[i];
-        bool repeated = false;
-        for (std::size_t j = 0; j < i; ++j) repeated = repeated || later.inputs[j] == tensor;
-        if (!live_now[i] && !repeated) bytes += ctx_.reserved(tensor, g.compat[i]);
-      }
-      // An output written in place over an input shares that input's storage; an output already live
-      // is counted with the key's entries.
-      if (g.compat.back().over_input < 0 && !out_live) bytes += ctx_.reserved(later.output, g.compat.back());
-      if (g.rows.empty()) continue;
-      best = std::min(best, bytes + least_own_sram_[static_cast<std::size_t>(t)][gi]);
-    }
-    fresh_min[static_cast<std::size_t>(t)] = std::isfinite(best) ? best : 0.0;
-    if (cacheable) cache.emplace_back(mask, fresh_min[static_cast<std::size_t>(t)]);
+  if (previous < 0 || s != previous + 1 || fresh_tree_.empty()) {
+    // Every later step's fresh part (the first step of a pass, or steps out of order).
+    fresh_size_ = static_cast<std::size_t>(std::max(num_steps, 1));
+    fresh_tree_.assign(2 * fresh_size_, 0.0);
+    for (int t = s + 1; t < num_steps; ++t) fresh_tree_[fresh_size_ + static_cast<std::size_t>(t)] = fresh_of(t, s, introduced);
+    for (std::size_t i = fresh_size_; i-- > 1;) fresh_tree_[i] = std::max(fresh_tree_[2 * i], fresh_tree_[2 * i + 1]);
+    return;
   }
-  // Sparse table over fresh_min: level j holds the maximum of 2^j consecutive steps.
-  fresh_levels_.assign(1, std::move(fresh_min));
-  for (std::size_t w = 1; 2 * w <= static_cast<std::size_t>(num_steps); w *= 2) {
-    const std::vector<double>& prev = fresh_levels_.back();
-    std::vector<double> next_level(prev.size() - w);
-    for (std::size_t i = 0; i < next_level.size(); ++i) next_level[i] = std::max(prev[i], prev[i + w]);
-    fresh_levels_.push_back(std::move(next_level));
+  // One step on: only the steps that read or write a tensor whose liveness step s changed (its
+  // network inputs, now introduced, and its output, now written) see another set of live tensors, so
+  // only theirs are recomputed. (Every step recomputing every later one was quadratic in the layers:
+  // a 50,000-layer chain spent most of its join here.) Step s itself leaves the range queried.
+  set_fresh(s, 0.0);
+  const JoinStep& step = ctx_.step(s);
+  const auto refresh = [&](int tensor) {
+    for (int t : touching_[static_cast<std::size_t>(tensor)]) {
+      if (t > s) set_fresh(t, fresh_of(t, s, introduced));
+    }
+  };
+  for (int tensor : step.inputs) {
+    if (ctx_.tensor(tensor).producer_step < 0) refresh(tensor);
   }
+  if (ctx_.tensor(step.output).producer_step == s) refresh(step.output);
 }
 
 double FutureSramBound::fresh_max(int a, int b) const {
-  std::size_t j = 0;
-  while ((std::size_t{2} << j) <= static_cast<std::size_t>(b - a + 1)) ++j;
-  const std::vector<double>& lv = fresh_levels_[j];
-  return std::max(lv[static_cast<std::size_t>(a)], lv[static_cast<std::size_t>(b + 1) - (std::size_t{1} << j)]);
+  double best = 0.0;  // fresh parts are never negative
+  for (std::size_t l = static_cast<std::size_t>(a) + fresh_size_, r = static_cast<std::size_t>(b) + fresh_size_ + 1; l < r;
+       l /= 2, r /= 2) {
+    if (l & 1) best = std::max(best, fresh_tree_[l++]);
+    if (r & 1) best = std::max(best, fresh_tree_[--r]);
+  }
+  return best;
 }
 
 SramFloor FutureSramBound::floor_of(const LiveKey& key) const {
@@ -110,7 +139,7 @@ SramFloor FutureSramBound::floor_of(const LiveKey& key) const {
     live += bytes;
   }
   std::sort(ends.begin(), ends.end());
-  floor.next = fresh_levels_[0][static_cast<std::size_t>(s + 1)] + live;
+  floor.next = fresh_tree_[fresh_size_ + static_cast<std::size_t>(s + 1)] + live;
   int from = s + 1;
   for (std::size_t i = 0; i <= ends.size() && from < num_steps; ++i) {
     const int to = i < ends.size() ? ends[i].first : num_steps - 1;

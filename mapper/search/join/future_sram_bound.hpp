@@ -30,7 +30,9 @@
 // The second part (`fresh`) is the same for every key of a step; it depends on the step only through
 // which of t's tensors are live, so it is cached per t by that set. The key's live bytes are a step
 // function of t (constant between two last consumers), so `future` is one range maximum of `fresh`
-// (a sparse table) per range.
+// (a max segment tree) per range. From one step to the next, only the later steps that touch the
+// tensors the step made live (its output, its network inputs) change their fresh part: begin_step
+// updates those (linear in the layers over a join, not quadratic).
 
 #include <cstdint>
 #include <utility>
@@ -59,6 +61,9 @@ class FutureSramBound {
  private:
   /// The largest fresh part of steps a..b (a <= b).
   double fresh_max(int a, int b) const;
+  /// The fresh part of later step t after step s (cached per t by the set of t's tensors live).
+  double fresh_of(int t, int s, const std::vector<char>& introduced);
+  void set_fresh(int t, double v);
 
   const PassContext& ctx_;
   const bool on_;
@@ -66,7 +71,11 @@ class FutureSramBound {
   std::vector<std::vector<double>> least_own_sram_;  ///< per step and group: its rows' least own SRAM
   /// Per step: the fresh part by the set of its tensors live (bit i: input i < 63; bit 63: the output).
   std::vector<std::vector<std::pair<std::uint64_t, double>>> fresh_cache_;
-  std::vector<std::vector<double>> fresh_levels_;    ///< sparse table: level j, maxima of 2^j steps
+  std::vector<std::vector<int>> touching_;            ///< per tensor: the steps that read or write it
+  std::size_t fresh_size_ = 0;                        ///< leaves of the tree (the number of steps)
+  /// Fresh part per step, as a max segment tree: leaves at [fresh_size_, 2 * fresh_size_), updated
+  /// step by step and queried by range in O(log steps).
+  std::vector<double> fresh_tree_;
 };
 
 }  // namespace npumap::search::join_internal

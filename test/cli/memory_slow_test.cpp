@@ -1,0 +1,120 @@
+// Memory bounded before refusal (issue 41 point 2): crafted inputs that a careless reader would
+// expand to gigabytes are refused under an address-space cap (`prlimit --as`), with exit status 2
+// and one line; an input the limits accept but the capped memory cannot hold ends in exit status 4
+// and one `out of memory: ...` line (not 2, not 3).
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <flatbuffers/flatbuffers.h>
+#include <gtest/gtest.h>
+
+#include "test/cli/cli_harness.hpp"
+
+namespace npumap::cli_test {
+namespace {
+
+/// The mapper under `prlimit --as=<mib> MiB` (virtual memory: what malloc can reserve).
+RunResult run_capped(std::size_t mib, const std::vector<std::string>& args) {
+  // The cap counts malloc's per-thread arenas (64 MiB each, up to 8 per core): two keep it
+  // independent of the machine's core count.
+  setenv("MALLOC_ARENA_MAX", "2", 1);
+  std::vector<std::string> all{"--as=" + std::to_string(mib << 20), "--", NPUMAP_MAPPER_EXE};
+  all.insert(all.end(), args.begin(), args.end());
+  TempDir io;
+  return wait_mapper(spawn_program("/usr/bin/prlimit", all, io));
+}
+
+/// The cap for refused inputs: 1 GiB of address space, the mapper's own (libraries, thread stacks,
+/// malloc arenas) included, so a refused input peaks under 1 GB (the issue's bound).
+constexpr std::size_t kCapMiB = 1024;
+
+/// A TFLite model whose one tensor (with a `name_bytes` name) is listed `copies` times, padded
+/// with an unused buffer of `padding_bytes`: the file is small against the names it lists.
+std::string shared_tensor_model(std::size_t name_bytes, int copies, std::size_t padding_bytes) {
+  flatbuffers::FlatBufferBuilder b(padding_bytes + name_bytes + 4096);
+  const auto pad = b.CreateVector(std::vector<std::uint8_t>(padding_bytes, 0));
+  const auto empty_buffer = b.StartTable();
+  const auto buffer0 = b.EndTable(empty_buffer);
+  const auto pad_start = b.StartTable();
+  b.AddOffset(4, pad);
+  const auto buffer1 = b.EndTable(pad_start);
+  const auto name = b.CreateString(std::string(name_bytes, 'n'));
+  const auto shape = b.CreateVector(std::vector<std::int32_t>{1, 4});
+  const auto t_start = b.StartTable();
+  b.AddOffset(4, shape);
+  b.AddOffset(10, name);
+  b.AddElement<std::int8_t>(6, 9, -1);
+  const flatbuffers::Offset<flatbuffers::Table> tensor(b.EndTable(t_start));
+  const auto tensors = b.CreateVector(std::vector<flatbuffers::Offset<flatbuffers::Table>>(static_cast<std::size_t>(copies), tensor));
+  const auto ins = b.CreateVector(std::vector<std::int32_t>{0});
+  const auto sg_start = b.StartTable();
+  b.AddOffset(4, tensors);
+  b.AddOffset(6, ins);
+  b.AddOffset(8, ins);
+  const flatbuffers::Offset<flatbuffers::Table> subgraph(b.EndTable(sg_start));
+  const auto subgraphs = b.CreateVector(std::vector<flatbuffers::Offset<flatbuffers::Table>>{subgraph});
+  const auto buffers = b.CreateVector(std::vector<flatbuffers::Offset<flatbuffers::Table>>{
+      flatbuffers::Offset<flatbuffers::Table>(buffer0), flatbuffers::Offset<flatbuffers::Table>(buffer1)});
+  const auto root_start = b.StartTable();
+  b.AddElement<std::uint32_t>(4, 3, 0);
+  b.AddOffset(8, subgraphs);
+  b.AddOffset(12, buffers);
+  const auto root = b.EndTable(root_start);
+  b.Finish(flatbuffers::Offset<flatbuffers::Table>(root), "TFL3");
+  return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+}
+
+TEST(MemoryBounds, SharedTablesTfliteIsRefusedUnderTheCap) {
+  // 120 MB of file, whose 8 MiB name is listed 400 times (3.2 GB of names): refused once the
+  // copies pass 256 MiB (the bound of ReadLimits::max_copied_bytes), well under the cap.
+  TempDir dir;
+  const fs::path model = dir / "shared.tflite";
+  write_text(model, shared_tensor_model(std::size_t{8} << 20, 400, std::size_t{112} << 20));
+  const RunResult r = run_capped(kCapMiB, {"import", model.string(), "-o", (dir / "m.yaml").string()});
+  EXPECT_EQ(r.status, 2) << r.err;
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_NE(lines[0].find(model.string()), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("expands to more than"), std::string::npos) << lines[0];
+}
+
+/// A flow list of `n` zeros as a workload file (not a valid workload: its node count matters).
+std::string zeros_yaml(std::size_t n) {
+  std::string text = "name: big\nlayers: [";
+  text.reserve(text.size() + 2 * n + 4);
+  for (std::size_t i = 0; i < n; ++i) text += i == 0 ? "0" : ",0";
+  return text + "]\n";
+}
+
+TEST(MemoryBounds, YamlOverTheNodeLimitIsRefusedBeforeItsTreeIsBuilt) {
+  // 4.5 million nodes (9 MB of text): counted while parsing and refused before yaml-cpp builds
+  // a tree of them (about 0.5 KB per node: 2 GB, over the cap).
+  TempDir dir;
+  const fs::path yaml = dir / "nodes.yaml";
+  write_text(yaml, zeros_yaml(4'500'000));
+  const RunResult r = run_capped(kCapMiB, {"--workload", yaml.string(), "--out", (dir / "run").string()});
+  EXPECT_EQ(r.status, 2) << r.err;
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_NE(lines[0].find(yaml.string()), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("over 4 million nodes"), std::string::npos) << lines[0];
+}
+
+TEST(MemoryBounds, OutOfMemoryIsItsOwnExitStatusAndLine) {
+  // 3.9 million nodes pass the count, but their tree does not fit a cap of 600 MiB.
+  TempDir dir;
+  const fs::path yaml = dir / "nodes.yaml";
+  write_text(yaml, zeros_yaml(3'900'000));
+  const RunResult r = run_capped(600, {"--workload", yaml.string(), "--out", (dir / "run").string()});
+  EXPECT_EQ(r.status, 4) << r.err;
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_EQ(lines[0].rfind("out of memory: ", 0), 0u) << lines[0];
+  EXPECT_FALSE(fs::exists(dir / "run"));
+}
+
+}  // namespace
+}  // namespace npumap::cli_test
