@@ -41,9 +41,15 @@ std::vector<const Json*> point_layers(const Json& r, const Json& p) {
 }
 
 std::string render_csv(const Json& r) {
-  // The front's promise first, as a comment line (readers: skip lines starting with '#').
+  // An approximate front's promise first, as a comment line (readers: skip lines starting with '#');
+  // an exact front's file is plain CSV.
   std::string out;
-  if (r.contains("front_summary") && r["front_summary"].contains("guarantee")) {
+  const auto approximate = [&r] {
+    if (!r.contains("front_summary") || !r["front_summary"].contains("guarantee")) return false;
+    const Json& e = r["front_summary"].contains("epsilon") ? r["front_summary"]["epsilon"] : Json();
+    return e.is_number() && e.get<double>() > 0.0;
+  };
+  if (approximate()) {
     out += "# " + r["front_summary"]["guarantee"].get<std::string>() + "\n";
   }
   out +=

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "mapper/search/join/join.hpp"
+#include "mapper/search/map_network.hpp"  // search::FrontPoint
 
 namespace npumap::report {
 

@@ -467,6 +467,16 @@ std::string front_block(const Json& r) {
     }
     const Json& c = z["best_latency_at_sram_capacity"];
     out += fmt::format("  best latency at the SRAM capacity ({}): {}\n", common::format_bytes(num(c, "sram_capacity_bytes")), figures(c));
+    // From a front without SRAM as an objective these are the front's points only, not the least
+    // SRAM any mapping needs: say how to get the sizing front.
+    bool sram_objective = false;
+    if (r.contains("objectives") && r["objectives"].is_array()) {
+      for (const Json& o : r["objectives"]) sram_objective = sram_objective || o == "sram";
+    }
+    if (!sram_objective) {
+      out += "  (SRAM is not an objective of this front: --objectives cycles,offchip_bytes,sram --epsilon 0.01\n"
+             "  gives the sizing front)\n";
+    }
   }
   if (r["front"].size() > 1) out += front_table(r["front"]);
   return out;

@@ -20,7 +20,7 @@ std::vector<Objective> all_objectives() {
   return {Objective::Cycles, Objective::OffchipBytes, Objective::Sram, Objective::Energy};
 }
 
-std::vector<Objective> default_objectives() { return {Objective::Cycles, Objective::OffchipBytes, Objective::Sram}; }
+std::vector<Objective> default_objectives() { return {Objective::Cycles, Objective::OffchipBytes}; }
 
 std::vector<Column> stage_columns(const std::vector<Objective>& objectives) {
   // Peak SRAM is a join quantity; per pass, the transient SRAM column below stands for it.
