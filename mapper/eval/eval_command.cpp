@@ -130,14 +130,24 @@ std::vector<Mismatch> compare_result(const json& expected, const json& actual) {
   return out;
 }
 
-}  // namespace
 
-/// The passes of every front point of a saved result.json, as records `{"id": "point<i>:<layer>",
-/// "input": pass}`, so a mapping the tool reported can be re-evaluated layer by layer. A point's
+/// One pass to evaluate: its id in the output, the pass (`input`) and the `expected` result it may
+/// carry, both pointing into the loaded document, and, for a front point's layer, the index of its
+/// layer mapping in result.json (points share layer mappings, evaluated once), else -1.
+struct EvalRecord {
+  json id;
+  const json* input = nullptr;
+  const json* expected = nullptr;
+  std::string path;
+  std::ptrdiff_t mapping = -1;
+};
+
+/// The passes of every front point of a saved result.json, as records with the id
+/// "point<i>:<layer>", so a mapping the tool reported can be re-evaluated layer by layer. A point's
 /// layers must be indices into `layer_mappings` (or, in older results, the layer objects): a
 /// tampered entry is an error, never silently skipped.
-json records_of_result(const json& result, const std::string& file) {
-  json records = json::array();
+std::vector<EvalRecord> records_of_result(const json& result, const std::string& file) {
+  std::vector<EvalRecord> records;
   const common::JsonPath root{file, ""};
   const json& front = result["front"];
   if (!front.is_array()) root.at("front").fail("expected a list of front points");
@@ -162,11 +172,55 @@ json records_of_result(const json& result, const std::string& file) {
       if (pass == nullptr) continue;  // a layer on the CPU has no pass
       const json* name = common::find(layer, "layer");
       const std::string layer_name = name != nullptr ? common::as_string(*name, li.at("layer")) : std::string();
-      records.push_back({{"id", fmt::format("point{}:{}", p, layer_name)}, {"input", *pass}});
+      const std::ptrdiff_t mapping = ref.is_object() ? -1 : static_cast<std::ptrdiff_t>(ref.get<std::size_t>());
+      records.push_back({fmt::format("point{}:{}", p, layer_name), pass, nullptr,
+                         fmt::format("front[{}].layers[{}].pass", p, i), mapping});
     }
   }
   return records;
 }
+
+/// The records of a JSON list: bare `input` objects, or `{id, input, expected}` records.
+std::vector<EvalRecord> records_of_list(const json& list, const std::string& file) {
+  if (!list.is_array())
+    throw common::UserError({file, 0, 0}, "records", "expected a JSON list of passes",
+                            "write [ {\"id\": ..., \"input\": {...}}, ... ] or [ {input}, ... ], or give a result.json");
+  std::vector<EvalRecord> records;
+  records.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& rec = list[i];
+    EvalRecord r{static_cast<std::int64_t>(i), &rec, nullptr, fmt::format("records[{}]", i), -1};
+    if (!rec.is_object()) throw common::UserError({file, 0, 0}, r.path, "expected an object");
+    if (rec.contains("input")) {
+      for (const auto& item : rec.items()) {
+        if (item.key() != "id" && item.key() != "input" && item.key() != "expected") {
+          const std::string near = common::closest_match(item.key(), {"id", "input", "expected"});
+          throw common::UserError({file, 0, 0}, r.path + "." + item.key(), "unknown key",
+                                  near.empty() ? "valid keys: id, input, expected" : "did you mean '" + near + "'?");
+        }
+      }
+      if (rec.contains("id")) r.id = rec["id"];
+      r.input = &rec["input"];
+      if (rec.contains("expected")) r.expected = &rec["expected"];
+      r.path += ".input";
+    }
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
+/// Appends `value` dumped with an indent of one space as if it sat `depth` levels deep in a document
+/// dumped the same way: each line after the first gains `depth` spaces.
+void append_nested(std::string& text, const ordered_json& value, int depth) {
+  const std::string dumped = value.dump(1, ' ', false, json::error_handler_t::replace);
+  const std::string indent(static_cast<std::size_t>(depth), ' ');
+  for (char c : dumped) {
+    text += c;
+    if (c == '\n') text += indent;
+  }
+}
+
+}  // namespace
 
 int run_eval(const EvalOptions& options, std::ostream& out, std::ostream& err) {
   // A run folder stands for its result.json.
@@ -174,58 +228,53 @@ int run_eval(const EvalOptions& options, std::ostream& out, std::ostream& err) {
   const std::string file = std::filesystem::is_directory(options.input_path, ec)
                                ? (std::filesystem::path(options.input_path) / "result.json").string()
                                : options.input_path;
-  json loaded = common::read_json_file<json>(file, "give a JSON list of passes, a result.json or its run folder");
-  const json records = loaded.is_object() && loaded.contains("front") ? records_of_result(loaded, file) : std::move(loaded);
-  if (!records.is_array())
-    throw common::UserError({options.input_path, 0, 0}, "records", "expected a JSON list of passes",
-                    "write [ {\"id\": ..., \"input\": {...}}, ... ] or [ {input}, ... ], or give a result.json");
+  const json loaded = common::read_json_file<json>(file, "give a JSON list of passes, a result.json or its run folder");
+  const std::vector<EvalRecord> records = loaded.is_object() && loaded.contains("front")
+                                              ? records_of_result(loaded, file)
+                                              : records_of_list(loaded, options.input_path);
 
-  ordered_json results = ordered_json::array();
+  // The `{id, result}` list, written as nlohmann's dump(1) of the whole list would write it, one
+  // record at a time: a layer mapping that front points share is evaluated and dumped once.
+  std::string text = records.empty() ? "[]" : "[\n";
+  std::vector<std::string> result_text_of_mapping;
   int compared = 0;
   int matched = 0;
   std::ostringstream report;
   for (std::size_t i = 0; i < records.size(); ++i) {
-    const json& rec = records[i];
-    const std::string path = fmt::format("records[{}]", i);
-    if (!rec.is_object()) throw common::UserError({options.input_path, 0, 0}, path, "expected an object");
-    json id = static_cast<std::int64_t>(i);
-    const json* input = &rec;
-    const json* expected = nullptr;
-    std::string input_path = path;
-    if (rec.contains("input")) {
-      for (const auto& item : rec.items()) {
-        if (item.key() != "id" && item.key() != "input" && item.key() != "expected") {
-          const std::string near = common::closest_match(item.key(), {"id", "input", "expected"});
-          throw common::UserError({options.input_path, 0, 0}, path + "." + item.key(), "unknown key",
-                          near.empty() ? "valid keys: id, input, expected" : "did you mean '" + near + "'?");
-        }
+    const EvalRecord& rec = records[i];
+    std::string* result_text = nullptr;
+    std::string own_text;
+    if (rec.mapping >= 0) {
+      const auto m = static_cast<std::size_t>(rec.mapping);
+      if (result_text_of_mapping.size() <= m) result_text_of_mapping.resize(m + 1);
+      result_text = &result_text_of_mapping[m];
+    } else {
+      result_text = &own_text;
+    }
+    if (result_text->empty()) {
+      const model::PassInput pi = model::read_pass_input(*rec.input, options.input_path, rec.path);
+      const ordered_json result = model::write_metrics(model::evaluate(pi.arch, pi.pass));
+      if (options.check && rec.expected != nullptr) {
+        ++compared;
+        if (!rec.expected->is_object())
+          throw common::UserError({options.input_path, 0, 0}, fmt::format("records[{}].expected", i),
+                                  "expected an object");
+        // Compare through a plain json so both sides have the same value types.
+        const std::vector<Mismatch> diffs = compare_result(*rec.expected, json::parse(result.dump()));
+        const std::string id_text = rec.id.is_string() ? rec.id.get<std::string>() : rec.id.dump();
+        for (const auto& d : diffs) report << id_text << ' ' << d.field << ' ' << d.expected << ' ' << d.actual << '\n';
+        if (diffs.empty()) ++matched;
       }
-      if (rec.contains("id")) id = rec["id"];
-      input = &rec["input"];
-      input_path = path + ".input";
-      if (rec.contains("expected")) expected = &rec["expected"];
+      append_nested(*result_text, result, 2);
     }
-    const model::PassInput pi = model::read_pass_input(*input, options.input_path, input_path);
-    const model::PassMetrics metrics = model::evaluate(pi.arch, pi.pass);
-    ordered_json result = model::write_metrics(metrics);
-
-    if (options.check && expected != nullptr) {
-      ++compared;
-      if (!expected->is_object())
-        throw common::UserError({options.input_path, 0, 0}, path + ".expected", "expected an object");
-      // Compare through a plain json so both sides have the same value types.
-      const std::vector<Mismatch> diffs = compare_result(*expected, json::parse(result.dump()));
-      const std::string id_text = id.is_string() ? id.get<std::string>() : id.dump();
-      for (const auto& d : diffs) report << id_text << ' ' << d.field << ' ' << d.expected << ' ' << d.actual << '\n';
-      if (diffs.empty()) ++matched;
-    }
-    ordered_json entry;
-    entry["id"] = id;
-    entry["result"] = std::move(result);
-    results.push_back(std::move(entry));
+    text += " {\n  \"id\": ";
+    text += rec.id.dump(-1, ' ', false, json::error_handler_t::replace);
+    text += ",\n  \"result\": ";
+    text += *result_text;
+    text += i + 1 < records.size() ? "\n },\n" : "\n }\n]";
   }
+  text += "\n";
 
-  const std::string text = results.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
   if (!options.output_path.empty()) {
     common::write_file_atomic(options.output_path, text);
   } else if (!options.check) {
