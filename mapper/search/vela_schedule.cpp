@@ -6,7 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "mapper/search/point_memory.hpp"
 #include "model/block_config.hpp"
+#include "model/evaluate.hpp"
 #include "model/pass.hpp"
 
 namespace npumap::search {
@@ -52,6 +54,105 @@ std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector
   if (!shortlisted.empty()) return shortlisted;
   if (!arena.empty()) return arena;
   return groups;
+}
+
+/// Vela's bandwidth weight of a byte read or written in `area` (its scheduler's bandwidth_weights).
+double vela_bandwidth_weight(arch::MemArea area) {
+  switch (area) {
+    case arch::MemArea::Sram: return 1.0;
+    case arch::MemArea::Dram: return 10.0;
+    case arch::MemArea::OnChipFlash: return 2.0;
+    case arch::MemArea::OffChipFlash: return 20.0;
+    default: return 0.0;
+  }
+}
+
+/// One block config of a layer's template costed as the per-layer stage costs it, with Vela's pass
+/// metric: 40 per cycle plus every memory's bytes times its bandwidth weight.
+struct VelaCandidate {
+  PmappingRow row;
+  double metric = 0.0;
+};
+
+VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const PmappingRow& like,
+                             std::uint32_t candidate) {
+  const model::BlockConfig& bc = space.block_configs[candidate];
+  const model::Pass pass = make_pass(arch, space, tpl, bc);
+  const int wv = weight_variant_index(space, tpl, bc);
+  const double scale = wv >= 0 ? space.weight_variants[static_cast<std::size_t>(wv)].worst_scale : 0.0;
+  const model::PassMetrics m = model::evaluate(arch, pass);
+  const double repeat = space.batch_repeat;
+  VelaCandidate c;
+  c.row = like;
+  c.row.candidate = candidate;
+  c.row.cycles = m.total_cycles() * repeat;
+  c.row.offchip_bytes = model::off_chip_bytes(m) * repeat;
+  c.row.energy_pj = m.energy_pj * repeat;
+  c.row.sram_bytes = static_cast<double>(transient_sram_bytes(pass, scale));
+  double bytes = 0.0;
+  for (int a = 0; a < arch::kNumMemAreas; ++a) {
+    const auto area = static_cast<arch::MemArea>(a);
+    bytes += vela_bandwidth_weight(area) * model::area_bytes(m, area);
+  }
+  c.metric = (40.0 * m.total_cycles() + bytes) * repeat;
+  return c;
+}
+
+/// The block configs Vela's scheduler tries for a layer, in its order: the shortlist of `limit`
+/// (sorted by OFM block area then depth, largest first), or every config in enumeration order (0).
+std::vector<std::uint32_t> vela_config_order(const LayerSpace& space, int limit) {
+  std::vector<std::uint32_t> order;
+  if (limit <= 0) {
+    for (std::uint32_t i = 0; i < space.block_configs.size(); ++i) order.push_back(i);
+    return order;
+  }
+  for (const model::BlockConfig& bc : model::scheduler_block_configs(space.block_configs, limit)) {
+    const auto it = std::find(space.block_configs.begin(), space.block_configs.end(), bc);
+    order.push_back(static_cast<std::uint32_t>(it - space.block_configs.begin()));
+  }
+  return order;
+}
+
+/// Vela's block config per pass, for the templates and feature-map placements `b.point` chose: each
+/// layer outside a cascade takes, among the configs Vela tries, the one with the least pass metric
+/// (plus 1,000 per byte by which its weight buffer would raise the peak SRAM, unless the arch
+/// spills), the first in Vela's order on a tie, as Vela's Pareto filter keeps the first of equal
+/// candidates. The per-layer stage keeps only one of a layer's equal rows (the first in enumeration
+/// order) and drops rows our objectives rank worse, so the join alone cannot make these choices.
+void choose_vela_block_configs(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                               int limit, VelaBaseline& b) {
+  const PointMemory memory = point_memory(b.problem, b.point);
+  const double sram_weight = vela_weights(arch).sram_byte;
+  const double peak = b.point.peak_sram_bytes;
+  for (std::size_t s = 0; s < b.problem.steps.size(); ++s) {
+    const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
+    if (lr.space.cpu) continue;
+    PmappingGroup& g = b.problem.steps[s].groups.at(b.point.group[s]);
+    if (std::any_of(g.compat.begin(), g.compat.end(), [](const TensorCompat& c) { return c.residence == Residence::Rolling; }))
+      continue;  // a cascade's rolling buffers follow its members' block configs
+    const PmappingRow chosen = g.rows.at(b.point.row[s]);
+    const Template& tpl = lr.space.templates[stage.jobs[chosen.job].template_index];
+    const double others = memory.sram_bytes[s] - chosen.sram_bytes;  // SRAM in use besides the pass's own
+    std::optional<VelaCandidate> best;
+    double best_score = 0.0;
+    for (const std::uint32_t c : vela_config_order(lr.space, limit)) {
+      const VelaCandidate cand = vela_candidate(arch, lr.space, tpl, chosen, c);
+      const double in_use = others + cand.row.sram_bytes;
+      if (in_use > static_cast<double>(b.problem.sram_capacity)) continue;
+      const double score = cand.metric + sram_weight * std::max(0.0, in_use - peak);
+      if (!best || score < best_score) best = cand, best_score = score;
+    }
+    if (!best || best->row.candidate == chosen.candidate) continue;
+    b.point.cycles += best->row.cycles - chosen.cycles;
+    b.point.offchip_bytes += best->row.offchip_bytes - chosen.offchip_bytes;
+    b.point.energy_pj += best->row.energy_pj - chosen.energy_pj;
+    const auto same = std::find_if(g.rows.begin(), g.rows.end(),
+                                   [&](const PmappingRow& r) { return r.job == chosen.job && r.candidate == best->row.candidate; });
+    b.point.row[s] = static_cast<std::uint32_t>(same - g.rows.begin());
+    if (same == g.rows.end()) g.rows.push_back(best->row);
+  }
+  const PointMemory after = point_memory(b.problem, b.point);
+  b.point.peak_sram_bytes = after.sram_bytes.empty() ? 0.0 : *std::max_element(after.sram_bytes.begin(), after.sram_bytes.end());
 }
 
 }  // namespace
@@ -148,6 +249,7 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     for (std::size_t i = 1; i < r.front.size(); ++i)
       if (vela_score(weights, r.front[i]) < vela_score(weights, r.front[best])) best = i;
     b.point = std::move(r.front[best]);
+    choose_vela_block_configs(arch, workload, stage, block_config_limit, b);
     return b;
   }
   return std::nullopt;

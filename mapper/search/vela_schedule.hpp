@@ -7,7 +7,8 @@
 // and where the arena is off-chip then moves feature maps to SRAM. This version joins our mapspace
 // restricted to those choices (vela_problem: the shortlist, Vela's weight placements, and feature maps
 // in the arena unless the arch spills) for its least SRAM then cycles (least cycles when the arch
-// spills), and keeps the point with the least metric. Vela's 16-candidate Pareto cut is not modelled
+// spills), keeps the point with the least metric, then gives each layer outside a cascade the block
+// config Vela's pass metric picks for its chosen placements. Vela's 16-candidate Pareto cut is not modelled
 // (the design note lists the differences this leaves).
 
 #include <optional>
