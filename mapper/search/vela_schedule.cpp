@@ -3,6 +3,7 @@
 #include "mapper/search/vela_schedule.hpp"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "model/block_config.hpp"
 #include "model/evaluate.hpp"
 #include "model/pass.hpp"
+#include "model/traversal.hpp"
 
 namespace npumap::search {
 namespace {
@@ -29,31 +31,6 @@ std::vector<bool> in_shortlist(const LayerSpace& space, int limit) {
   for (std::size_t i = 0; i < space.block_configs.size(); ++i)
     in[i] = std::find(shortlist.begin(), shortlist.end(), space.block_configs[i]) != shortlist.end();
   return in;
-}
-
-/// The groups of one step Vela could choose: all feature maps in the arena, rows whose block config
-/// is on the shortlist. Falls back to the arena groups, then to all groups, when a filter leaves none.
-std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups, const StageResult& stage,
-                                       const LayerResult& lr, int limit, bool templates, bool spills) {
-  const std::vector<bool> listed = lr.space.cpu ? std::vector<bool>{} : in_shortlist(lr.space, limit);
-  std::vector<PmappingGroup> arena, shortlisted, velas;
-  for (const PmappingGroup& g : groups) {
-    if (!all_in_arena(g, spills)) continue;
-    arena.push_back(g);
-    PmappingGroup s{g.compat, {}}, v{g.compat, {}};
-    for (const PmappingRow& row : g.rows) {
-      if (!listed.empty() && (row.candidate >= listed.size() || !listed[row.candidate])) continue;
-      s.rows.push_back(row);
-      if (!templates || lr.space.cpu || vela_template(arch, lr.space, lr.space.templates[stage.jobs[row.job].template_index]))
-        v.rows.push_back(row);
-    }
-    if (!s.rows.empty()) shortlisted.push_back(std::move(s));
-    if (!v.rows.empty()) velas.push_back(std::move(v));
-  }
-  if (!velas.empty()) return velas;
-  if (!shortlisted.empty()) return shortlisted;
-  if (!arena.empty()) return arena;
-  return groups;
 }
 
 /// Vela's bandwidth weight of a byte read or written in `area` (its scheduler's bandwidth_weights).
@@ -113,6 +90,82 @@ std::vector<std::uint32_t> vela_config_order(const LayerSpace& space, int limit)
   return order;
 }
 
+/// The bias placement Vela gives a template: a copy in SRAM for an IFM-streamed pass (weights copied
+/// whole; its post-schedule pass copies those passes' bias and scale where they fit), else in place.
+/// Any placement when the layer offers no template with Vela's.
+bool vela_bias(const LayerSpace& space, const Template& tpl) {
+  const BiasPlacement want = tpl.weights == WeightPlacement::Copy ? BiasPlacement::Copy : BiasPlacement::InPlace;
+  if (tpl.bias == want) return true;
+  return std::none_of(space.templates.begin(), space.templates.end(), [&](const Template& t) { return t.bias == want; });
+}
+
+/// Whether a template's feature maps are those of a (non-rolling) group's compatibility.
+bool template_has_compat(const Template& tpl, const std::vector<TensorCompat>& compat) {
+  if (compat.size() != tpl.inputs.size() + 1) return false;
+  for (std::size_t i = 0; i < tpl.inputs.size(); ++i)
+    if (compat[i].residence != tpl.inputs[i].residence || compat[i].layout != tpl.inputs[i].layout) return false;
+  const TensorCompat& out = compat.back();
+  return out.residence == tpl.output.residence && out.layout == tpl.output.layout && out.over_input == tpl.output_over_input;
+}
+
+/// The rows of a non-rolling group that Vela could choose, costed here rather than taken from the
+/// per-layer stage (which keeps one of equal rows and drops those its objectives rank worse, so a
+/// layer's Vela rows may be gone): per template of Vela's (vela_template, vela_bias) with the group's
+/// feature maps, each config Vela tries, keeping those no other beats in both cycles and own SRAM.
+std::vector<PmappingRow> vela_rows(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr,
+                                   const std::vector<TensorCompat>& compat, int limit) {
+  std::vector<PmappingRow> all;
+  const std::vector<std::uint32_t> order = vela_config_order(lr.space, limit);
+  for (std::size_t ti = 0; ti < lr.space.templates.size() && ti < lr.jobs.size(); ++ti) {
+    const Template& tpl = lr.space.templates[ti];
+    if (stage.jobs[lr.jobs[ti]].template_index != ti || !template_has_compat(tpl, compat)) continue;
+    if (!vela_template(arch, lr.space, tpl) || !vela_bias(lr.space, tpl)) continue;
+    PmappingRow like;
+    like.job = lr.jobs[ti];
+    for (const std::uint32_t c : order) all.push_back(vela_candidate(arch, lr.space, tpl, like, c).row);
+  }
+  std::vector<PmappingRow> kept;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    bool beaten = false;
+    for (std::size_t j = 0; j < all.size() && !beaten; ++j) {
+      const bool no_worse = all[j].cycles <= all[i].cycles && all[j].sram_bytes <= all[i].sram_bytes;
+      const bool better = all[j].cycles < all[i].cycles || all[j].sram_bytes < all[i].sram_bytes;
+      beaten = no_worse && (better || j < i);
+    }
+    if (!beaten) kept.push_back(all[i]);
+  }
+  return kept;
+}
+
+/// The groups of one step Vela could choose: all feature maps in the arena, rows whose block config
+/// is on the shortlist. Falls back to the arena groups, then to all groups, when a filter leaves none.
+std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups, const StageResult& stage,
+                                       const LayerResult& lr, int limit, bool templates, bool spills) {
+  const std::vector<bool> listed = lr.space.cpu ? std::vector<bool>{} : in_shortlist(lr.space, limit);
+  std::vector<PmappingGroup> arena, shortlisted, velas;
+  for (const PmappingGroup& g : groups) {
+    if (!all_in_arena(g, spills)) continue;
+    arena.push_back(g);
+    PmappingGroup s{g.compat, {}}, v{g.compat, {}};
+    const bool rolling = std::any_of(g.compat.begin(), g.compat.end(),
+                                     [](const TensorCompat& c) { return c.residence == Residence::Rolling; });
+    if (templates && !lr.space.cpu && !rolling) v.rows = vela_rows(arch, stage, lr, g.compat, limit);
+    for (const PmappingRow& row : g.rows) {
+      if (!listed.empty() && (row.candidate >= listed.size() || !listed[row.candidate])) continue;
+      s.rows.push_back(row);
+      if (!rolling && templates && !lr.space.cpu) continue;  // costed by vela_rows
+      if (!templates || lr.space.cpu || vela_template(arch, lr.space, lr.space.templates[stage.jobs[row.job].template_index]))
+        v.rows.push_back(row);
+    }
+    if (!s.rows.empty()) shortlisted.push_back(std::move(s));
+    if (!v.rows.empty()) velas.push_back(std::move(v));
+  }
+  if (!velas.empty()) return velas;
+  if (!shortlisted.empty()) return shortlisted;
+  if (!arena.empty()) return arena;
+  return groups;
+}
+
 /// Vela's block config per pass, for the templates and feature-map placements `b.point` chose: each
 /// layer outside a cascade takes, among the configs Vela tries, the one with the least pass metric
 /// (plus 1,000 per byte by which its weight buffer would raise the peak SRAM, unless the arch
@@ -159,8 +212,14 @@ void choose_vela_block_configs(const arch::Arch& arch, const workloads::Workload
 
 bool vela_template(const arch::Arch& arch, const LayerSpace& space, const Template& tpl) {
   if (!space.base.weights.has_value()) return true;
-  if (arch.permanent_storage == arch.fast_storage) return tpl.weights == WeightPlacement::InPlace;
   const arch::NpuBlockType type = model::npu_block_type(space.base.op.type);
+  if (type == arch::NpuBlockType::ConvolutionMxN) {
+    // Vela's weight encoder picks the traversal (choose_block_traversal) before the scheduler runs.
+    const std::array<int, 4> hwio = space.base.weights->shape.as_4d();
+    if (tpl.traversal != model::choose_block_traversal(type, hwio[2], hwio[0] * hwio[1], model::bits(space.base.ifm.dtype)))
+      return false;
+  }
+  if (arch.permanent_storage == arch.fast_storage) return tpl.weights == WeightPlacement::InPlace;
   if (type == arch::NpuBlockType::VectorProduct) return tpl.weights == WeightPlacement::InPlace;
   if (tpl.weights == WeightPlacement::DoubleBuffer) return true;
   const bool ifm_stream = type == arch::NpuBlockType::ConvolutionMxN ||
