@@ -51,6 +51,28 @@ struct VelaCandidate {
   double metric = 0.0;
 };
 
+/// The pass as Vela's scheduler costs it: its weights are encoded before scheduling only where they
+/// get a DMA to SRAM, and then once, for a block depth of 16 in streams of 16 OFM channels (the real
+/// encoding follows the chosen block config after scheduling); weights read in place are costed
+/// uncompressed (scale 1). The reported cycles use the real encoding (apply_block_config's).
+model::Pass scheduling_pass(const LayerSpace& space, const Template& tpl, model::Pass pass) {
+  const bool matmul = pass.op.type == model::OpType::FullyConnected && space.num_inputs == 2;
+  if (!pass.weights || matmul) return pass;
+  if (tpl.weights == WeightPlacement::InPlace) {
+    pass.weights->compression_scale = 1.0;
+    return pass;
+  }
+  const int depth = pass.weights->shape.last();
+  const model::BlockTraversal trav =
+      tpl.traversal == model::BlockTraversal::Default ? model::BlockTraversal::DepthFirst : tpl.traversal;
+  for (const WeightVariantCost& v : space.weight_variants)
+    if (v.traversal == trav && v.streamed == (depth > 16) && v.block_depth == std::min(16, depth)) {
+      pass.weights->compression_scale = v.scale;
+      pass.weights->storage_shape = model::Shape::of({1, 1, 1, static_cast<int>(v.bytes)});
+    }
+  return pass;
+}
+
 VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const PmappingRow& like,
                              std::uint32_t candidate) {
   const model::BlockConfig& bc = space.block_configs[candidate];
@@ -58,6 +80,7 @@ VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, co
   const int wv = weight_variant_index(space, tpl, bc);
   const double scale = wv >= 0 ? space.weight_variants[static_cast<std::size_t>(wv)].worst_scale : 0.0;
   const model::PassMetrics m = model::evaluate(arch, pass);
+  const model::PassMetrics ms = model::evaluate(arch, scheduling_pass(space, tpl, pass));
   const double repeat = space.batch_repeat;
   VelaCandidate c;
   c.row = like;
@@ -69,9 +92,9 @@ VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, co
   double bytes = 0.0;
   for (int a = 0; a < arch::kNumMemAreas; ++a) {
     const auto area = static_cast<arch::MemArea>(a);
-    bytes += vela_bandwidth_weight(area) * model::area_bytes(m, area);
+    bytes += vela_bandwidth_weight(area) * model::area_bytes(ms, area);
   }
-  c.metric = (40.0 * m.total_cycles() + bytes) * repeat;
+  c.metric = (40.0 * ms.total_cycles() + bytes) * repeat;
   return c;
 }
 
@@ -137,12 +160,30 @@ std::vector<PmappingRow> vela_rows(const arch::Arch& arch, const StageResult& st
   return kept;
 }
 
+/// Whether a group's feature-map layouts are Vela's: NHCWB16 wherever the layer may use it (Vela
+/// stores a feature map passed between NPU passes in NHCWB16 unless it needs the linear format: a CPU
+/// consumer, a network input or output, a reshape it cannot follow; our lowering offers NHCWB16 on
+/// the same conditions), linear elsewhere.
+bool vela_layouts_of(const LayerSpace& space, const std::vector<TensorCompat>& compat) {
+  for (std::size_t i = 0; i < compat.size(); ++i) {
+    const bool last = i + 1 == compat.size();
+    const bool offered = std::any_of(space.templates.begin(), space.templates.end(), [&](const Template& t) {
+      const FmChoice& c = last ? t.output : (i < t.inputs.size() ? t.inputs[i] : t.output);
+      return (last || i < t.inputs.size()) && c.layout == Layout::Nhcwb16;
+    });
+    if (compat[i].layout != (offered ? Layout::Nhcwb16 : Layout::Linear)) return false;
+  }
+  return true;
+}
+
 /// The groups of one step Vela could choose: all feature maps in the arena, rows whose block config
-/// is on the shortlist. Falls back to the arena groups, then to all groups, when a filter leaves none.
+/// is on the shortlist, with `templates` Vela's rows (vela_rows) and with `layouts` Vela's layouts.
+/// Falls back to Vela's rows in any layout, the shortlisted rows, the arena groups, then all groups,
+/// when a filter leaves none.
 std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups, const StageResult& stage,
-                                       const LayerResult& lr, int limit, bool templates, bool spills) {
+                                       const LayerResult& lr, int limit, bool templates, bool layouts, bool spills) {
   const std::vector<bool> listed = lr.space.cpu ? std::vector<bool>{} : in_shortlist(lr.space, limit);
-  std::vector<PmappingGroup> arena, shortlisted, velas;
+  std::vector<PmappingGroup> arena, shortlisted, velas, laid_out;
   for (const PmappingGroup& g : groups) {
     if (!all_in_arena(g, spills)) continue;
     arena.push_back(g);
@@ -158,8 +199,10 @@ std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector
         v.rows.push_back(row);
     }
     if (!s.rows.empty()) shortlisted.push_back(std::move(s));
+    if (!v.rows.empty() && layouts && vela_layouts_of(lr.space, g.compat)) laid_out.push_back(v);
     if (!v.rows.empty()) velas.push_back(std::move(v));
   }
+  if (!laid_out.empty()) return laid_out;
   if (!velas.empty()) return velas;
   if (!shortlisted.empty()) return shortlisted;
   if (!arena.empty()) return arena;
@@ -246,12 +289,12 @@ double vela_score(const VelaWeights& w, const FrontPoint& p) {
 }
 
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                         int block_config_limit, bool vela_templates) {
+                         int block_config_limit, bool vela_templates, bool vela_layouts) {
   JoinProblem problem = make_join_problem(arch, workload, stage, arch.spilling_enabled);
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     problem.steps[s].groups = vela_groups(arch, problem.steps[s].groups, stage, lr, block_config_limit, vela_templates,
-                                          arch.spilling_enabled);
+                                          vela_layouts, arch.spilling_enabled);
   }
   return problem;
 }
@@ -297,10 +340,10 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
   context.threads = 0;  // the caller's arena
   context.stop = stop;
   const VelaWeights weights = vela_weights(arch);
-  // Vela's weight placements first; when the layers' Vela rows do not join (a layout no neighbour
-  // shares), every template of the shortlisted arena groups.
-  for (const bool vela_templates : {true, false}) {
-    VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit, vela_templates), {}};
+  // Vela's weight placements and layouts first; when the layers' Vela rows do not join, Vela's
+  // placements in any layout; then every template of the shortlisted arena groups.
+  for (const int level : {2, 1, 0}) {
+    VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2), {}};
     JoinResult r = join_best(b.problem, options, context);
     if (r.partial) return std::nullopt;
     if (r.front.empty()) continue;
