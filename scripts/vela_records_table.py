@@ -13,7 +13,8 @@ Vela's cycles are those of its NPU subgraphs' cascaded passes (its printed total
 CPU operators, which our cycle model leaves out); docs/design/vela-schedule.md, "How close it is".
 
 Usage: scripts/vela_records_table.py [--mapper build/release/mapper/mapper] [--baseline-only]
-                                     [--filter SUBSTRING] [--work DIR]
+                                     [--filter SUBSTRING] [--work DIR] [--timeout SECONDS]
+(gain "n/a": the default run took longer than --timeout; "none": no front point within that SRAM)
 """
 
 import argparse
@@ -55,15 +56,22 @@ def find_mapper(given):
     raise SystemExit("mapper binary not found: build it or pass --mapper")
 
 
-def run_record(mapper, rec, work, baseline_only):
+def run_record(mapper, rec, work, baseline_only, timeout):
+    """result.json's vela_baseline of one record and whether the front was searched (a default run
+    that exceeds `timeout` seconds is stopped and replaced by a --baseline-only run)."""
     model = os.path.join(ROOT, "workloads", "models", rec["model"] + ".tflite")
-    out = os.path.join(work, f'{rec["model"]}__{rec["config"]}')
-    cmd = [mapper, "--workload", model, "--arch", rec["config"], "--out", out, "-q"]
-    if baseline_only:
-        cmd.append("--baseline-only")
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    with open(os.path.join(out, "result.json"), encoding="utf-8") as f:
-        return json.load(f)["vela_baseline"]
+    for only in ([True] if baseline_only else [False, True]):
+        out = os.path.join(work, f'{rec["model"]}__{rec["config"]}' + ("__baseline" if only else ""))
+        cmd = [mapper, "--workload", model, "--arch", rec["config"], "--out", out, "-q"]
+        if only:
+            cmd.append("--baseline-only")
+        try:
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, timeout=None if only else timeout)
+        except subprocess.TimeoutExpired:
+            continue
+        with open(os.path.join(out, "result.json"), encoding="utf-8") as f:
+            return json.load(f)["vela_baseline"], not only
+    raise SystemExit(f'{rec["model"]} on {rec["config"]}: no result')
 
 
 def main():
@@ -73,6 +81,8 @@ def main():
     ap.add_argument("--baseline-only", action="store_true", help="only Vela's schedule (no front, no gain column)")
     ap.add_argument("--filter", default="", help="only records whose model or config contains this")
     ap.add_argument("--work", help="where the runs go (default: a temporary folder, removed)")
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="seconds a default run may take before it is replaced by --baseline-only (gain: 'n/a')")
     args = ap.parse_args()
     mapper = find_mapper(args.mapper)
     ref = load_reference(args.reference)
@@ -86,7 +96,7 @@ def main():
         print("|---|---|---:|---:|---:|---|---:|---|---:|")
         exact = within5 = sram_exact = 0
         for rec in records:
-            vb = run_record(mapper, rec, work, args.baseline_only)
+            vb, searched = run_record(mapper, rec, work, args.baseline_only, args.timeout)
             vc, vs = vela_npu_cycles(rec), rec["printed_SRAM_used_KiB"]
             oc, os_kib = vb["cycles"], vb["sram_bytes"] / 1024.0
             dc = (oc - vc) / vc if vc else 0.0
@@ -97,8 +107,10 @@ def main():
             sram_exact += s_exact
             gain = ""
             best = vb.get("front_best_cycles_within_sram")
-            if not args.baseline_only and best is not None and oc > 0:
+            if searched and best is not None and oc > 0:
                 gain = f"{100.0 * (best - oc) / oc:+.1f}%"
+            elif not args.baseline_only:
+                gain = "n/a" if not searched else "none"
             print(f'| {rec["model"]} | {rec["config"]} | {vc:.0f} | {vs:.1f} | {oc:.0f} | '
                   f'{"exact" if is_exact else f"{100.0 * dc:+.1f}%"} | {os_kib:.1f} | '
                   f'{"exact" if s_exact else f"{100.0 * (os_kib - vs) / max(vs, 0.1):+.1f}%"} | {gain} |')
