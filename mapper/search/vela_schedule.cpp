@@ -3,11 +3,15 @@
 #include "mapper/search/vela_schedule.hpp"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 #include <vector>
 
+#include "mapper/search/point_memory.hpp"
 #include "model/block_config.hpp"
+#include "model/evaluate.hpp"
 #include "model/pass.hpp"
+#include "model/traversal.hpp"
 
 namespace npumap::search {
 namespace {
@@ -29,37 +33,236 @@ std::vector<bool> in_shortlist(const LayerSpace& space, int limit) {
   return in;
 }
 
+/// Vela's bandwidth weight of a byte read or written in `area` (its scheduler's bandwidth_weights).
+double vela_bandwidth_weight(arch::MemArea area) {
+  switch (area) {
+    case arch::MemArea::Sram: return 1.0;
+    case arch::MemArea::Dram: return 10.0;
+    case arch::MemArea::OnChipFlash: return 2.0;
+    case arch::MemArea::OffChipFlash: return 20.0;
+    default: return 0.0;
+  }
+}
+
+/// One block config of a layer's template costed as the per-layer stage costs it, with Vela's pass
+/// metric: 40 per cycle plus every memory's bytes times its bandwidth weight.
+struct VelaCandidate {
+  PmappingRow row;
+  double metric = 0.0;
+};
+
+/// The pass as Vela's scheduler costs it: its weights are encoded before scheduling only where they
+/// get a DMA to SRAM, and then once, for a block depth of 16 in streams of 16 OFM channels (the real
+/// encoding follows the chosen block config after scheduling); weights read in place are costed
+/// uncompressed (scale 1). The reported cycles use the real encoding (apply_block_config's).
+model::Pass scheduling_pass(const LayerSpace& space, const Template& tpl, model::Pass pass) {
+  const bool matmul = pass.op.type == model::OpType::FullyConnected && space.num_inputs == 2;
+  if (!pass.weights || matmul) return pass;
+  if (tpl.weights == WeightPlacement::InPlace) {
+    pass.weights->compression_scale = 1.0;
+    return pass;
+  }
+  const int depth = pass.weights->shape.last();
+  const model::BlockTraversal trav =
+      tpl.traversal == model::BlockTraversal::Default ? model::BlockTraversal::DepthFirst : tpl.traversal;
+  for (const WeightVariantCost& v : space.weight_variants)
+    if (v.traversal == trav && v.streamed == (depth > 16) && v.block_depth == std::min(16, depth)) {
+      pass.weights->compression_scale = v.scale;
+      pass.weights->storage_shape = model::Shape::of({1, 1, 1, static_cast<int>(v.bytes)});
+    }
+  return pass;
+}
+
+VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const PmappingRow& like,
+                             std::uint32_t candidate) {
+  const model::BlockConfig& bc = space.block_configs[candidate];
+  const model::Pass pass = make_pass(arch, space, tpl, bc);
+  const int wv = weight_variant_index(space, tpl, bc);
+  const double scale = wv >= 0 ? space.weight_variants[static_cast<std::size_t>(wv)].worst_scale : 0.0;
+  const model::PassMetrics m = model::evaluate(arch, pass);
+  const model::PassMetrics ms = model::evaluate(arch, scheduling_pass(space, tpl, pass));
+  const double repeat = space.batch_repeat;
+  VelaCandidate c;
+  c.row = like;
+  c.row.candidate = candidate;
+  c.row.cycles = m.total_cycles() * repeat;
+  c.row.offchip_bytes = model::off_chip_bytes(m) * repeat;
+  c.row.energy_pj = m.energy_pj * repeat;
+  c.row.sram_bytes = static_cast<double>(transient_sram_bytes(pass, scale));
+  double bytes = 0.0;
+  for (int a = 0; a < arch::kNumMemAreas; ++a) {
+    const auto area = static_cast<arch::MemArea>(a);
+    bytes += vela_bandwidth_weight(area) * model::area_bytes(ms, area);
+  }
+  c.metric = (40.0 * ms.total_cycles() + bytes) * repeat;
+  return c;
+}
+
+/// The block configs Vela's scheduler tries for a layer, in its order: the shortlist of `limit`
+/// (sorted by OFM block area then depth, largest first), or every config in enumeration order (0).
+std::vector<std::uint32_t> vela_config_order(const LayerSpace& space, int limit) {
+  std::vector<std::uint32_t> order;
+  if (limit <= 0) {
+    for (std::uint32_t i = 0; i < space.block_configs.size(); ++i) order.push_back(i);
+    return order;
+  }
+  for (const model::BlockConfig& bc : model::scheduler_block_configs(space.block_configs, limit)) {
+    const auto it = std::find(space.block_configs.begin(), space.block_configs.end(), bc);
+    order.push_back(static_cast<std::uint32_t>(it - space.block_configs.begin()));
+  }
+  return order;
+}
+
+/// The bias placement Vela gives a template: a copy in SRAM for an IFM-streamed pass (weights copied
+/// whole; its post-schedule pass copies those passes' bias and scale where they fit), else in place.
+/// Any placement when the layer offers no template with Vela's.
+bool vela_bias(const LayerSpace& space, const Template& tpl) {
+  const BiasPlacement want = tpl.weights == WeightPlacement::Copy ? BiasPlacement::Copy : BiasPlacement::InPlace;
+  if (tpl.bias == want) return true;
+  return std::none_of(space.templates.begin(), space.templates.end(), [&](const Template& t) { return t.bias == want; });
+}
+
+/// Whether a template's feature maps are those of a (non-rolling) group's compatibility.
+bool template_has_compat(const Template& tpl, const std::vector<TensorCompat>& compat) {
+  if (compat.size() != tpl.inputs.size() + 1) return false;
+  for (std::size_t i = 0; i < tpl.inputs.size(); ++i)
+    if (compat[i].residence != tpl.inputs[i].residence || compat[i].layout != tpl.inputs[i].layout) return false;
+  const TensorCompat& out = compat.back();
+  return out.residence == tpl.output.residence && out.layout == tpl.output.layout && out.over_input == tpl.output_over_input;
+}
+
+/// The rows of a non-rolling group that Vela could choose, costed here rather than taken from the
+/// per-layer stage (which keeps one of equal rows and drops those its objectives rank worse, so a
+/// layer's Vela rows may be gone): per template of Vela's (vela_template, vela_bias) with the group's
+/// feature maps, each config Vela tries, keeping those no other beats in both cycles and own SRAM.
+std::vector<PmappingRow> vela_rows(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr,
+                                   const std::vector<TensorCompat>& compat, int limit) {
+  std::vector<PmappingRow> all;
+  const std::vector<std::uint32_t> order = vela_config_order(lr.space, limit);
+  for (std::size_t ti = 0; ti < lr.space.templates.size() && ti < lr.jobs.size(); ++ti) {
+    const Template& tpl = lr.space.templates[ti];
+    if (stage.jobs[lr.jobs[ti]].template_index != ti || !template_has_compat(tpl, compat)) continue;
+    if (!vela_template(arch, lr.space, tpl) || !vela_bias(lr.space, tpl)) continue;
+    PmappingRow like;
+    like.job = lr.jobs[ti];
+    for (const std::uint32_t c : order) all.push_back(vela_candidate(arch, lr.space, tpl, like, c).row);
+  }
+  std::vector<PmappingRow> kept;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    bool beaten = false;
+    for (std::size_t j = 0; j < all.size() && !beaten; ++j) {
+      const bool no_worse = all[j].cycles <= all[i].cycles && all[j].sram_bytes <= all[i].sram_bytes;
+      const bool better = all[j].cycles < all[i].cycles || all[j].sram_bytes < all[i].sram_bytes;
+      beaten = no_worse && (better || j < i);
+    }
+    if (!beaten) kept.push_back(all[i]);
+  }
+  return kept;
+}
+
+/// Whether a group's feature-map layouts are Vela's: NHCWB16 wherever the layer may use it (Vela
+/// stores a feature map passed between NPU passes in NHCWB16 unless it needs the linear format: a CPU
+/// consumer, a network input or output, a reshape it cannot follow; our lowering offers NHCWB16 on
+/// the same conditions), linear elsewhere.
+bool vela_layouts_of(const LayerSpace& space, const std::vector<TensorCompat>& compat) {
+  for (std::size_t i = 0; i < compat.size(); ++i) {
+    const bool last = i + 1 == compat.size();
+    const bool offered = std::any_of(space.templates.begin(), space.templates.end(), [&](const Template& t) {
+      const FmChoice& c = last ? t.output : (i < t.inputs.size() ? t.inputs[i] : t.output);
+      return (last || i < t.inputs.size()) && c.layout == Layout::Nhcwb16;
+    });
+    if (compat[i].layout != (offered ? Layout::Nhcwb16 : Layout::Linear)) return false;
+  }
+  return true;
+}
+
 /// The groups of one step Vela could choose: all feature maps in the arena, rows whose block config
-/// is on the shortlist. Falls back to the arena groups, then to all groups, when a filter leaves none.
+/// is on the shortlist, with `templates` Vela's rows (vela_rows) and with `layouts` Vela's layouts.
+/// Falls back to Vela's rows in any layout, the shortlisted rows, the arena groups, then all groups,
+/// when a filter leaves none.
 std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups, const StageResult& stage,
-                                       const LayerResult& lr, int limit, bool templates, bool spills) {
+                                       const LayerResult& lr, int limit, bool templates, bool layouts, bool spills) {
   const std::vector<bool> listed = lr.space.cpu ? std::vector<bool>{} : in_shortlist(lr.space, limit);
-  std::vector<PmappingGroup> arena, shortlisted, velas;
+  std::vector<PmappingGroup> arena, shortlisted, velas, laid_out;
   for (const PmappingGroup& g : groups) {
     if (!all_in_arena(g, spills)) continue;
     arena.push_back(g);
     PmappingGroup s{g.compat, {}}, v{g.compat, {}};
+    const bool rolling = std::any_of(g.compat.begin(), g.compat.end(),
+                                     [](const TensorCompat& c) { return c.residence == Residence::Rolling; });
+    if (templates && !lr.space.cpu && !rolling) v.rows = vela_rows(arch, stage, lr, g.compat, limit);
     for (const PmappingRow& row : g.rows) {
       if (!listed.empty() && (row.candidate >= listed.size() || !listed[row.candidate])) continue;
       s.rows.push_back(row);
+      if (!rolling && templates && !lr.space.cpu) continue;  // costed by vela_rows
       if (!templates || lr.space.cpu || vela_template(arch, lr.space, lr.space.templates[stage.jobs[row.job].template_index]))
         v.rows.push_back(row);
     }
     if (!s.rows.empty()) shortlisted.push_back(std::move(s));
+    if (!v.rows.empty() && layouts && vela_layouts_of(lr.space, g.compat)) laid_out.push_back(v);
     if (!v.rows.empty()) velas.push_back(std::move(v));
   }
+  if (!laid_out.empty()) return laid_out;
   if (!velas.empty()) return velas;
   if (!shortlisted.empty()) return shortlisted;
   if (!arena.empty()) return arena;
   return groups;
 }
 
+/// Vela's block config per pass, for the templates and feature-map placements `b.point` chose: each
+/// layer outside a cascade takes, among the configs Vela tries, the one with the least pass metric
+/// (plus 1,000 per byte by which its weight buffer would raise the peak SRAM, unless the arch
+/// spills), the first in Vela's order on a tie, as Vela's Pareto filter keeps the first of equal
+/// candidates. The per-layer stage keeps only one of a layer's equal rows (the first in enumeration
+/// order) and drops rows our objectives rank worse, so the join alone cannot make these choices.
+void choose_vela_block_configs(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                               int limit, VelaBaseline& b) {
+  const PointMemory memory = point_memory(b.problem, b.point);
+  const double sram_weight = vela_weights(arch).sram_byte;
+  const double peak = b.point.peak_sram_bytes;
+  for (std::size_t s = 0; s < b.problem.steps.size(); ++s) {
+    const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
+    if (lr.space.cpu) continue;
+    PmappingGroup& g = b.problem.steps[s].groups.at(b.point.group[s]);
+    if (std::any_of(g.compat.begin(), g.compat.end(), [](const TensorCompat& c) { return c.residence == Residence::Rolling; }))
+      continue;  // a cascade's rolling buffers follow its members' block configs
+    const PmappingRow chosen = g.rows.at(b.point.row[s]);
+    const Template& tpl = lr.space.templates[stage.jobs[chosen.job].template_index];
+    const double others = memory.sram_bytes[s] - chosen.sram_bytes;  // SRAM in use besides the pass's own
+    std::optional<VelaCandidate> best;
+    double best_score = 0.0;
+    for (const std::uint32_t c : vela_config_order(lr.space, limit)) {
+      const VelaCandidate cand = vela_candidate(arch, lr.space, tpl, chosen, c);
+      const double in_use = others + cand.row.sram_bytes;
+      if (in_use > static_cast<double>(b.problem.sram_capacity)) continue;
+      const double score = cand.metric + sram_weight * std::max(0.0, in_use - peak);
+      if (!best || score < best_score) best = cand, best_score = score;
+    }
+    if (!best || best->row.candidate == chosen.candidate) continue;
+    b.point.cycles += best->row.cycles - chosen.cycles;
+    b.point.offchip_bytes += best->row.offchip_bytes - chosen.offchip_bytes;
+    b.point.energy_pj += best->row.energy_pj - chosen.energy_pj;
+    const auto same = std::find_if(g.rows.begin(), g.rows.end(),
+                                   [&](const PmappingRow& r) { return r.job == chosen.job && r.candidate == best->row.candidate; });
+    b.point.row[s] = static_cast<std::uint32_t>(same - g.rows.begin());
+    if (same == g.rows.end()) g.rows.push_back(best->row);
+  }
+  const PointMemory after = point_memory(b.problem, b.point);
+  b.point.peak_sram_bytes = after.sram_bytes.empty() ? 0.0 : *std::max_element(after.sram_bytes.begin(), after.sram_bytes.end());
+}
+
 }  // namespace
 
 bool vela_template(const arch::Arch& arch, const LayerSpace& space, const Template& tpl) {
   if (!space.base.weights.has_value()) return true;
-  if (arch.permanent_storage == arch.fast_storage) return tpl.weights == WeightPlacement::InPlace;
   const arch::NpuBlockType type = model::npu_block_type(space.base.op.type);
+  if (type == arch::NpuBlockType::ConvolutionMxN) {
+    // Vela's weight encoder picks the traversal (choose_block_traversal) before the scheduler runs.
+    const std::array<int, 4> hwio = space.base.weights->shape.as_4d();
+    if (tpl.traversal != model::choose_block_traversal(type, hwio[2], hwio[0] * hwio[1], model::bits(space.base.ifm.dtype)))
+      return false;
+  }
+  if (arch.permanent_storage == arch.fast_storage) return tpl.weights == WeightPlacement::InPlace;
   if (type == arch::NpuBlockType::VectorProduct) return tpl.weights == WeightPlacement::InPlace;
   if (tpl.weights == WeightPlacement::DoubleBuffer) return true;
   const bool ifm_stream = type == arch::NpuBlockType::ConvolutionMxN ||
@@ -86,12 +289,12 @@ double vela_score(const VelaWeights& w, const FrontPoint& p) {
 }
 
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                         int block_config_limit, bool vela_templates) {
+                         int block_config_limit, bool vela_templates, bool vela_layouts) {
   JoinProblem problem = make_join_problem(arch, workload, stage, arch.spilling_enabled);
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     problem.steps[s].groups = vela_groups(arch, problem.steps[s].groups, stage, lr, block_config_limit, vela_templates,
-                                          arch.spilling_enabled);
+                                          vela_layouts, arch.spilling_enabled);
   }
   return problem;
 }
@@ -137,10 +340,10 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
   context.threads = 0;  // the caller's arena
   context.stop = stop;
   const VelaWeights weights = vela_weights(arch);
-  // Vela's weight placements first; when the layers' Vela rows do not join (a layout no neighbour
-  // shares), every template of the shortlisted arena groups.
-  for (const bool vela_templates : {true, false}) {
-    VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit, vela_templates), {}};
+  // Vela's weight placements and layouts first; when the layers' Vela rows do not join, Vela's
+  // placements in any layout; then every template of the shortlisted arena groups.
+  for (const int level : {2, 1, 0}) {
+    VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2), {}};
     JoinResult r = join_best(b.problem, options, context);
     if (r.partial) return std::nullopt;
     if (r.front.empty()) continue;
@@ -148,6 +351,7 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     for (std::size_t i = 1; i < r.front.size(); ++i)
       if (vela_score(weights, r.front[i]) < vela_score(weights, r.front[best])) best = i;
     b.point = std::move(r.front[best]);
+    choose_vela_block_configs(arch, workload, stage, block_config_limit, b);
     return b;
   }
   return std::nullopt;

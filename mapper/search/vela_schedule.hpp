@@ -7,7 +7,8 @@
 // and where the arena is off-chip then moves feature maps to SRAM. This version joins our mapspace
 // restricted to those choices (vela_problem: the shortlist, Vela's weight placements, and feature maps
 // in the arena unless the arch spills) for its least SRAM then cycles (least cycles when the arch
-// spills), and keeps the point with the least metric. Vela's 16-candidate Pareto cut is not modelled
+// spills), keeps the point with the least metric, then gives each layer outside a cascade the block
+// config Vela's pass metric picks for its chosen placements. Vela's 16-candidate Pareto cut is not modelled
 // (the design note lists the differences this leaves).
 
 #include <optional>
@@ -51,10 +52,13 @@ inline constexpr int kVelaBlockConfigLimit = 16;
 /// The join problem of Vela's mapspace: make_join_problem (fusion only where the arch spills), each
 /// step keeping only the groups whose feature maps are all in the arena (any, where the arch spills)
 /// and, in them, the rows whose block config is on Vela's shortlist of `block_config_limit` (0: every
-/// config) and, with `vela_templates`, whose weight placement is Vela's (vela_template); a filter that
+/// config) and, with `vela_templates`, Vela's rows: those of Vela's weight placement, traversal and
+/// bias placement (vela_template), costed afresh per config Vela tries; with `vela_layouts`, only the
+/// groups whose feature maps are NHCWB16 wherever the layer may use it (Vela's layouts); a filter that
 /// would leave a step without groups is not applied to it.
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                         int block_config_limit = kVelaBlockConfigLimit, bool vela_templates = true);
+                         int block_config_limit = kVelaBlockConfigLimit, bool vela_templates = true,
+                         bool vela_layouts = true);
 
 /// Vela's schedule from a finished per-layer stage; none if no mapping fits or the stop fired.
 std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workloads::Workload& workload,

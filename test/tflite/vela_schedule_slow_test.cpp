@@ -1,27 +1,39 @@
 // search::vela_schedule against Vela 2.1's compiles of the real models (docs/design/vela-schedule.md
 // "How close it is"): for every record of test/data/vela_tflite_reference.json, our Vela schedule's
 // total cycles (NPU passes, our cycle model) against Vela's NPU passes' cycles, and its peak SRAM
-// against the record's printed "SRAM used"; and pass by pass, block configs, cycles and cascades. The counts are pinned, so a change that moves any
-// record across a bound fails here; the table is printed for the design note.
+// against the record's printed "SRAM used"; and pass by pass, block configs, cycles and cascades. The
+// counts are pinned, so a change that moves any record across a bound fails here (raise them as the
+// schedule gets closer); the table is printed, and NPUMAP_VELA_PASS_DUMP=1 also lists every pass
+// whose block config or cycles differ from Vela's.
 //
 // Exact means within Vela's printing: cycles within 0.5 of the record's integer, SRAM within 0.05 KiB
 // of its one-decimal KiB. Vela's cycles are those of its NPU passes (velas_npu_pass_cycles). The
 // remaining differences, by cause:
-//   * the choice: Vela keeps the least of its weighted candidate metric through a dynamic program cut
-//     to 16 candidates per pass; we take least SRAM then cycles (least cycles when the arch spills)
-//     and, among those, the least metric: the main cause of different block configs, and why ours is
-//     faster on ssd_slim and vww2 on U55 and on basic_lstm, ad01 and hello_world on U65;
+//   * the choice of strategy: Vela keeps the least of its weighted candidate metric through a dynamic
+//     program cut to 16 candidates per pass; we take least SRAM then cycles (least cycles when the
+//     arch spills) and, among those, the least metric, then per layer Vela's block config for the
+//     weight placement so chosen: a layer whose weight placement (weight or IFM streaming) differs
+//     from Vela's mostly has another block config and other cycles (most of the depthwise and
+//     convolution passes that differ), and this is why ours is faster on ssd_slim;
+//   * fully connected layers of basic_lstm (about 100 passes): Vela takes a deeper OFM block (fewer
+//     IFM re-reads) at more cycles than ours; our pass metric does not reproduce that choice (not
+//     yet understood);
+//   * elementwise passes with Vela's block config but other cycles (about 100): the residence or
+//     layout of an operand differs, on U65 mostly which feature maps are in SRAM (see SRAM below);
+//   * block configs in a cascade (rolling buffers): the join's, not re-chosen by Vela's metric;
 //   * cascades: Vela cascades a few passes where the arena is SRAM (U55), ours none there; on U65
-//     both cascade, Vela more (280 passes against our 102 over all records);
+//     both cascade, Vela far more (280 passes against our 12 over all records): ours joins for the
+//     least cycles there, and Vela's rows without a rolling buffer, costed afresh, mostly beat a cascade;
 //   * SRAM: Vela's tensor allocator (alignment) versus our live-tensor sum; on U65 Vela fills the SRAM
 //     with feature maps after scheduling, we move one only where it saves cycles; where the stage
 //     dropped a layer's weight copy (in place dominates it), our SRAM lacks Vela's copy;
-//   * bias: Vela copies the bias of IFM-streamed passes only, ours is free (per-pass cycles).
+//   * bias: Vela copies the bias of an IFM-streamed pass only where it fits, ours always.
 
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -69,7 +81,7 @@ struct PassCounts {
 };
 
 PassCounts compare_passes(const json& rec, const workloads::Workload& w, const search::StageResult& stage,
-                          const search::VelaBaseline& v) {
+                          const search::VelaBaseline& v, bool dump) {
   struct VelaPass {
     std::array<int, 4> block{};
     double cycles = 0.0;
@@ -97,8 +109,29 @@ PassCounts compare_passes(const json& rec, const workloads::Workload& w, const s
     if (it == vela.end()) continue;
     ++n.matched;
     const model::BlockConfig& bc = lr.space.block_configs.at(row.candidate);
-    n.same_block += std::array<int, 4>{bc.ofm_h, bc.ofm_w, bc.ifm_d, bc.ofm_d} == it->second.block ? 1 : 0;
+    const bool same_block = std::array<int, 4>{bc.ofm_h, bc.ofm_w, bc.ifm_d, bc.ofm_d} == it->second.block;
+    n.same_block += same_block ? 1 : 0;
     n.cycles_exact += std::abs(row.cycles - it->second.cycles) <= 0.5 ? 1 : 0;
+    if (dump && (!same_block || std::abs(row.cycles - it->second.cycles) > 0.5)) {
+      // Whether Vela's config is among the layer's rows at all, and its least cycles there.
+      double vela_rows_cycles = -1.0;
+      for (const search::PmappingGroup& og : stage.layers.at(static_cast<std::size_t>(w.topological_order.at(s))).groups)
+        for (const search::PmappingRow& r : og.rows) {
+          const model::BlockConfig& c = lr.space.block_configs.at(r.candidate);
+          if (std::array<int, 4>{c.ofm_h, c.ofm_w, c.ifm_d, c.ofm_d} == it->second.block &&
+              (vela_rows_cycles < 0 || r.cycles < vela_rows_cycles))
+            vela_rows_cycles = r.cycles;
+        }
+      const std::array<int, 4>& vb = it->second.block;
+      const search::Template& tpl = lr.space.templates.at(stage.jobs[row.job].template_index);
+      std::printf("    %-40.40s %-14s vela %dx%dx%dx%d %8.0f ours %dx%dx%dx%d %8.0f tpl %u %s/%s/%s; vela's config in rows: %8.0f "
+                  "(%zu configs)\n",
+                  it->first.c_str(), std::string(model::op_type_name(lr.space.base.op.type)).c_str(), vb[0], vb[1], vb[2], vb[3],
+                  it->second.cycles, bc.ofm_h, bc.ofm_w, bc.ifm_d, bc.ofm_d, row.cycles,
+                  stage.jobs[row.job].template_index, std::string(model::traversal_name(tpl.traversal)).c_str(),
+                  search::weight_placement_name(tpl.weights), search::bias_placement_name(tpl.bias), vela_rows_cycles,
+                  lr.space.block_configs.size());
+    }
   }
   return n;
 }
@@ -141,7 +174,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
                 "schedule %.0f ms)\n",
                 model.c_str(), config.c_str(), vela_cycles, v->point.cycles, 100.0 * dc, vela_sram_kib, ours_kib,
                 ms(t1 - t0), ms(t2 - t1));
-    const PassCounts n = compare_passes(rec, w, stage, *v);
+    const PassCounts n = compare_passes(rec, w, stage, *v, std::getenv("NPUMAP_VELA_PASS_DUMP") != nullptr);
     std::printf("  passes: Vela %d, ours matched by name %d, same block config %d, same cycles %d; cascaded: Vela %d, "
                 "ours %d\n",
                 n.vela_passes, n.matched, n.same_block, n.cycles_exact, n.vela_cascaded, n.ours_cascaded);
@@ -157,20 +190,20 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
               sram_within_10);
   EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
-  EXPECT_EQ(cycles_exact, 2);
-  EXPECT_EQ(cycles_within_5, 21);
-  EXPECT_EQ(cycles_within_15, 29);
-  EXPECT_EQ(sram_exact, 5);
-  EXPECT_EQ(sram_within_10, 14);
+  EXPECT_EQ(cycles_exact, 7);
+  EXPECT_EQ(cycles_within_5, 30);
+  EXPECT_EQ(cycles_within_15, 36);
+  EXPECT_EQ(sram_exact, 8);
+  EXPECT_EQ(sram_within_10, 20);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
-  // placement does; Vela cascades 280 passes, mostly on U65, ours 102 (none where the arena is SRAM).
+  // placement does; Vela cascades 280 passes, mostly on U65, ours 12 (none where the arena is SRAM).
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
-  EXPECT_EQ(passes.same_block, 1700);
-  EXPECT_EQ(passes.cycles_exact, 2063);
+  EXPECT_EQ(passes.same_block, 3183);
+  EXPECT_EQ(passes.cycles_exact, 2978);
   EXPECT_EQ(passes.vela_cascaded, 280);
-  EXPECT_EQ(passes.ours_cascaded, 102);
+  EXPECT_EQ(passes.ours_cascaded, 12);
 }
 
 }  // namespace
