@@ -26,8 +26,8 @@ TEST(EvalResult, FrontPassesReproduceTheTotals) {
       {"workloads/tiny_residual.yaml", "ethos-u55-256"},
       {"workloads/tiny_residual.yaml", "ethos-u65-256"},
       {"workloads/models/mlzoo__ssd_mobilenet_v3_int8.tflite", "ethos-u65-256"}};
-  // ssd_mobilenet_v3's whole front is over 16 MiB of result.json (more than `mapper eval` reads):
-  // its run keeps the chosen point only.
+  // ssd_mobilenet_v3's whole front is over 20 MiB of result.json (seconds to write and check): its
+  // run keeps the chosen point only.
   for (const char* model : {"tflm__micro_speech_quantized", "tflm__person_detect", "mlperftiny__kws_ref_model",
                             "mlperftiny__ad01_int8", "mlperftiny__vww_96_int8"}) {
     for (const char* arch : {"ethos-u55-32", "ethos-u55-64", "ethos-u65-512"}) {
