@@ -130,6 +130,12 @@ InputLimit text_input_limit() {
   return {limit, fmt::format("inputs are limited to {}; set NPUMAP_MAX_INPUT_MIB to raise the limit", mib_text(limit))};
 }
 
+InputLimit result_document_limit() {
+  const std::size_t limit = std::max(kMaxResultDocumentBytes, max_input_bytes());
+  return {limit, fmt::format("a result document is limited to {} (no run writes a larger one); is this a result.json?",
+                             mib_text(limit))};
+}
+
 bool is_stdin_path(const std::string& path) {
   return path == "-" || path == "/dev/stdin" || path == "/dev/fd/0" || path == "/proc/self/fd/0";
 }
@@ -250,6 +256,13 @@ std::string read_input(const std::string& path, const std::function<InputLimit(s
 
 std::string read_input_file(const std::string& path) {
   return read_input(path, [](std::string_view) { return text_input_limit(); });
+}
+
+std::string read_result_or_text_file(const std::string& path) {
+  return read_input(path, [](std::string_view head) {
+    const std::size_t first = head.find_first_not_of(" \t\r\n");
+    return first != std::string_view::npos && head[first] == '{' ? result_document_limit() : text_input_limit();
+  });
 }
 
 std::string errno_hint(int err) {

@@ -7,7 +7,9 @@
 // from its size), so no input makes the tool allocate more than its limit. A pipe or FIFO is polled
 // every 100 ms, so --time-limit and Ctrl-C stop a wait for a writer. The limit depends on the kind of
 // input (read from its first bytes): 16 MiB for text inputs, overridable with the environment
-// variable NPUMAP_MAX_INPUT_MIB, and 512 MiB for .tflite models (docs/user-guide.md, "Input limits").
+// variable NPUMAP_MAX_INPUT_MIB, 512 MiB for .tflite models, and 512 MiB for result documents (a
+// result.json given to `mapper show` or `mapper eval`; the run refuses to write a larger one), see
+// docs/user-guide.md, "Input limits".
 //
 // Outputs: nothing is ever half-written, and nothing another process wrote is overwritten: files
 // are written under a temporary name, flushed to the disk (fsync), renamed into place, and then the
@@ -44,6 +46,14 @@ struct InputLimit {
 /// The limit of text inputs: max_input_bytes() and the hint naming NPUMAP_MAX_INPUT_MIB.
 InputLimit text_input_limit();
 
+/// The size limit of a result document (result.json), read by `mapper show` and `mapper eval`: a
+/// run never writes a larger one (report::write_outputs), so every result.json the tool writes is
+/// read back. It is the .tflite limit: a refused input still peaks near 512 MiB.
+inline constexpr std::size_t kMaxResultDocumentBytes = std::size_t{512} << 20;
+
+/// The limit of result documents: the larger of kMaxResultDocumentBytes and the text limit.
+InputLimit result_document_limit();
+
 /// True for the names of standard input: "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0".
 bool is_stdin_path(const std::string& path);
 
@@ -60,6 +70,11 @@ std::string read_input(const std::string& path, const std::function<InputLimit(s
 
 /// read_input() with the text input limit: every YAML, JSON and INI input.
 std::string read_input_file(const std::string& path);
+
+/// read_input() of an input that may be a result document (`mapper show`, `mapper eval`): one whose
+/// first non-blank byte is `{` (a JSON object) gets result_document_limit(), anything else (a list
+/// of passes) the text input limit.
+std::string read_result_or_text_file(const std::string& path);
 
 /// The hint for a failed create or write: a full file system (no free space or no free inodes), a
 /// used-up quota, a read-only file system, missing permissions, ...

@@ -37,10 +37,32 @@ Json parse_json_text(const std::string& path, const std::string& text, const std
   }
 }
 
+/// As parse_json_text, passing `callback` (nlohmann's parser callback: return false to drop a value)
+/// to the parser, so sections a reader does not need are never built.
+template <class Json>
+Json parse_json_text(const std::string& path, const std::string& text, const std::string& hint,
+                     const typename Json::parser_callback_t& callback) {
+  check_json_depth(path, text);
+  try {
+    return Json::parse(text, callback);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw json_syntax_error(path, text, e, e.byte, hint);
+  } catch (const nlohmann::json::exception& e) {
+    throw json_syntax_error(path, text, e, 0, hint);
+  }
+}
+
 /// Parses the JSON file at `path` as `Json`.
 template <class Json = nlohmann::ordered_json>
 Json read_json_file(const std::string& path, const std::string& hint) {
   return parse_json_text<Json>(path, read_input_file(path), hint);
+}
+
+/// Parses the JSON file at `path`, which may be a result document (a JSON object, up to
+/// result_document_limit(); anything else has the text limit: read_result_or_text_file).
+template <class Json = nlohmann::ordered_json>
+Json read_result_json_file(const std::string& path, const std::string& hint) {
+  return parse_json_text<Json>(path, read_result_or_text_file(path), hint);
 }
 
 }  // namespace npumap::common

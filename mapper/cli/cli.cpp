@@ -176,7 +176,7 @@ int run_show(const std::string& path, const std::string& format, int point, bool
   // A run folder stands for its result.json.
   std::error_code ec;
   const std::string file = std::filesystem::is_directory(path, ec) ? (std::filesystem::path(path) / "result.json").string() : path;
-  const nlohmann::ordered_json result = common::read_json_file(file, "give the result.json of an earlier run, or its folder");
+  const nlohmann::ordered_json result = common::read_result_json_file(file, "give the result.json of an earlier run, or its folder");
   if (!result.is_object() || !result.contains("tool")) {
     throw common::UserError({path, 0, 0}, "", "not a npu-mapper result", "give the result.json of an earlier run");
   }

@@ -128,6 +128,60 @@ std::optional<std::string> cpu_only_message(const workloads::Workload& w, const 
                      w.layers.size() == 1 ? std::string("1 operator") : fmt::format("{} operators", w.layers.size()), why, hint);
 }
 
+/// What every run records of its options (result.json's provenance).
+report::RunProvenance provenance_of(const RunOptions& options, const std::string& workload_path, const std::string& hash) {
+  report::RunProvenance run;
+  run.workload_path = workload_path;
+  run.workload_hash = hash;
+  run.arch_spec = options.arch.empty() ? options.accelerator_config : options.arch;
+  run.config_files = options.config_files;
+  run.optimise = options.optimise;
+  run.weight_compression_path = options.weight_compression_file;
+  run.seed = options.seed;
+  run.threads = options.threads;
+  run.keep_pareto = options.keep_pareto;
+  run.per_layer = options.per_layer;
+  run.time_limit_s = options.time_limit_s;
+  return run;
+}
+
+/// Writes the run folder of `document` and prints its report, as every run does.
+void write_and_render(const RunOptions& options, const nlohmann::ordered_json& document, const std::filesystem::path& folder,
+                      bool numbered, std::ostream& out) {
+  std::filesystem::path written_folder;
+  const std::vector<std::string> written = report::write_outputs(folder, document, numbered, &written_folder);
+  if (options.verbosity < 0) return;
+  report::TextOptions text;
+  text.verbose = options.verbosity >= 1;
+  switch (options.format) {
+    case Format::Text: out << report::render_text(document, text); break;
+    case Format::Json: out << report::document_text(document); break;
+    case Format::Csv: out << report::render_csv(document); break;
+  }
+  if (options.format == Format::Text) out << "\n" << report::render_written(written_folder, written);
+}
+
+/// A run stopped while its workload loaded: the run folder, marked partial (status "interrupted",
+/// stopped_while_loading), with no layers; exit status 130 as for any stop.
+int write_stopped_while_loading(const RunOptions& options, const arch::Arch& arch, const workloads::Workload& none,
+                                const std::string& hash, const std::filesystem::path& folder, bool numbered,
+                                std::ostream& out) {
+  search::SearchOptions search_options;
+  search_options.objectives = options.objectives;
+  search_options.fusion = !options.no_fusion;
+  search_options.epsilon = options.epsilon;
+  search_options.per_layer_only = options.per_layer;
+  search_options.baseline_only = options.baseline_only;
+  search_options.threads = options.threads;
+  search::SearchResult result;
+  result.partial = true;
+  result.status = search::SearchStatus::Interrupted;
+  report::RunProvenance run = provenance_of(options, none.source_file, hash);
+  run.stopped_while_loading = true;
+  write_and_render(options, report::result_document(run, arch, none, search_options, result), folder, numbered, out);
+  return report::exit_status(result.status);
+}
+
 }  // namespace
 
 int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, std::ostream& out) {
@@ -151,8 +205,21 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
   tflite::ImportOptions import;
   import.accelerator_config = arch.accel.name;
   import.vela_rewrites = options.vela_rewrites;
-  const tflite::NetworkInput input = tflite::read_network(workload_path, stop);
-  workloads::Workload workload = tflite::load_network(input, import, stop);
+  // A stop while the workload loads (--time-limit, Ctrl-C: polled while a pipe waits, while a large
+  // YAML is parsed and every 256 layers) still writes the run folder, marked partial, with no layers.
+  std::optional<tflite::NetworkInput> input;
+  workloads::Workload workload;
+  try {
+    input = tflite::read_network(workload_path, stop);
+    workload = tflite::load_network(*input, import, stop);
+  } catch (const common::Interrupted& e) {
+    spdlog::info("interrupted while {} after {:.3f} s", e.what(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    workloads::Workload none;
+    none.name = std::filesystem::path(workload_path).stem().string();
+    none.source_file = workload_path;
+    return write_stopped_while_loading(options, arch, none, input ? input->hash : std::string(), folder, numbered, out);
+  }
   if (!options.weight_compression_file.empty()) {
     workloads::apply_weight_compression_file(workload, options.weight_compression_file);
   }
@@ -220,35 +287,17 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
                result.evaluated, result.joined ? result.joined->front.size() : 0,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 
-  report::RunProvenance run;
-  run.workload_path = workload_path;
-  run.workload_hash = input.hash;
-  run.arch_spec = options.arch.empty() ? options.accelerator_config : options.arch;
-  run.config_files = options.config_files;
-  run.optimise = options.optimise;
-  run.weight_compression_path = options.weight_compression_file;
-  run.seed = options.seed;
-  run.threads = options.threads;
-  run.keep_pareto = options.keep_pareto;
-  run.per_layer = options.per_layer;
-  run.time_limit_s = options.time_limit_s;
+  const report::RunProvenance run = provenance_of(options, workload_path, input->hash);
   const nlohmann::ordered_json document = report::result_document(run, arch, workload, search_options, result);
-
-  std::filesystem::path written_folder;
-  const std::vector<std::string> written = report::write_outputs(folder, document, numbered, &written_folder);
-  if (options.verbosity >= 0) {
-    report::TextOptions text;
-    text.verbose = options.verbosity >= 1;
-    switch (options.format) {
-      case Format::Text: out << report::render_text(document, text); break;
-      case Format::Json: out << report::document_text(document); break;
-      case Format::Csv: out << report::render_csv(document); break;
-    }
-    if (options.format == Format::Text) {
-      out << "\n" << report::render_written(written_folder, written);
-    }
-  }
-  return report::exit_status(result.status);
+  // The document holds everything the outputs show: the search (its per-layer stage is the larger
+  // part of the run's memory, tens of KB per layer) and the workload go before the outputs' texts
+  // are made, so their memory is not needed at once.
+  const int status = report::exit_status(result.status);
+  result = search::SearchResult();
+  workload = workloads::Workload();
+  input.reset();
+  write_and_render(options, document, folder, numbered, out);
+  return status;
 }
 
 }  // namespace npumap::cli

@@ -228,7 +228,15 @@ int run_eval(const EvalOptions& options, std::ostream& out, std::ostream& err) {
   const std::string file = std::filesystem::is_directory(options.input_path, ec)
                                ? (std::filesystem::path(options.input_path) / "result.json").string()
                                : options.input_path;
-  const json loaded = common::read_json_file<json>(file, "give a JSON list of passes, a result.json or its run folder");
+  // A result document (up to its own limit, common/files.hpp) is parsed without the sections eval
+  // does not read: only its front and layer_mappings are built (vela_baseline, per_layer and the
+  // join's steps are as large again).
+  const auto sections = [](int depth, json::parse_event_t event, json& parsed) {
+    return !(depth == 1 && event == json::parse_event_t::key && parsed.is_string() && parsed != "front" &&
+             parsed != "layer_mappings");
+  };
+  const std::string hint = "give a JSON list of passes, a result.json or its run folder";
+  const json loaded = common::parse_json_text<json>(file, common::read_result_or_text_file(file), hint, sections);
   const std::vector<EvalRecord> records = loaded.is_object() && loaded.contains("front")
                                               ? records_of_result(loaded, file)
                                               : records_of_list(loaded, options.input_path);

@@ -380,6 +380,13 @@ std::vector<std::string> write_outputs(const std::filesystem::path& folder, cons
   // A per-layer run (--per-layer) has no front: result.json holds the stage, and there is nothing
   // for front.csv, front.svg, layers.csv or Vela's CSV files to show.
   std::vector<std::pair<std::string, std::string>> files = {{"result.json", document_text(result)}};
+  // Every result.json written is read back by `mapper show` and `mapper eval` (their limit).
+  if (const std::size_t size = files.front().second.size(); size > common::kMaxResultDocumentBytes) {
+    throw common::UserError({(folder / "result.json").string(), 0, 0}, "",
+                            fmt::format("the result would be {} MiB, over the {} MiB a result document may be", size >> 20,
+                                        common::kMaxResultDocumentBytes >> 20),
+                            "map fewer layers at once, or leave out --keep-pareto");
+  }
   if (!result["provenance"]["options"].value("per_layer", false)) {
     files.push_back({"front.csv", render_csv(result)});
     files.push_back({"front.svg", render_svg(result)});

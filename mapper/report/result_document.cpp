@@ -186,7 +186,11 @@ Json provenance_json(const RunProvenance& run, const SearchOptions& options) {
   provenance["seed"] = run.seed;
   provenance["threads"] = run.threads;
   provenance["inputs"] = {
-      {"workload", {{"path", run.workload_path}, {"hash", run.workload_hash.empty() ? common::file_fnv1a_hex(run.workload_path) : run.workload_hash}}},
+      {"workload", {{"path", run.workload_path},
+                    {"hash", !run.workload_hash.empty() ? run.workload_hash
+                             // Stopped before anything was read (a FIFO without a writer): never opened again.
+                             : run.stopped_while_loading ? std::string("not read")
+                                                         : common::file_fnv1a_hex(run.workload_path)}}},
       {"arch", {{"spec", run.arch_spec},
                 {"hash", std::filesystem::exists(run.arch_spec) ? common::file_fnv1a_hex(run.arch_spec)
                                                                 : std::string("preset")}}}};
@@ -418,6 +422,7 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
   const int status = exit_status(r.status);
   result["partial"] = r.partial;
   result["status"] = status == 0 ? "ok" : status == 1 ? "no_valid_mapping" : "interrupted";
+  if (run.stopped_while_loading) result["stopped_while_loading"] = true;
   return result;
 }
 
@@ -554,6 +559,7 @@ void check_result_document(const Json& r, const std::string& file) {
   for (std::size_t i = 0; i < objectives.size(); ++i) string(objectives[i], root.key("objectives").index(i));
   boolean(member(r, "partial", root), root.key("partial"));
   string_if(r, "status", root);
+  if (r.contains("stopped_while_loading")) boolean(r["stopped_while_loading"], root.key("stopped_while_loading"));
   keep_rates(member(r, "keep_rates", root), root.key("keep_rates"));
 
   const At pl = root.key("per_layer");

@@ -31,6 +31,9 @@ struct RunProvenance {
   /// Vela's --optimise: "Performance" chooses the front's least-cycles point, "Size" its least-SRAM
   /// point; empty: the best by the first objective (the front's first point).
   std::string optimise;
+  /// Stopped (--time-limit, Ctrl-C) while the workload loaded: no layer was read or mapped
+  /// (result.json's `stopped_while_loading`).
+  bool stopped_while_loading = false;
 };
 
 /// Builds result.json from a finished (or interrupted) search.

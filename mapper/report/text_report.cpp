@@ -523,7 +523,10 @@ std::string outcome_block(const Json& r) {
     std::size_t with = 0;
     for (const auto& l : r["per_layer"]) with += l["pmappings"].get<std::size_t>() > 0 ? 1 : 0;
     const std::string text =
-        r.contains("join") ? "Stopped (--time-limit or Ctrl-C) during the join, before it had completed a mapping of the whole "
+        r.value("stopped_while_loading", false)
+            ? std::string("Stopped (--time-limit or Ctrl-C) while loading the workload, before any layer was mapped: "
+                          "there is no mapping to report. Allow more time.")
+        : r.contains("join") ? "Stopped (--time-limit or Ctrl-C) during the join, before it had completed a mapping of the whole "
                              "network: there is no mapping to report. Allow more time, or see docs/troubleshooting.md for faster settings."
                            : fmt::format("Stopped (--time-limit or Ctrl-C) during the per-layer stage ({} of {} have mappings so far), "
                                          "before the join: there is no mapping of the whole network to report yet.",

@@ -269,6 +269,52 @@ TEST(WeightEncoding, BadInputThrowsUserError) {
   EXPECT_THROW(packed_bias_scale_size(0, 1, 0), common::UserError);
 }
 
+TEST(WeightEncoding, AHugeWeightTensorThatFitsItsBufferIsRefusedBeforeAllocating) {
+  // Issue 41: a weight tensor whose buffer holds all its 2048 x 32769 = 67,110,912 int8 weights (just
+  // over kMaxWeightElements = 2^26 = 67,108,864) was copied to 32-bit values (256 MiB), transposed and
+  // reordered, and a larger one ended in "out of memory" (exit 4). It is refused, naming the file,
+  // the operator and the field, before anything the size of the weights is allocated.
+  const std::int32_t o = 2048, i = 32769;
+  const std::size_t n = static_cast<std::size_t>(o) * static_cast<std::size_t>(i);
+  ASSERT_GT(static_cast<std::int64_t>(n), kMaxWeightElements);
+  Model m;
+  m.name = "huge.tflite";
+  m.bytes = std::make_shared<const std::string>(n, '\1');
+  m.operator_codes.push_back({BuiltinOperator::CONV_2D, "", 1});
+  m.buffers.resize(2);
+  m.buffers[1].data = std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(m.bytes->data()), n);
+  m.buffers[1].size = n;
+  Subgraph sg;
+  Tensor ifm;
+  ifm.name = "ifm";
+  ifm.shape = {1, 1, 1, i};
+  ifm.type = TensorType::INT8;
+  Tensor w;
+  w.name = "weights";
+  w.shape = {o, 1, 1, i};
+  w.type = TensorType::INT8;
+  w.buffer = 1;
+  sg.tensors = {ifm, w};
+  Operator op;
+  op.code = BuiltinOperator::CONV_2D;
+  op.inputs = {0, 1};
+  op.outputs = {0};
+  op.options = Conv2DOptions{};
+  sg.operators.push_back(op);
+  m.subgraphs.push_back(sg);
+  ASSERT_EQ(m.tensor_data(m.subgraphs[0].tensors[1]).size(), n);  // the buffer fits the shape
+  try {
+    operator_weight_input(m, 0, 0, OperatorWeightOptions{});
+    FAIL() << "accepted";
+  } catch (const common::UserError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("huge.tflite"), std::string::npos) << what;
+    EXPECT_NE(what.find("subgraphs[0].operators[0].inputs[1]"), std::string::npos) << what;
+    EXPECT_NE(what.find("67110912 elements, over the 67108864"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
 TEST(WeightBiasScale, Packing) {
   // 16 channels, one brick, one core: 160 bytes, already a multiple of 16: 16 elements, 160 bytes.
   EXPECT_EQ(packed_bias_scale_size(16, 1, 0).elements, 16);

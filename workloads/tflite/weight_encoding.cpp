@@ -1020,6 +1020,14 @@ WeightEncodingInput operator_weight_input(const Model& model, int subgraph, int 
   // TRANSPOSE_CONV's inputs are (output shape, weights, IFM[, bias]).
   const Tensor& ifm = tensor(transpose ? 2 : 0, "IFM");
   const Tensor& wt = tensor(1, "weight");
+  if (const std::int64_t n = wt.element_count(); n > kMaxWeightElements) {
+    // Checked before the 32-bit working copy (4 bytes per weight) and the reordered streams are allocated.
+    throw common::UserError({model.name, 0, 0}, where + ".inputs[1]",
+                            fmt::format("the weight tensor has {} elements, over the {} a weight tensor may have "
+                                        "(256 MiB as 32-bit values)",
+                                        n, kMaxWeightElements),
+                            "is the model corrupt? real layers have under 8 million weights");
+  }
   const std::span<const std::uint8_t> data = model.tensor_data(wt);
   if (data.empty()) bad("the weights are not constant");
   const int bits = tensor_type_bits(wt.type);

@@ -177,9 +177,16 @@ struct OperatorWeightOptions {
   bool first_layer_rewrite = true;
 };
 
+/// The most elements a weight tensor may have (2^26, 64 MiB of int8 weights): the encoder's working
+/// copy of them (32-bit values) is then at most 256 MiB, the .tflite reader's copy budget
+/// (ReadLimits::max_copied_bytes). A larger one is refused before anything is allocated (real
+/// layers have under 2^23).
+inline constexpr std::int64_t kMaxWeightElements = std::int64_t{1} << 26;
+
 /// The encoder input for the constant weights of operator `op_index` of subgraph `subgraph`
 /// (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV or FULLY_CONNECTED), after Vela's rewrites: DW with
 /// multiplier > 1 -> conv, 1x1 conv on a 1x1 IFM -> FC, first-layer stride 2 (docs/design/lowering/).
+/// Weights over kMaxWeightElements are a UserError naming the file, the operator and its weights.
 WeightEncodingInput operator_weight_input(const Model& model, int subgraph, int op_index,
                                           const OperatorWeightOptions& options);
 
