@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -339,14 +340,54 @@ std::string point_text(const Plot& p, const PlotPoint& q) {
                      common::format_bytes(q.offchip_bytes));
 }
 
+/// A panel's points, small, outlined, coloured by off-chip bytes, in the front's order. Up to 500 points
+/// each has a tooltip; above 2000 points, points falling on the same pixel are drawn once (the last,
+/// the one that would show), so the file stays small however large the front.
+std::string points_svg(const Plot& p, const Axes& a, const Frame& f, const Axis& xa, bool sizing) {
+  const std::size_t n = p.points.size();
+  const bool dense = n > 2000;
+  const double radius = n <= 200 ? 4.5 : dense ? 2.0 : 3.0;
+  const auto at = [&](std::size_t i) {
+    const PlotPoint& q = p.points[i];
+    return std::array<double, 2>{f.x(xa, sizing ? q.sram_bytes : q.offchip_bytes), f.y(a.latency, q.cycles)};
+  };
+  std::map<std::pair<long, long>, std::size_t> last;
+  if (dense) {
+    for (std::size_t i = 0; i < n; ++i) last[{std::lround(at(i)[0]), std::lround(at(i)[1])}] = i;
+  }
+  std::string out = fmt::format("<g stroke=\"#222\" stroke-width=\"{}\">\n", dense ? 0.25 : 0.5);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::array<double, 2> xy = at(i);
+    const std::string fill = colour(a.colour.frac(p.points[i].offchip_bytes));
+    if (dense) {
+      if (last[{std::lround(xy[0]), std::lround(xy[1])}] != i) continue;
+      out += fmt::format("<circle class=\"point\" cx=\"{:.0f}\" cy=\"{:.0f}\" r=\"{}\" fill=\"{}\"/>\n", xy[0], xy[1], radius, fill);
+      continue;
+    }
+    out += fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"", xy[0], xy[1], radius, fill);
+    out += n <= 500 ? fmt::format("><title>#{}: {}</title></circle>\n", i, point_text(p, p.points[i])) : std::string("/>\n");
+  }
+  out += "</g>\n";
+  return out;
+}
+
 /// Panel 1's staircase and the arch's SRAM capacity (a dashed line, or a note when off the scale).
 std::string staircase_svg(const Plot& p, const Axes& a, const Frame& f) {
   const Axis& xa = a.sram;
   std::string out;
-  const std::vector<StairStep> steps = sizing_staircase(p.points);
-  std::string d = fmt::format("M {:.1f} {:.1f}", f.x(xa, steps[0].sram_bytes), f.y(a.latency, steps[0].cycles));
-  for (std::size_t k = 1; k < steps.size(); ++k)
-    d += fmt::format(" H {:.1f} V {:.1f}", f.x(xa, steps[k].sram_bytes), f.y(a.latency, steps[k].cycles));
+  // Its corners in pixels; a step less than half a pixel right of the previous corner drops there
+  // instead (invisible, and a front of thousands of steps stays a short path).
+  std::vector<std::array<double, 2>> corners;
+  for (const StairStep& st : sizing_staircase(p.points)) {
+    const double x = f.x(xa, st.sram_bytes), y = f.y(a.latency, st.cycles);
+    if (!corners.empty() && x - corners.back()[0] < 0.5) {
+      corners.back()[1] = y;
+    } else {
+      corners.push_back({x, y});
+    }
+  }
+  std::string d = fmt::format("M {:.1f} {:.1f}", corners[0][0], corners[0][1]);
+  for (std::size_t k = 1; k < corners.size(); ++k) d += fmt::format(" H {:.1f} V {:.1f}", corners[k][0], corners[k][1]);
   d += fmt::format(" H {:.1f}", f.left + f.width);
   out += fmt::format("<path class=\"staircase\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.2\"/>\n", d, kStairColour);
   const std::string cap = common::format_bytes_short(p.capacity_bytes);
@@ -405,24 +446,14 @@ std::string panel_svg(const Plot& p, const Axes& a, bool sizing) {
   out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", f.left, f.top, f.width,
                      f.height);
   if (sizing) out += slack_lines_svg(p, a, f);
-  // Points: small, outlined; a tooltip each while the file stays small.
-  const std::size_t n = p.points.size();
-  const double radius = n <= 200 ? 4.5 : n <= 2000 ? 3.0 : 2.0;
-  out += fmt::format("<g stroke=\"#222\" stroke-width=\"{}\">\n", n <= 2000 ? 0.5 : 0.25);
-  for (std::size_t i = 0; i < n; ++i) {
-    const PlotPoint& q = p.points[i];
-    const double x = f.x(xa, sizing ? q.sram_bytes : q.offchip_bytes), y = f.y(a.latency, q.cycles);
-    out += fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"", x, y, radius, colour(a.colour.frac(q.offchip_bytes)));
-    out += n <= 500 ? fmt::format("><title>#{}: {}</title></circle>\n", i, point_text(p, q)) : std::string("/>\n");
-  }
-  out += "</g>\n";
+  out += points_svg(p, a, f, xa, sizing);
   if (sizing) out += staircase_svg(p, a, f);
   const auto mark = [&](Mark m, const PlotPoint& q, const char* cls, const std::string& what) {
     out += marker_svg(m, f.x(xa, sizing ? q.sram_bytes : q.offchip_bytes), f.y(a.latency, q.cycles), cls, what + ": " + point_text(p, q));
   };
   if (p.no_fusion) mark(Mark::NoFusion, *p.no_fusion, "no-fusion", "best without fusion");
   if (p.vela) mark(Mark::Vela, *p.vela, "vela", "Vela 2.1's schedule");
-  if (p.chosen < n) mark(Mark::Chosen, p.points[p.chosen], "chosen", fmt::format("chosen point #{}", p.chosen));
+  if (p.chosen < p.points.size()) mark(Mark::Chosen, p.points[p.chosen], "chosen", fmt::format("chosen point #{}", p.chosen));
   out += "</g>\n";
   return out;
 }
@@ -441,7 +472,7 @@ double colour_bar_svg(std::string& out, const Plot& p, const Axes& a, double top
                     })->offchip_bytes;
   if (!(hi > lo)) {
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"16\" height=\"16\" fill=\"{}\" stroke=\"black\" stroke-width=\"0.5\"/>\n", lx,
-                       top + 10, colour(0.0));
+                       top + 10, colour(a.colour.frac(lo)));
     out += fmt::format("<text class=\"legend\" x=\"{}\" y=\"{}\">all points: {}</text>\n", lx + 24, top + 23,
                        common::format_bytes(lo));
     return 40;
