@@ -41,7 +41,9 @@ std::string render_vela_comparison_csv(const nlohmann::ordered_json& result);
 std::string render_vela_layers_csv(const nlohmann::ordered_json& result);
 /// The per-layer table, time and totals of one front point (`mapper show --point N`); empty if absent.
 std::string render_point_text(const nlohmann::ordered_json& result, std::size_t point);
-/// front.svg: cycles vs off-chip bytes, SRAM as colour, chosen and no-fusion points marked.
+/// front.svg (front_svg.cpp): the sizing view, latency against peak SRAM with the staircase and off-chip
+/// bytes as colour, beside latency against off-chip bytes; the chosen point, the best mapping without
+/// fusion and Vela 2.1's schedule marked in both.
 std::string render_svg(const nlohmann::ordered_json& result);
 
 /// Throws common::UserError if `folder` already holds a result (runs never overwrite each other) or

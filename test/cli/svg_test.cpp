@@ -37,8 +37,9 @@ TEST(FrontSvg, TicksAreDistinctAndInHumanUnits) {
   const std::string svg = read_text(tmp / "out" / "front.svg");
   expect_distinct(texts_of_class(svg, "xtick"), "x ticks");
   expect_distinct(texts_of_class(svg, "ytick"), "y ticks");
-  EXPECT_NE(svg.find("latency (ms at 500 MHz)"), std::string::npos);
-  EXPECT_NE(svg.find("off-chip traffic (MiB)"), std::string::npos);
+  EXPECT_NE(svg.find("latency at 500 MHz (ms)"), std::string::npos);
+  EXPECT_NE(svg.find("off-chip traffic per inference (MiB)"), std::string::npos);
+  EXPECT_NE(svg.find("peak SRAM (KiB)"), std::string::npos);
   EXPECT_NE(svg.find("class=\"grid\""), std::string::npos);
   EXPECT_NE(svg.find("class=\"zoom\""), std::string::npos) << "a 0.04% spread must be marked";
   const std::vector<std::string> legend = texts_of_class(svg, "legend");
