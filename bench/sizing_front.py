@@ -24,12 +24,14 @@ def run(mapper, workload, preset, extra, threads, time_limit=None):
     cmd = [mapper, "-w", workload, "-a", preset, "-j", str(threads), "-q", "--keep-pareto", "-o", out + "/r"] + extra
     if time_limit:
         cmd += ["--time-limit", str(time_limit)]
+    rss_file = os.path.join(out, "rss")
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)  # this run's own peak RSS (KiB)
+    # GNU time reports the mapper's own peak RSS (KiB); the driver's rusage of a forked child would
+    # include this script's own memory.
+    rc = subprocess.run(["/usr/bin/time", "-q", "-f", "%M", "-o", rss_file] + cmd, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL).returncode
     wall = time.monotonic() - start
-    rc = os.waitstatus_to_exitcode(status)
-    rss = usage.ru_maxrss
+    rss = float(open(rss_file).read().split()[-1]) if os.path.exists(rss_file) else float("nan")
     path = os.path.join(out, "r", "result.json")
     doc = json.load(open(path)) if os.path.exists(path) else {}
     shutil.rmtree(out, ignore_errors=True)

@@ -156,6 +156,9 @@ struct JoinProgress {
   /// display has a fixed denominator; steps_total grows as each join's exact pass starts.
   std::atomic<std::uint64_t> steps_planned{0};
   std::atomic<std::uint64_t> rows_paired{0};
+  /// The running exact pass's estimate of the rows it has still to pair (pass.cpp), once it has one.
+  std::atomic<std::uint64_t> rows_to_come{0};
+  std::atomic<bool> rows_estimated{false};
 };
 
 /// Where the join runs. The result never depends on it (only a stop makes it partial).

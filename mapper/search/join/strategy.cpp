@@ -100,6 +100,7 @@ JoinResult join(const JoinProblem& problem, const JoinOptions& options, const Jo
     for (const JoinStepStats& st : quick.steps) {
       history.rows_paired += st.rows_paired;
       history.keys += st.groups_out;
+      history.step_rows.push_back(st.rows_paired);
     }
     if (!thinned) {
       // No key ever held more rows than the pass keeps: it was the exact join (bounded by the fronts
