@@ -277,8 +277,10 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
           const std::string left = done > 0 && join_started >= 0 && elapsed > join_started
                                        ? fmt::format("~{:.0f}s left", (elapsed - join_started) * (total - done) / done)
                                        : std::string("estimating");
-          return fmt::format("{} join: {:.0f}/{:.0f} layer steps, {} rows paired, {:.1f}s elapsed, {}",
-                             report::progress_bar(done, total), done, total, progress.join.rows_paired.load(), elapsed, left);
+          const std::string to_come =
+              progress.join.rows_estimated.load() ? fmt::format(", ~{} to come", progress.join.rows_to_come.load()) : std::string();
+          return fmt::format("{} join: {:.0f}/{:.0f} layer steps, {} rows paired{}, {:.1f}s elapsed, {}",
+                             report::progress_bar(done, total), done, total, progress.join.rows_paired.load(), to_come, elapsed, left);
         },
         options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
     result = search::map_network(arch, workload, search_options, stop, &progress);

@@ -4,7 +4,9 @@
 // (issue 36: a speed-up that drops a row of the front, as the future SRAM floor did on the
 // concatenations of mlzoo__ssd_mobilenet_v3_int8, fails here). Values are compared (the objectives and
 // each point's peak SRAM): some speed-ups may choose another of several mappings with exactly equal
-// values.
+// values. With cycles,offchip_bytes,sram, the ε-front (ε = 0.01) with every speed-up on and with
+// each one switched off must ε-cover the exact front (every exact point x has a point y with
+// y_i <= (1 + ε) x_i) and hold each objective's least value.
 //
 // Opt-in, not part of the default ctest run: the folders come from the environment variable
 // NPUMAP_JOIN_CHECK_DIRS (separated by ';' or '|'); without it this binary holds no cases. Joins with
@@ -28,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -168,6 +171,75 @@ TEST_P(JoinSpeedupsOnRealNetworks, EachSwitchedOffGivesTheSameFront) {
         continue;
       }
       EXPECT_EQ(values(r, objectives), values(all_on, objectives)) << what << ": " << speedup_name(s) << " off";
+    }
+  }
+}
+
+/// The largest coverage ratio of `eps_front` over `exact` (1: every exact point is matched or beaten).
+double coverage(const JoinResult& eps_front, const JoinResult& exact, const std::vector<Objective>& objectives) {
+  double worst = 1.0;
+  for (const FrontPoint& x : exact.front) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const FrontPoint& y : eps_front.front) {
+      double ratio = 1.0;
+      for (Objective o : objectives) {
+        const double xv = x.objective(o), yv = y.objective(o);
+        ratio = std::max(ratio, yv <= xv ? 1.0 : (xv > 0.0 ? yv / xv : std::numeric_limits<double>::infinity()));
+      }
+      best = std::min(best, ratio);
+    }
+    worst = std::max(worst, best);
+  }
+  return worst;
+}
+
+TEST_P(JoinSpeedupsOnRealNetworks, EpsilonFrontCoversTheExactFrontWithEachSwitchedOff) {
+  const Case& c = GetParam();
+  const arch::Arch a = arch::load_arch(c.preset);
+  tflite::ImportOptions import;
+  import.accelerator_config = a.accel.name;
+  const workloads::Workload w = tflite::load_network(c.path, import);
+  const std::vector<Objective> objectives{Objective::Cycles, Objective::OffchipBytes, Objective::Sram};
+  const double eps = 0.01;
+  const std::string what = c.path + " on " + c.preset + " with cycles,offchip_bytes,sram";
+  StageOptions so;
+  so.objectives = objectives;
+  so.threads = 2;
+  const StageResult stage = run_per_layer(a, w, so);
+  for (const LayerResult& lr : stage.layers) {
+    std::size_t rows = 0;
+    for (const auto& g : lr.groups) rows += g.rows.size();
+    if (rows == 0) return;  // no valid mapping: nothing to join
+  }
+  const JoinProblem problem = make_join_problem(a, w, stage, true);
+  JoinOptions options;
+  options.objectives = objectives;
+  const JoinResult exact = bounded_join(problem, options, kMaxRowsPaired);
+  if (exact.partial) {
+    std::printf("left out (more than %llu rows paired by the exact front): %s\n", static_cast<unsigned long long>(kMaxRowsPaired),
+                what.c_str());
+    return;
+  }
+  for (int i = -1; i < kNumSpeedups; ++i) {
+    JoinOptions o = options;
+    o.epsilon = eps;
+    const std::string which = i < 0 ? std::string("every speed-up on") : std::string(speedup_name(static_cast<Speedup>(i))) + " off";
+    if (i >= 0) {
+      if (static_cast<Speedup>(i) == Speedup::Collapse) continue;
+      o.speedups.set(static_cast<Speedup>(i), false);
+    }
+    const JoinResult r = bounded_join(problem, o, kMaxRowsPairedOff);
+    if (r.partial) {
+      std::printf("left out (more than %llu rows paired, ε-front with %s): %s\n", static_cast<unsigned long long>(kMaxRowsPairedOff),
+                  which.c_str(), what.c_str());
+      continue;
+    }
+    EXPECT_LE(coverage(r, exact, objectives), (1.0 + eps) * (1.0 + 1e-12)) << what << ", ε-front with " << which;
+    for (Objective obj : objectives) {
+      double least_exact = std::numeric_limits<double>::infinity(), least = std::numeric_limits<double>::infinity();
+      for (const FrontPoint& p : exact.front) least_exact = std::min(least_exact, p.objective(obj));
+      for (const FrontPoint& p : r.front) least = std::min(least, p.objective(obj));
+      EXPECT_EQ(least, least_exact) << what << ", ε-front with " << which << ": least " << objective_name(obj);
     }
   }
 }

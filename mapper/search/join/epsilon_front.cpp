@@ -25,27 +25,16 @@ std::string epsilon_guarantee(double epsilon) {
 namespace join_internal {
 namespace {
 
-/// The largest power of two at most x; 0 when x is not positive.
-double power_of_two_at_most(double x) {
-  if (!(x > 0.0) || !std::isfinite(x)) return 0.0;
-  int e = 0;
-  std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
-  return std::ldexp(1.0, e - 1);
-}
-
-double round_up(double v, double step) { return step > 0.0 ? std::ceil(v / step) * step : v; }
-
-/// A problem derived from another: the same tensors and groups, each group's rows rounded and
-/// thinned; origin[s][g][r] is row r's index in the original group.
+/// A problem derived from another: the same tensors and groups, each group's rows thinned; origin[s][g][r] is row r's index in the original group.
 struct Derived {
   JoinProblem problem;
   std::vector<std::vector<std::vector<std::uint32_t>>> origin;
 };
 
-/// `p` with each row's summed objectives rounded up to multiples of `step` (per Column; 0: as they
-/// are), and the rows of each group that the rounding leaves dominated or equal in those objectives
-/// and the row's own SRAM dropped (the first of equal rows kept).
-Derived rounded_problem(const JoinProblem& p, const std::vector<Objective>& objectives, const double (&step)[4]) {
+/// `p` with the rows of each group that are dominated or equal in the summed objectives and the row's
+/// own SRAM dropped (the first of equal rows kept): each of their merges is dominated or equal to the
+/// kept row's merge in the same key.
+Derived thinned_problem(const JoinProblem& p, const std::vector<Objective>& objectives) {
   Derived d;
   d.problem.tensors = p.tensors;
   d.problem.arena_is_sram = p.arena_is_sram;
@@ -65,12 +54,7 @@ Derived rounded_problem(const JoinProblem& p, const std::vector<Objective>& obje
     d.origin[s].resize(in.groups.size());
     for (std::size_t g = 0; g < in.groups.size(); ++g) {
       const PmappingGroup& pg = in.groups[g];
-      std::vector<PmappingRow> rows = pg.rows;
-      for (PmappingRow& r : rows) {
-        r.cycles = round_up(r.cycles, step[static_cast<int>(Column::Cycles)]);
-        r.offchip_bytes = round_up(r.offchip_bytes, step[static_cast<int>(Column::OffchipBytes)]);
-        r.energy_pj = round_up(r.energy_pj, step[static_cast<int>(Column::Energy)]);
-      }
+      const std::vector<PmappingRow>& rows = pg.rows;
       std::vector<double> values;
       values.reserve(rows.size() * k);
       for (const PmappingRow& r : rows) {
@@ -214,37 +198,26 @@ JoinResult epsilon_join(const JoinProblem& problem, const JoinOptions& options, 
   JoinOptions exact = options;
   exact.epsilon = 0.0;
   exact.sram_grid_ratio = 0.0;
+  exact.step_slack = 0.0;
   if (options.objectives.empty() || problem.steps.empty()) return join(problem, exact, run);
   JoinRunContext quiet = run;
   quiet.progress = nullptr;
   Extremes ext = find_extremes(problem, exact, quiet);
   if (ext.failed) return std::move(*ext.failed);
-  // Step 2: the grids, from the least values (the extremes) and the layers that add to each sum.
+  // Step 2: the SRAM grid from the least peak, and the slack of each step's pruning.
   const double half = epsilon_half_ratio(options.epsilon) - 1.0;
-  double step[4] = {0.0, 0.0, 0.0, 0.0};
-  JoinOptions rounded_options = exact;
+  JoinOptions slack_options = exact;
+  slack_options.step_slack = half;
   for (std::size_t j = 0; j < options.objectives.size(); ++j) {
-    const Objective o = options.objectives[j];
-    const double least = ext.points[j].objective(o);
-    if (o == Objective::Sram) {
-      rounded_options.sram_grid_ratio = half;
-      // Peaks are whole bytes: with a least peak of 0 (ethos-u65: the arena off-chip), every other peak
-      // is at least 1 byte, and the grid starts there (0 stays 0).
-      rounded_options.sram_grid_base = least > 0.0 ? least : 1.0;
-      continue;
-    }
-    std::size_t layers = 0;
-    for (const JoinStep& s : problem.steps) {
-      bool adds = false;
-      for (const PmappingGroup& g : s.groups) {
-        for (const PmappingRow& r : g.rows) adds = adds || r.value(column_of(o)) != 0.0;
-      }
-      layers += adds ? 1 : 0;
-    }
-    if (layers > 0) step[static_cast<int>(column_of(o))] = power_of_two_at_most(half * least / static_cast<double>(layers));
+    if (options.objectives[j] != Objective::Sram) continue;
+    const double least = ext.points[j].objective(Objective::Sram);
+    slack_options.sram_grid_ratio = half;
+    // Peaks are whole bytes: with a least peak of 0 (ethos-u65: the arena off-chip), every other peak
+    // is at least 1 byte, and the grid starts there (0 stays 0).
+    slack_options.sram_grid_base = least > 0.0 ? least : 1.0;
   }
-  const Derived d = rounded_problem(problem, options.objectives, step);
-  JoinResult r = join(d.problem, rounded_options, run);
+  const Derived d = thinned_problem(problem, options.objectives);
+  JoinResult r = join(d.problem, slack_options, run);
   std::vector<FrontPoint> extremes;
   for (const FrontPoint& p : ext.points) extremes.push_back(p);
   if (r.partial) {

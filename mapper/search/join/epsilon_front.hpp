@@ -10,20 +10,16 @@
 //     lexicographic least); for peak SRAM, the join on SRAM alone gives the least peak P*, then
 //     join_best of the other objectives with the capacity set to P* (every feasible mapping then has
 //     peak P*).
-//  2. Rounding once: every layer row's value in a summed objective i is rounded up to a multiple of
-//     δ_i, the largest power of two at most ε1 · LB_i / n_i (LB_i the least value found in 1, n_i the
-//     layers with a non-zero value in i); rows of a group that the rounding makes dominated or equal
-//     are dropped (they are dominated or equal in every merge). Peak SRAM is kept on a log grid of
-//     ratio 1 + ε1 from P* (JoinOptions::sram_grid_ratio): the SRAM in use at each step is rounded up
-//     to the next level before it enters the peak, and a monotone rounding commutes with the maximum,
-//     so the rounded peak of a mapping is its true peak rounded up, at most (1 + ε1) times it (every
-//     peak is at least P*; with P* = 0 the grid starts at 1 byte, the least positive peak, and 0
-//     stays 0). The exact join then runs on these values:
-//     it is the exact front of a problem whose objectives are monotone in the true ones, so every rule
-//     of the join stays exact for it. A mapping's rounded sum is at most its true sum + n_i δ_i <=
-//     (1 + ε1) f_i. For x on the true front, the rounded front holds y with R(y) <= R(x), so
-//     f(y) <= R(y) <= R(x) <= (1 + ε1) f(x). Multiples of a power of two add exactly, so equal
-//     rounded sums compare equal.
+//  2. Peak SRAM on a log grid of ratio 1 + ε1 from P* (JoinOptions::sram_grid_ratio): the SRAM in
+//     use at each step is rounded up to the next level before it enters the peak, and a monotone
+//     rounding commutes with the maximum, so the rounded peak of a mapping is its true peak rounded
+//     up, at most (1 + ε1) times it (every peak is at least P*; with P* = 0 the grid starts at 1 byte,
+//     the least positive peak, and 0 stays 0). Each step's pruning compares the sums on cells of ratio
+//     1 + η, (1 + η)^s = 1 + ε1 over the s steps, of the value plus the least any completion adds
+//     (JoinOptions::step_slack, StepSlack in tolerance_grid.hpp); the rules stay on, and the quick
+//     passes' mappings (which the incumbent bound drops rows for) are returned with the front. So for
+//     x on the true front some returned y has sums within 1 + ε1 of x's and a rounded peak at most x's
+//     (the proof: docs/design/search.md "ε-front").
 //  3. True values: each point's sums are added again from the true rows in step order (the exact
 //     join's own order, so the values are bit-identical to the exact join's) and its peak is
 //     point_memory's maximum.

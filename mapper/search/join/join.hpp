@@ -135,6 +135,12 @@ struct JoinOptions {
   /// monotone, so it commutes with the maximum and its error does not compound.
   double sram_grid_ratio = 0.0;
   double sram_grid_base = 0.0;
+  /// Internal to the ε-front (0: none): the pruning of each of the s steps compares the summed columns
+  /// on cells of ratio 1 + η, (1 + η)^s = 1 + step_slack, of the value plus the least any completion
+  /// adds (tolerance_grid.hpp, StepSlack), so that the front's sums are within 1 + step_slack of the
+  /// exact front's. The exact speed-ups stay on; join() then also returns the quick passes' complete
+  /// mappings (the incumbents) with the front, since a row the incumbent bound drops is covered by one.
+  double step_slack = 0.0;
   JoinSpeedups speedups;
 };
 
@@ -150,6 +156,9 @@ struct JoinProgress {
   /// display has a fixed denominator; steps_total grows as each join's exact pass starts.
   std::atomic<std::uint64_t> steps_planned{0};
   std::atomic<std::uint64_t> rows_paired{0};
+  /// The running exact pass's estimate of the rows it has still to pair (pass.cpp), once it has one.
+  std::atomic<std::uint64_t> rows_to_come{0};
+  std::atomic<bool> rows_estimated{false};
 };
 
 /// Where the join runs. The result never depends on it (only a stop makes it partial).

@@ -33,6 +33,7 @@ namespace npumap::search::join_internal {
 struct PassHistory {
   std::uint64_t rows_paired = 0;
   std::uint64_t keys = 0;  ///< groups out, summed over the steps
+  std::vector<std::uint64_t> step_rows;  ///< rows paired per step (the progress line's estimate)
 };
 
 class KeyBoundSets {

@@ -48,7 +48,7 @@ class KeyMerge {
   /// Merges every unit; the table is pruned when it has grown, but not at the end.
   MergeAcc run() const;
   /// Prunes the table to the key's front.
-  void prune(MergeAcc& acc) const { acc.dropped += prune_rows(acc.rows, key_, ctx_.grid, ctx_.obj.sram_tiebreak()); }
+  void prune(MergeAcc& acc) const { acc.dropped += prune_rows(acc.rows, key_, ctx_.grid, ctx_.slack(step_.s), ctx_.obj.sram_tiebreak()); }
   /// Drops the rows the incumbent bound drops (each row checked once per step).
   void bound_filter(MergeAcc& acc) const;
   /// Prunes, bounds and refreshes the snapshot when the table has doubled since the last pruning.

@@ -37,6 +37,27 @@ std::vector<FrontPoint> final_front(const PassContext& ctx, const std::vector<Le
   return front;
 }
 
+/// The rows the exact pass has still to pair, for a progress display: the last quick pass's rows of the
+/// steps to come, scaled by how many more rows the exact pass paired than it on the steps done (without
+/// a quick pass: the rows per step so far times the steps to come).
+void estimate_rows_to_come(const JoinResult& result, const PassHistory& history, JoinProgress& progress) {
+  const std::size_t done = result.steps.size();
+  double exact = 0.0;
+  for (const JoinStepStats& st : result.steps) exact += static_cast<double>(st.rows_paired);
+  double estimate = 0.0;
+  if (history.step_rows.size() > done) {
+    double quick_done = 0.0;
+    double quick_rest = 0.0;
+    for (std::size_t s = 0; s < history.step_rows.size(); ++s) (s < done ? quick_done : quick_rest) += static_cast<double>(history.step_rows[s]);
+    estimate = quick_rest * (quick_done > 0.0 ? std::max(1.0, exact / quick_done) : 1.0);
+  } else {
+    const std::size_t total = std::max(done, history.step_rows.size());
+    estimate = done > 0 ? exact / static_cast<double>(done) * static_cast<double>(total - done) : 0.0;
+  }
+  progress.rows_to_come.store(static_cast<std::uint64_t>(estimate), std::memory_order_relaxed);
+  progress.rows_estimated.store(true, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 JoinResult join_pass(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& run, std::size_t beam,
@@ -56,6 +77,7 @@ JoinResult join_pass(const JoinProblem& problem, const JoinOptions& options, con
       result.partial = true;
       return result;
     }
+    if (beam == 0 && run.progress != nullptr) estimate_rows_to_come(result, history, *run.progress);
   }
   result.front = final_front(ctx, left, trace);
   return result;

@@ -92,6 +92,8 @@ struct PassContext {
   const std::size_t first_prune_rows;
   /// Rows a source needs for the dominance filter's pilot (JoinSpeedups::pilot_min_rows).
   const std::size_t pilot_min_rows;
+  /// Per step, the slack of its pruning (JoinOptions::step_slack; exact without it).
+  std::vector<StepSlack> slacks;
   /// Per tensor, the first step that reads it (num_steps: none).
   std::vector<int> first_consumer;
   mutable JoinArena arena;
@@ -99,6 +101,7 @@ struct PassContext {
   bool stop_requested() const { return run.stop.stop_requested(); }
   const JoinTensor& tensor(int t) const { return problem.tensors[static_cast<std::size_t>(t)]; }
   const JoinStep& step(int s) const { return problem.steps[static_cast<std::size_t>(s)]; }
+  const StepSlack& slack(int s) const { return slacks[static_cast<std::size_t>(s)]; }
   double reserved(int t, const TensorCompat& c) const {
     return static_cast<double>(reserved_bytes(tensor(t), c, problem.arena_is_sram));
   }

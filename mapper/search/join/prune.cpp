@@ -9,13 +9,14 @@ PruneScratch& prune_scratch() {
   return scratch;
 }
 
-std::size_t prune_rows(std::vector<PendingRow>& rows, const KeyColumns& key, const ToleranceGrid& grid, bool sram_tiebreak) {
+std::size_t prune_rows(std::vector<PendingRow>& rows, const KeyColumns& key, const ToleranceGrid& grid, const StepSlack& slack,
+                       bool sram_tiebreak) {
   const std::size_t n = rows.size();
   const std::vector<Column>& cols = key.cols;
   PruneScratch& x = prune_scratch();
   x.tab.resize(n * cols.size());
   for (std::size_t r = 0; r < n; ++r)
-    for (std::size_t c = 0; c < cols.size(); ++c) x.tab[r * cols.size() + c] = grid(key.value(rows[r].row, cols[c]));
+    for (std::size_t c = 0; c < cols.size(); ++c) x.tab[r * cols.size() + c] = slack(cols[c], grid(key.value(rows[r].row, cols[c])));
   if (sram_tiebreak) {
     x.tie.resize(n);
     for (std::size_t r = 0; r < n; ++r) x.tie[r] = key.value(rows[r].row, Column::Sram);

@@ -29,9 +29,10 @@ struct PruneScratch {
 };
 PruneScratch& prune_scratch();
 
-/// Keeps the Pareto front of `rows` under `key` (values through `grid`), in order; returns how many
-/// rows it dropped.
-std::size_t prune_rows(std::vector<PendingRow>& rows, const KeyColumns& key, const ToleranceGrid& grid, bool sram_tiebreak);
+/// Keeps the Pareto front of `rows` under `key` (values through `grid`, then the step's `slack`), in
+/// order; returns how many rows it dropped.
+std::size_t prune_rows(std::vector<PendingRow>& rows, const KeyColumns& key, const ToleranceGrid& grid, const StepSlack& slack,
+                       bool sram_tiebreak);
 
 /// The indices of the Pareto front of `rows` on `cols`, with their exact values; with `tiebreak`, rows
 /// equal in every column keep the least peak SRAM. `table` is scratch.

@@ -69,6 +69,13 @@ JoinResult with_found_before_stop(JoinResult r, const std::vector<FrontPoint>& f
   return r;
 }
 
+/// With a step slack (JoinOptions::step_slack) the incumbent bound may drop a row whose completions a
+/// quick pass's mapping covers only within the slack: those mappings join the front (callers filter it).
+JoinResult with_incumbents(JoinResult r, const std::vector<FrontPoint>& found, const JoinOptions& options) {
+  if (options.step_slack > 0.0) r.front.insert(r.front.end(), found.begin(), found.end());
+  return r;
+}
+
 }  // namespace
 
 JoinResult join(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& run) {
@@ -93,19 +100,20 @@ JoinResult join(const JoinProblem& problem, const JoinOptions& options, const Jo
     for (const JoinStepStats& st : quick.steps) {
       history.rows_paired += st.rows_paired;
       history.keys += st.groups_out;
+      history.step_rows.push_back(st.rows_paired);
     }
     if (!thinned) {
       // No key ever held more rows than the pass keeps: it was the exact join (bounded by the fronts
       // before it, which is exact), so it is the answer.
       count_progress(run, quick);
-      return quick;
+      return with_incumbents(std::move(quick), found, options);
     }
     found.insert(found.end(), quick.front.begin(), quick.front.end());
     join_internal::add_incumbents(inc, quick, options.objectives);
   }
   JoinResult exact = timed_pass(problem, options, run, 0, &inc, clamp_cache, thinned, history);
   if (exact.partial) return with_found_before_stop(std::move(exact), found, options.objectives);
-  return exact;
+  return with_incumbents(std::move(exact), found, options);
 }
 
 JoinResult join_best(const JoinProblem& problem, const JoinOptions& given, const JoinRunContext& run) {

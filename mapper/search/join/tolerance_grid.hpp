@@ -13,11 +13,13 @@
 // the sibling bound, the incumbent bound) are off: they compare exact values and could drop a row the
 // grid would have kept as the representative of its cell.
 //
-// A guaranteed ε-front (issue 36) would replace this rule: round every per-layer value once, before the
-// join, to a multiple of δ_i (JoinProblem's groups rounded, the true values kept for the front), and run
-// the exact join on the rounded values; the grid's call sites (prune.cpp) are then left exact.
+// The guaranteed ε-front (issue 36, epsilon_front.hpp) uses StepSlack below instead: cells relative
+// to a lower bound of the final value, fixed per step, with a budget split over the steps.
 
+#include <array>
 #include <cmath>
+
+#include "mapper/search/objectives.hpp"
 
 namespace npumap::search::join_internal {
 
@@ -34,6 +36,28 @@ class ToleranceGrid {
 
  private:
   double log_step_;
+};
+
+/// The ε-front's slack of one step (JoinOptions::step_slack; docs/design/search.md "ε-front"): while
+/// a key's rows are pruned, a summed column's value v is compared as its cell on a log grid of ratio
+/// 1 + η, ceil(log(v + F) / log(1 + η)), where F is the least any completion of the step adds to that
+/// column. Rows in one cell compare as equal; since the cells are fixed for the step, whatever the
+/// pruning keeps in place of a row r is at most r's cell in every column, so for every completion c,
+/// kept + c <= (1 + η)(r + c). The peak and cascade columns compare exactly.
+class StepSlack {
+ public:
+  StepSlack() = default;
+  StepSlack(double eta, const std::array<double, 5>& least_rest) : log_step_(eta > 0.0 ? std::log1p(eta) : 0.0), rest_(least_rest) {}
+  bool exact() const { return log_step_ == 0.0; }
+  double operator()(Column c, double v) const {
+    if (log_step_ == 0.0 || c == Column::Sram || c == Column::CascadeSram) return v;
+    const double x = v + rest_[static_cast<std::size_t>(c)];
+    return x > 0.0 ? std::ceil(std::log(x) / log_step_) : -1e300;  // 0: below every cell
+  }
+
+ private:
+  double log_step_ = 0.0;
+  std::array<double, 5> rest_{};
 };
 
 }  // namespace npumap::search::join_internal
