@@ -128,6 +128,20 @@ std::optional<std::string> cpu_only_message(const workloads::Workload& w, const 
                      w.layers.size() == 1 ? std::string("1 operator") : fmt::format("{} operators", w.layers.size()), why, hint);
 }
 
+/// The search's options as the run's command line sets them (the time limit and stop token are the
+/// run's to add).
+search::SearchOptions search_options_of(const RunOptions& options) {
+  search::SearchOptions search_options;
+  search_options.objectives = options.objectives;
+  search_options.fusion = !options.no_fusion;
+  search_options.epsilon = options.epsilon;
+  search_options.per_layer_only = options.per_layer;
+  search_options.baseline_only = options.baseline_only;
+  search_options.vela_block_config_limit = options.block_config_limit;
+  search_options.threads = options.threads;
+  return search_options;
+}
+
 /// What every run records of its options (result.json's provenance).
 report::RunProvenance provenance_of(const RunOptions& options, const std::string& workload_path, const std::string& hash) {
   report::RunProvenance run;
@@ -166,13 +180,7 @@ void write_and_render(const RunOptions& options, const nlohmann::ordered_json& d
 int write_stopped_while_loading(const RunOptions& options, const arch::Arch& arch, const workloads::Workload& none,
                                 const std::string& hash, const std::filesystem::path& folder, bool numbered,
                                 std::ostream& out) {
-  search::SearchOptions search_options;
-  search_options.objectives = options.objectives;
-  search_options.fusion = !options.no_fusion;
-  search_options.epsilon = options.epsilon;
-  search_options.per_layer_only = options.per_layer;
-  search_options.baseline_only = options.baseline_only;
-  search_options.threads = options.threads;
+  search::SearchOptions search_options = search_options_of(options);
   search::SearchResult result;
   result.partial = true;
   result.status = search::SearchStatus::Interrupted;
@@ -245,14 +253,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
                options.keep_pareto ? "on" : "off", options.threads, options.seed,
                options.time_limit_s ? fmt::format("{:g} s", *options.time_limit_s) : std::string("none"), folder.string());
 
-  search::SearchOptions search_options;
-  search_options.objectives = options.objectives;
-  search_options.fusion = !options.no_fusion;
-  search_options.epsilon = options.epsilon;
-  search_options.per_layer_only = options.per_layer;
-  search_options.baseline_only = options.baseline_only;
-  search_options.vela_block_config_limit = options.block_config_limit;
-  search_options.threads = options.threads;
+  search::SearchOptions search_options = search_options_of(options);
 
   search::SearchProgress progress;
   search::SearchResult result;
