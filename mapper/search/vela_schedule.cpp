@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -16,8 +20,18 @@
 namespace npumap::search {
 namespace {
 
+/// Experiment switch (temporary).
+int exp_flag(const char* name, int def) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::atoi(v) : def;
+}
+
 /// Whether every feature map of the group is in the arena (Vela keeps whole tensors there).
 bool all_in_arena(const PmappingGroup& g, bool spills) {
+  if (spills && exp_flag("NPUMAP_VELA_NOSRAMFM", 0))
+    return std::none_of(g.compat.begin(), g.compat.end(), [](const TensorCompat& c) { return c.residence == Residence::Sram; });
+  if (!spills && exp_flag("NPUMAP_VELA_U55FUSE", 0))
+    return true;  // U55: Arena or Rolling (Sram is not offered)
   return spills || std::all_of(g.compat.begin(), g.compat.end(),
                                [](const TensorCompat& c) { return c.residence == Residence::Arena; });
 }
@@ -138,6 +152,7 @@ bool template_has_compat(const Template& tpl, const std::vector<TensorCompat>& c
 std::vector<PmappingRow> vela_rows(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr,
                                    const std::vector<TensorCompat>& compat, int limit) {
   std::vector<PmappingRow> all;
+  std::vector<double> metric;
   const std::vector<std::uint32_t> order = vela_config_order(lr.space, limit);
   for (std::size_t ti = 0; ti < lr.space.templates.size() && ti < lr.jobs.size(); ++ti) {
     const Template& tpl = lr.space.templates[ti];
@@ -145,14 +160,20 @@ std::vector<PmappingRow> vela_rows(const arch::Arch& arch, const StageResult& st
     if (!vela_template(arch, lr.space, tpl) || !vela_bias(lr.space, tpl)) continue;
     PmappingRow like;
     like.job = lr.jobs[ti];
-    for (const std::uint32_t c : order) all.push_back(vela_candidate(arch, lr.space, tpl, like, c).row);
+    for (const std::uint32_t c : order) {
+      const VelaCandidate cand = vela_candidate(arch, lr.space, tpl, like, c);
+      all.push_back(cand.row);
+      metric.push_back(cand.metric);
+    }
   }
+  const bool by_metric = exp_flag("NPUMAP_VELA_ROWMETRIC", 0) != 0;
+  const auto key = [&](std::size_t i) { return by_metric ? metric[i] : all[i].cycles; };
   std::vector<PmappingRow> kept;
   for (std::size_t i = 0; i < all.size(); ++i) {
     bool beaten = false;
     for (std::size_t j = 0; j < all.size() && !beaten; ++j) {
-      const bool no_worse = all[j].cycles <= all[i].cycles && all[j].sram_bytes <= all[i].sram_bytes;
-      const bool better = all[j].cycles < all[i].cycles || all[j].sram_bytes < all[i].sram_bytes;
+      const bool no_worse = key(j) <= key(i) && all[j].sram_bytes <= all[i].sram_bytes;
+      const bool better = key(j) < key(i) || all[j].sram_bytes < all[i].sram_bytes;
       beaten = no_worse && (better || j < i);
     }
     if (!beaten) kept.push_back(all[i]);
@@ -290,7 +311,7 @@ double vela_score(const VelaWeights& w, const FrontPoint& p) {
 
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                          int block_config_limit, bool vela_templates, bool vela_layouts) {
-  JoinProblem problem = make_join_problem(arch, workload, stage, arch.spilling_enabled);
+  JoinProblem problem = make_join_problem(arch, workload, stage, arch.spilling_enabled || exp_flag("NPUMAP_VELA_U55FUSE", 0));
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     problem.steps[s].groups = vela_groups(arch, problem.steps[s].groups, stage, lr, block_config_limit, vela_templates,
@@ -324,18 +345,155 @@ std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workload
 
 namespace {
 
+/// Vela's pass metric of every row of `problem`, per step, group and row: 40 per cycle plus each
+/// memory's bytes times its bandwidth weight, of the pass as Vela's scheduler costs it (vela_candidate);
+/// 0 for a CPU operator. Rows of one (job, block config) share the pass, so each is costed once.
+std::vector<std::vector<std::vector<double>>> row_metrics(const arch::Arch& arch, const workloads::Workload& workload,
+                                                          const StageResult& stage, const JoinProblem& problem) {
+  std::vector<std::vector<std::vector<double>>> out(problem.steps.size());
+  for (std::size_t s = 0; s < problem.steps.size(); ++s) {
+    const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
+    std::map<std::pair<std::uint32_t, std::uint32_t>, double> cache;
+    for (const PmappingGroup& g : problem.steps[s].groups) {
+      std::vector<double>& m = out[s].emplace_back();
+      for (const PmappingRow& row : g.rows) {
+        if (lr.space.cpu) {
+          m.push_back(0.0);
+          continue;
+        }
+        const auto key = std::make_pair(row.job, row.candidate);
+        auto it = cache.find(key);
+        if (it == cache.end()) {
+          const Template& tpl = lr.space.templates[stage.jobs[row.job].template_index];
+          it = cache.emplace(key, vela_candidate(arch, lr.space, tpl, row, row.candidate).metric).first;
+        }
+        m.push_back(it->second);
+      }
+    }
+  }
+  return out;
+}
+
+/// Whether two templates make the same choices but for the rolling flags (which follow the placements).
+bool same_choices(const Template& a, const Template& b) {
+  return a.traversal == b.traversal && a.weights == b.weights && a.bias == b.bias && a.inputs == b.inputs &&
+         a.output == b.output && a.output_over_input == b.output_over_input;
+}
+
+/// Moves the point's step `s` to the row of its template and block config with feature map `slot` (an
+/// input index, or the output when `slot` equals the number of inputs) placed as `to`; false when the
+/// layer has no such template. Adds the group or row to the problem when it lacks them.
+bool replace_placement(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr, JoinProblem& problem,
+                       FrontPoint& point, std::size_t s, std::size_t slot, const FmChoice& to) {
+  const PmappingGroup& g = problem.steps[s].groups.at(point.group[s]);
+  const PmappingRow chosen = g.rows.at(point.row[s]);
+  Template want = lr.space.templates.at(stage.jobs[chosen.job].template_index);
+  if (slot < want.inputs.size()) want.inputs[slot] = to; else want.output = to;
+  std::size_t ti = 0;
+  while (ti < lr.space.templates.size() && !same_choices(lr.space.templates[ti], want)) ++ti;
+  if (ti == lr.space.templates.size() || ti >= lr.jobs.size() || stage.jobs[lr.jobs[ti]].template_index != ti) return false;
+  std::vector<TensorCompat> compat = g.compat;
+  compat.at(slot).residence = to.residence;
+  compat.at(slot).layout = to.layout;
+  std::vector<PmappingGroup>& groups = problem.steps[s].groups;
+  auto git = std::find_if(groups.begin(), groups.end(), [&](const PmappingGroup& x) { return x.compat == compat; });
+  if (git == groups.end()) git = groups.insert(groups.end(), PmappingGroup{compat, {}});
+  PmappingRow like = chosen;
+  like.job = lr.jobs[ti];
+  auto rit = std::find_if(git->rows.begin(), git->rows.end(),
+                          [&](const PmappingRow& r) { return r.job == like.job && r.candidate == chosen.candidate; });
+  if (rit == git->rows.end())
+    rit = git->rows.insert(git->rows.end(), vela_candidate(arch, lr.space, lr.space.templates[ti], like, chosen.candidate).row);
+  point.group[s] = static_cast<std::uint32_t>(git - groups.begin());
+  point.row[s] = static_cast<std::uint32_t>(rit - git->rows.begin());
+  return true;
+}
+
+/// Vela's use of the SRAM left after scheduling when the arena is off-chip (its
+/// use_fast_storage_for_feature_maps): each feature map passed between two cascaded passes on the NPU
+/// (produced by one, read only by NPU passes, not a network output) moves whole to SRAM, in order of
+/// the cascaded passes it spans (fewest first) then its size (largest first), wherever the SRAM in use
+/// at every step stays within the capacity. Block configs stay as scheduled.
+void fill_sram(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage, VelaBaseline& b) {
+  JoinProblem& problem = b.problem;
+  const std::size_t n = problem.steps.size();
+  const auto layer_of = [&](std::size_t s) -> const LayerResult& {
+    return stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
+  };
+  // The cascaded pass of each step: a step whose input arrives in a rolling buffer joins its producer's.
+  std::vector<int> cps(n, 0);
+  int next = -1;
+  for (std::size_t s = 0; s < n; ++s) {
+    const PmappingGroup& g = problem.steps[s].groups[b.point.group[s]];
+    int joined = -1;
+    for (std::size_t i = 0; i < problem.steps[s].inputs.size(); ++i) {
+      const int producer = problem.tensors[static_cast<std::size_t>(problem.steps[s].inputs[i])].producer_step;
+      if (g.compat[i].residence == Residence::Rolling && producer >= 0) joined = cps[static_cast<std::size_t>(producer)];
+    }
+    cps[s] = joined >= 0 ? joined : ++next;
+  }
+  struct Candidate {
+    int span = 0;
+    std::int64_t bytes = 0;
+    std::string name;
+    int tensor = -1;
+  };
+  std::vector<Candidate> candidates;
+  for (std::size_t t = 0; t < problem.tensors.size(); ++t) {
+    const JoinTensor& jt = problem.tensors[t];
+    if (jt.constant || jt.network_output || jt.producer_step < 0 || jt.last_consumer_step < 0) continue;
+    const auto p = static_cast<std::size_t>(jt.producer_step);
+    if (layer_of(p).space.cpu) continue;
+    const TensorCompat& pc = problem.steps[p].groups[b.point.group[p]].compat.back();
+    if (pc.residence != Residence::Arena || pc.over_input >= 0) continue;
+    bool ok = true;
+    int writers = 0;
+    for (std::size_t s = 0; s < n && ok; ++s) {
+      if (problem.steps[s].output == static_cast<int>(t)) ++writers;
+      const PmappingGroup& g = problem.steps[s].groups[b.point.group[s]];
+      for (std::size_t i = 0; i < problem.steps[s].inputs.size(); ++i) {
+        if (problem.steps[s].inputs[i] != static_cast<int>(t)) continue;
+        ok = ok && !layer_of(s).space.cpu && g.compat[i].residence == Residence::Arena && g.compat.back().over_input != static_cast<int>(i);
+      }
+    }
+    if (!ok || writers != 1) continue;
+    const std::int64_t bytes = pc.layout == Layout::Nhcwb16 ? jt.nhcwb16_bytes : jt.linear_bytes;
+    candidates.push_back({cps[static_cast<std::size_t>(jt.last_consumer_step)] - cps[p] + 1, bytes,
+                          workload.tensors.at(t).name, static_cast<int>(t)});
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
+    return std::tie(x.span, y.bytes, x.name) < std::tie(y.span, x.bytes, y.name);
+  });
+  for (const Candidate& c : candidates) {
+    const auto t = static_cast<std::size_t>(c.tensor);
+    const FrontPoint before = b.point;
+    const auto p = static_cast<std::size_t>(problem.tensors[t].producer_step);
+    const TensorCompat pc = problem.steps[p].groups[b.point.group[p]].compat.back();
+    const FmChoice to{Residence::Sram, pc.layout};
+    bool ok = replace_placement(arch, stage, layer_of(p), problem, b.point, p, problem.steps[p].inputs.size(), to);
+    for (std::size_t s = p + 1; s < n && ok; ++s)
+      for (std::size_t i = 0; i < problem.steps[s].inputs.size() && ok; ++i)
+        if (problem.steps[s].inputs[i] == c.tensor) ok = replace_placement(arch, stage, layer_of(s), problem, b.point, s, i, to);
+    if (ok) {
+      const PointMemory mem = point_memory(problem, b.point);
+      ok = std::all_of(mem.sram_bytes.begin(), mem.sram_bytes.end(),
+                       [&](double v) { return v <= static_cast<double>(problem.sram_capacity); });
+    }
+    if (!ok) b.point = before;
+  }
+}
+
 /// Vela's schedule with the shortlist of `block_config_limit` (0: every config); none if nothing joins.
 std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, const workloads::Workload& workload,
                                                      const StageResult& stage, const common::StopToken& stop,
                                                      int block_config_limit) {
-  // Vela's candidate metric weighs a byte of peak SRAM as 25 cycles (1,000 against 40) unless the
-  // arch spills: so least SRAM first, then cycles; with spilling, the least cycles (the feature maps
-  // in SRAM and the cascades it then builds make the join costlier, so one objective). The exact least
-  // of the weighted sum needs the whole front of three objectives, which costs far more than this
-  // bounded search (docs/design/vela-schedule.md).
-  JoinOptions options;
-  options.objectives = arch.spilling_enabled ? std::vector<Objective>{Objective::Cycles}
-                                             : std::vector<Objective>{Objective::Sram, Objective::Cycles};
+  // Vela's dynamic program keeps, pass by pass, the candidates with the least candidate metric: 40 per
+  // cycle, each byte moved weighted by its memory's bandwidth weight, and 1,000 per byte of peak SRAM
+  // (0 when the arch spills). The cycles and the bytes add up over the passes, so the join minimises
+  // their weighted sum exactly when each row's cycles are replaced by its pass metric (row_metrics):
+  // where the arch spills that single column is the whole metric; otherwise the peak SRAM is a
+  // maximum, so the join finds the front of (peak SRAM, metric) and the point with the least
+  // weighted sum is taken from it (docs/design/vela-schedule.md).
   JoinRunContext context;
   context.threads = 0;  // the caller's arena
   context.stop = stop;
@@ -344,14 +502,70 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
   // placements in any layout; then every template of the shortlisted arena groups.
   for (const int level : {2, 1, 0}) {
     VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2), {}};
-    JoinResult r = join_best(b.problem, options, context);
+    JoinProblem metric = b.problem;
+    const auto metrics = row_metrics(arch, workload, stage, b.problem);
+    // Vela schedules with every feature map between cascades in the arena (it moves some to SRAM only
+    // afterwards, fill_sram): the groups with a feature map whole in SRAM are left out of the join
+    // (kept in b.problem for the fill), unless a step has no other; origin maps the join's groups back.
+    std::vector<std::vector<std::uint32_t>> origin(metric.steps.size());
+    for (std::size_t s = 0; s < metric.steps.size(); ++s) {
+      std::vector<PmappingGroup> kept;
+      for (std::size_t g = 0; g < b.problem.steps[s].groups.size(); ++g) {
+        PmappingGroup group = b.problem.steps[s].groups[g];
+        const bool sram = std::any_of(group.compat.begin(), group.compat.end(),
+                                      [](const TensorCompat& c) { return c.residence == Residence::Sram; });
+        if (sram && exp_flag("NPUMAP_VELA_DPSRAM", 0) == 0) continue;
+        for (std::size_t r = 0; r < group.rows.size(); ++r) group.rows[r].cycles = metrics[s][g][r];
+        kept.push_back(std::move(group));
+        origin[s].push_back(static_cast<std::uint32_t>(g));
+      }
+      if (kept.empty()) {
+        origin[s].clear();
+        for (std::size_t g = 0; g < b.problem.steps[s].groups.size(); ++g) {
+          PmappingGroup group = b.problem.steps[s].groups[g];
+          for (std::size_t r = 0; r < group.rows.size(); ++r) group.rows[r].cycles = metrics[s][g][r];
+          kept.push_back(std::move(group));
+          origin[s].push_back(static_cast<std::uint32_t>(g));
+        }
+      }
+      metric.steps[s].groups = std::move(kept);
+    }
+    JoinOptions options;
+    options.objectives = weights.sram_byte == 0.0 ? std::vector<Objective>{Objective::Cycles}
+                                                  : std::vector<Objective>{Objective::Sram, Objective::Cycles};
+    JoinResult r = weights.sram_byte == 0.0 || exp_flag("NPUMAP_VELA_BEST", 0) ? join_best(metric, options, context)
+                                                                                : join(metric, options, context);
     if (r.partial) return std::nullopt;
     if (r.front.empty()) continue;
     std::size_t best = 0;
+    const auto score = [&](const FrontPoint& p) { return weights.sram_byte * p.peak_sram_bytes + p.cycles; };
     for (std::size_t i = 1; i < r.front.size(); ++i)
-      if (vela_score(weights, r.front[i]) < vela_score(weights, r.front[best])) best = i;
-    b.point = std::move(r.front[best]);
-    choose_vela_block_configs(arch, workload, stage, block_config_limit, b);
+      if (score(r.front[i]) < score(r.front[best])) best = i;
+    // The point's own costs: the rows' sums in step order, as the join adds them, and its peak SRAM.
+    b.point.group = r.front[best].group;
+    b.point.row = r.front[best].row;
+    for (std::size_t s = 0; s < b.point.group.size(); ++s) b.point.group[s] = origin[s][b.point.group[s]];
+    for (std::size_t s = 0; s < b.problem.steps.size(); ++s) {
+      const PmappingRow& row = b.problem.steps[s].groups[b.point.group[s]].rows[b.point.row[s]];
+      b.point.cycles = b.point.cycles + row.cycles;
+      b.point.offchip_bytes = b.point.offchip_bytes + row.offchip_bytes;
+      b.point.energy_pj = b.point.energy_pj + row.energy_pj;
+    }
+    const PointMemory mem = point_memory(b.problem, b.point);
+    for (const double bytes : mem.sram_bytes) b.point.peak_sram_bytes = std::max(b.point.peak_sram_bytes, bytes);
+    if (!exp_flag("NPUMAP_VELA_NOBC", 0)) choose_vela_block_configs(arch, workload, stage, block_config_limit, b);
+    if (arch.spilling_enabled && !exp_flag("NPUMAP_VELA_NOFILL", 0)) {
+      fill_sram(arch, workload, stage, b);
+      b.point.cycles = b.point.offchip_bytes = b.point.energy_pj = b.point.peak_sram_bytes = 0.0;
+      for (std::size_t s = 0; s < b.problem.steps.size(); ++s) {
+        const PmappingRow& row = b.problem.steps[s].groups[b.point.group[s]].rows[b.point.row[s]];
+        b.point.cycles = b.point.cycles + row.cycles;
+        b.point.offchip_bytes = b.point.offchip_bytes + row.offchip_bytes;
+        b.point.energy_pj = b.point.energy_pj + row.energy_pj;
+      }
+      const PointMemory after = point_memory(b.problem, b.point);
+      for (const double bytes : after.sram_bytes) b.point.peak_sram_bytes = std::max(b.point.peak_sram_bytes, bytes);
+    }
     return b;
   }
   return std::nullopt;
