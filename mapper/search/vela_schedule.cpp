@@ -197,12 +197,84 @@ bool vela_layouts_of(const LayerSpace& space, const std::vector<TensorCompat>& c
   return true;
 }
 
+/// Vela's groups of a layer, costed here rather than taken from the per-layer stage (which keeps one of
+/// equal rows and drops those its objectives rank worse, so a layer's Vela rows may be gone): per
+/// template of Vela's (vela_template, vela_bias) with every feature map in the arena, each config Vela
+/// tries, as the stage groups them: the row as it is and, where the template may roll a tensor, with
+/// that tensor as a rolling buffer (the consumer's IFM block height, the producer's OFM block height).
+/// A cascade streams its IFMs with the weights whole in SRAM (Vela's IfmStream), so a rolling variant
+/// never double-buffers its weights. Each group keeps the rows no other beats in both Vela's pass metric
+/// and own SRAM (the first of equal rows, in Vela's order).
+std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr, int limit) {
+  const std::vector<std::uint32_t> order = vela_config_order(lr.space, limit);
+  std::map<std::vector<TensorCompat>, std::pair<std::vector<PmappingRow>, std::vector<double>>> groups;
+  const LayerSpace& space = lr.space;
+  for (std::size_t ti = 0; ti < space.templates.size() && ti < lr.jobs.size(); ++ti) {
+    const Template& tpl = space.templates[ti];
+    if (stage.jobs[lr.jobs[ti]].template_index != ti) continue;
+    if (!vela_template(arch, space, tpl) || !vela_bias(space, tpl)) continue;
+    // A tensor not in the arena must be a rolling buffer (on U65 the rolling site is SRAM, NHCWB16).
+    const bool in_off = !tpl.inputs.empty() && tpl.inputs[0].residence != Residence::Arena;
+    const bool out_off = tpl.output.residence != Residence::Arena;
+    bool others = true;
+    for (std::size_t i = 1; i < tpl.inputs.size(); ++i) others = others && tpl.inputs[i].residence == Residence::Arena;
+    if (!others || (in_off && !tpl.input_may_roll[0]) || (out_off && !tpl.output_may_roll)) continue;
+    std::vector<TensorCompat> base;
+    for (int i = 0; i < space.num_inputs; ++i) base.push_back({tpl.inputs[static_cast<std::size_t>(i)].residence, tpl.inputs[static_cast<std::size_t>(i)].layout, 0});
+    base.push_back({tpl.output.residence, tpl.output.layout, 0, static_cast<std::int8_t>(tpl.output_over_input)});
+    PmappingRow like;
+    like.job = lr.jobs[ti];
+    for (const std::uint32_t c : order) {
+      const VelaCandidate cand = vela_candidate(arch, space, tpl, like, c);
+      const model::BlockConfig& bc = space.block_configs[c];
+      const int in_rows = tpl.input_may_roll[0] ? rolling_consumer_rows(arch, space, bc) : 0;
+      for (int in_roll = in_off ? 1 : 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll)
+        for (int out_roll = out_off ? 1 : 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
+          if ((in_roll != 0 || out_roll != 0) && tpl.weights == WeightPlacement::DoubleBuffer) continue;
+          std::vector<TensorCompat> key = base;
+          if (in_roll != 0) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(in_rows)};
+          if (out_roll != 0) key.back() = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(bc.ofm_h)};
+          auto& g = groups[key];
+          g.first.push_back(cand.row);
+          g.second.push_back(cand.metric);
+        }
+    }
+  }
+  std::vector<PmappingGroup> out;
+  for (auto& [compat, rows] : groups) {
+    const std::vector<PmappingRow>& all = rows.first;
+    const std::vector<double>& metric = rows.second;
+    PmappingGroup g{compat, {}};
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      bool beaten = false;
+      for (std::size_t j = 0; j < all.size() && !beaten; ++j) {
+        const bool no_worse = metric[j] <= metric[i] && all[j].sram_bytes <= all[i].sram_bytes;
+        const bool better = metric[j] < metric[i] || all[j].sram_bytes < all[i].sram_bytes;
+        beaten = no_worse && (better || j < i);
+      }
+      if (!beaten) g.rows.push_back(all[i]);
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 /// The groups of one step Vela could choose: all feature maps in the arena, rows whose block config
 /// is on the shortlist, with `templates` Vela's rows (vela_rows) and with `layouts` Vela's layouts.
 /// Falls back to Vela's rows in any layout, the shortlisted rows, the arena groups, then all groups,
 /// when a filter leaves none.
 std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups, const StageResult& stage,
                                        const LayerResult& lr, int limit, bool templates, bool layouts, bool spills) {
+  if (templates && !lr.space.cpu && exp_flag("NPUMAP_VELA_FRESH", 1) != 0) {
+    std::vector<PmappingGroup> kept, laid;
+    for (PmappingGroup& g : fresh_groups(arch, stage, lr, limit)) {
+      if (!all_in_arena(g, spills) || g.rows.empty()) continue;
+      if (layouts && vela_layouts_of(lr.space, g.compat)) laid.push_back(g);
+      kept.push_back(std::move(g));
+    }
+    if (!laid.empty()) return laid;
+    if (!kept.empty()) return kept;
+  }
   const std::vector<bool> listed = lr.space.cpu ? std::vector<bool>{} : in_shortlist(lr.space, limit);
   std::vector<PmappingGroup> arena, shortlisted, velas, laid_out;
   for (const PmappingGroup& g : groups) {
