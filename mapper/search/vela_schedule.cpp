@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <map>
 #include <string>
 #include <tuple>
@@ -20,18 +19,8 @@
 namespace npumap::search {
 namespace {
 
-/// Experiment switch (temporary).
-int exp_flag(const char* name, int def) {
-  const char* v = std::getenv(name);
-  return v != nullptr ? std::atoi(v) : def;
-}
-
 /// Whether every feature map of the group is in the arena (Vela keeps whole tensors there).
 bool all_in_arena(const PmappingGroup& g, bool spills) {
-  if (spills && exp_flag("NPUMAP_VELA_NOSRAMFM", 0))
-    return std::none_of(g.compat.begin(), g.compat.end(), [](const TensorCompat& c) { return c.residence == Residence::Sram; });
-  if (!spills && exp_flag("NPUMAP_VELA_U55FUSE", 0))
-    return true;  // U55: Arena or Rolling (Sram is not offered)
   return spills || std::all_of(g.compat.begin(), g.compat.end(),
                                [](const TensorCompat& c) { return c.residence == Residence::Arena; });
 }
@@ -152,7 +141,6 @@ bool template_has_compat(const Template& tpl, const std::vector<TensorCompat>& c
 std::vector<PmappingRow> vela_rows(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr,
                                    const std::vector<TensorCompat>& compat, int limit) {
   std::vector<PmappingRow> all;
-  std::vector<double> metric;
   const std::vector<std::uint32_t> order = vela_config_order(lr.space, limit);
   for (std::size_t ti = 0; ti < lr.space.templates.size() && ti < lr.jobs.size(); ++ti) {
     const Template& tpl = lr.space.templates[ti];
@@ -160,20 +148,14 @@ std::vector<PmappingRow> vela_rows(const arch::Arch& arch, const StageResult& st
     if (!vela_template(arch, lr.space, tpl) || !vela_bias(lr.space, tpl)) continue;
     PmappingRow like;
     like.job = lr.jobs[ti];
-    for (const std::uint32_t c : order) {
-      const VelaCandidate cand = vela_candidate(arch, lr.space, tpl, like, c);
-      all.push_back(cand.row);
-      metric.push_back(cand.metric);
-    }
+    for (const std::uint32_t c : order) all.push_back(vela_candidate(arch, lr.space, tpl, like, c).row);
   }
-  const bool by_metric = exp_flag("NPUMAP_VELA_ROWMETRIC", 0) != 0;
-  const auto key = [&](std::size_t i) { return by_metric ? metric[i] : all[i].cycles; };
   std::vector<PmappingRow> kept;
   for (std::size_t i = 0; i < all.size(); ++i) {
     bool beaten = false;
     for (std::size_t j = 0; j < all.size() && !beaten; ++j) {
-      const bool no_worse = key(j) <= key(i) && all[j].sram_bytes <= all[i].sram_bytes;
-      const bool better = key(j) < key(i) || all[j].sram_bytes < all[i].sram_bytes;
+      const bool no_worse = all[j].cycles <= all[i].cycles && all[j].sram_bytes <= all[i].sram_bytes;
+      const bool better = all[j].cycles < all[i].cycles || all[j].sram_bytes < all[i].sram_bytes;
       beaten = no_worse && (better || j < i);
     }
     if (!beaten) kept.push_back(all[i]);
@@ -259,19 +241,24 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
   return out;
 }
 
-/// The groups of one step Vela could choose: all feature maps in the arena, rows whose block config
-/// is on the shortlist, with `templates` Vela's rows (vela_rows) and with `layouts` Vela's layouts.
-/// Falls back to Vela's rows in any layout, the shortlisted rows, the arena groups, then all groups,
-/// when a filter leaves none.
+/// The groups of one step Vela could choose: with `templates`, Vela's groups costed afresh
+/// (fresh_groups; `fresh` tells whether the step has them), with `layouts` only those in Vela's
+/// layouts. Otherwise (or when the layer has none of Vela's) the stage's groups: all feature maps in
+/// the arena (any, where the arch spills), rows whose block config is on the shortlist, with
+/// `templates` Vela's rows (vela_rows) and with `layouts` Vela's layouts, falling back to Vela's rows
+/// in any layout, the shortlisted rows, the arena groups, then all groups, when a filter leaves none.
 std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups, const StageResult& stage,
-                                       const LayerResult& lr, int limit, bool templates, bool layouts, bool spills) {
-  if (templates && !lr.space.cpu && exp_flag("NPUMAP_VELA_FRESH", 1) != 0) {
+                                       const LayerResult& lr, int limit, bool templates, bool layouts, bool spills,
+                                       bool& fresh) {
+  fresh = false;
+  if (templates && !lr.space.cpu) {
     std::vector<PmappingGroup> kept, laid;
     for (PmappingGroup& g : fresh_groups(arch, stage, lr, limit)) {
       if (!all_in_arena(g, spills) || g.rows.empty()) continue;
       if (layouts && vela_layouts_of(lr.space, g.compat)) laid.push_back(g);
       kept.push_back(std::move(g));
     }
+    fresh = !laid.empty() || !kept.empty();
     if (!laid.empty()) return laid;
     if (!kept.empty()) return kept;
   }
@@ -303,19 +290,19 @@ std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector
 }
 
 /// Vela's block config per pass, for the templates and feature-map placements `b.point` chose: each
-/// layer outside a cascade takes, among the configs Vela tries, the one with the least pass metric
+/// layer outside a cascade whose rows are the stage's (not `fresh`: those are Vela's rows already) takes, among the configs Vela tries, the one with the least pass metric
 /// (plus 1,000 per byte by which its weight buffer would raise the peak SRAM, unless the arch
 /// spills), the first in Vela's order on a tie, as Vela's Pareto filter keeps the first of equal
 /// candidates. The per-layer stage keeps only one of a layer's equal rows (the first in enumeration
 /// order) and drops rows our objectives rank worse, so the join alone cannot make these choices.
 void choose_vela_block_configs(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                               int limit, VelaBaseline& b) {
+                               int limit, const std::vector<bool>& fresh, VelaBaseline& b) {
   const PointMemory memory = point_memory(b.problem, b.point);
   const double sram_weight = vela_weights(arch).sram_byte;
   const double peak = b.point.peak_sram_bytes;
   for (std::size_t s = 0; s < b.problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
-    if (lr.space.cpu) continue;
+    if (lr.space.cpu || (s < fresh.size() && fresh[s])) continue;
     PmappingGroup& g = b.problem.steps[s].groups.at(b.point.group[s]);
     if (std::any_of(g.compat.begin(), g.compat.end(), [](const TensorCompat& c) { return c.residence == Residence::Rolling; }))
       continue;  // a cascade's rolling buffers follow its members' block configs
@@ -382,12 +369,15 @@ double vela_score(const VelaWeights& w, const FrontPoint& p) {
 }
 
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                         int block_config_limit, bool vela_templates, bool vela_layouts) {
-  JoinProblem problem = make_join_problem(arch, workload, stage, arch.spilling_enabled || exp_flag("NPUMAP_VELA_U55FUSE", 0));
+                         int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps) {
+  JoinProblem problem = make_join_problem(arch, workload, stage, arch.spilling_enabled);
+  if (fresh_steps != nullptr) fresh_steps->assign(problem.steps.size(), false);
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
+    bool fresh = false;
     problem.steps[s].groups = vela_groups(arch, problem.steps[s].groups, stage, lr, block_config_limit, vela_templates,
-                                          vela_layouts, arch.spilling_enabled);
+                                          vela_layouts, arch.spilling_enabled, fresh);
+    if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh;
   }
   return problem;
 }
@@ -573,7 +563,8 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
   // Vela's weight placements and layouts first; when the layers' Vela rows do not join, Vela's
   // placements in any layout; then every template of the shortlisted arena groups.
   for (const int level : {2, 1, 0}) {
-    VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2), {}};
+    std::vector<bool> fresh;
+    VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2, &fresh), {}};
     JoinProblem metric = b.problem;
     const auto metrics = row_metrics(arch, workload, stage, b.problem);
     // Vela schedules with every feature map between cascades in the arena (it moves some to SRAM only
@@ -586,7 +577,7 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
         PmappingGroup group = b.problem.steps[s].groups[g];
         const bool sram = std::any_of(group.compat.begin(), group.compat.end(),
                                       [](const TensorCompat& c) { return c.residence == Residence::Sram; });
-        if (sram && exp_flag("NPUMAP_VELA_DPSRAM", 0) == 0) continue;
+        if (sram) continue;
         for (std::size_t r = 0; r < group.rows.size(); ++r) group.rows[r].cycles = metrics[s][g][r];
         kept.push_back(std::move(group));
         origin[s].push_back(static_cast<std::uint32_t>(g));
@@ -605,8 +596,7 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     JoinOptions options;
     options.objectives = weights.sram_byte == 0.0 ? std::vector<Objective>{Objective::Cycles}
                                                   : std::vector<Objective>{Objective::Sram, Objective::Cycles};
-    JoinResult r = weights.sram_byte == 0.0 || exp_flag("NPUMAP_VELA_BEST", 0) ? join_best(metric, options, context)
-                                                                                : join(metric, options, context);
+    JoinResult r = weights.sram_byte == 0.0 ? join_best(metric, options, context) : join(metric, options, context);
     if (r.partial) return std::nullopt;
     if (r.front.empty()) continue;
     std::size_t best = 0;
@@ -625,8 +615,8 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     }
     const PointMemory mem = point_memory(b.problem, b.point);
     for (const double bytes : mem.sram_bytes) b.point.peak_sram_bytes = std::max(b.point.peak_sram_bytes, bytes);
-    if (!exp_flag("NPUMAP_VELA_NOBC", 0)) choose_vela_block_configs(arch, workload, stage, block_config_limit, b);
-    if (arch.spilling_enabled && !exp_flag("NPUMAP_VELA_NOFILL", 0)) {
+    choose_vela_block_configs(arch, workload, stage, block_config_limit, fresh, b);
+    if (arch.spilling_enabled) {
       fill_sram(arch, workload, stage, b);
       b.point.cycles = b.point.offchip_bytes = b.point.energy_pj = b.point.peak_sram_bytes = 0.0;
       for (std::size_t s = 0; s < b.problem.steps.size(); ++s) {

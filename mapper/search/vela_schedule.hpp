@@ -12,6 +12,7 @@
 // (the design note lists the differences this leaves).
 
 #include <optional>
+#include <vector>
 
 #include "arch/arch.hpp"
 #include "common/stop_token.hpp"
@@ -58,7 +59,7 @@ inline constexpr int kVelaBlockConfigLimit = 16;
 /// would leave a step without groups is not applied to it.
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                          int block_config_limit = kVelaBlockConfigLimit, bool vela_templates = true,
-                         bool vela_layouts = true);
+                         bool vela_layouts = true, std::vector<bool>* fresh_steps = nullptr);
 
 /// Vela's schedule from a finished per-layer stage; none if no mapping fits or the stop fired.
 std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workloads::Workload& workload,
