@@ -9,24 +9,26 @@
 // Exact means within Vela's printing: cycles within 0.5 of the record's integer, SRAM within 0.05 KiB
 // of its one-decimal KiB. Vela's cycles are those of its NPU passes (velas_npu_pass_cycles). The
 // remaining differences, by cause:
-//   * the choice of strategy: Vela keeps the least of its weighted candidate metric through a dynamic
-//     program cut to 16 candidates per pass; we take least SRAM then cycles (least cycles when the
-//     arch spills) and, among those, the least metric, then per layer Vela's block config for the
-//     weight placement so chosen: a layer whose weight placement (weight or IFM streaming) differs
-//     from Vela's mostly has another block config and other cycles (most of the depthwise and
-//     convolution passes that differ), and this is why ours is faster on ssd_slim;
-//   * fully connected layers of basic_lstm (about 100 passes): Vela takes a deeper OFM block (fewer
-//     IFM re-reads) at more cycles than ours; our pass metric does not reproduce that choice (not
-//     yet understood);
-//   * elementwise passes with Vela's block config but other cycles (about 100): the residence or
-//     layout of an operand differs, on U65 mostly which feature maps are in SRAM (see SRAM below);
-//   * block configs in a cascade (rolling buffers): the join's, not re-chosen by Vela's metric;
-//   * cascades: Vela cascades a few passes where the arena is SRAM (U55), ours none there; on U65
-//     both cascade, Vela far more (280 passes against our 12 over all records): ours joins for the
-//     least cycles there, and Vela's rows without a rolling buffer, costed afresh, mostly beat a cascade;
-//   * SRAM: Vela's tensor allocator (alignment) versus our live-tensor sum; on U65 Vela fills the SRAM
-//     with feature maps after scheduling, we move one only where it saves cycles; where the stage
-//     dropped a layer's weight copy (in place dominates it), our SRAM lacks Vela's copy;
+//   * the choice where the arena is SRAM (U55): we take the exact least of Vela's candidate metric over
+//     our (peak SRAM, pass metric) front; Vela's dynamic program cuts its candidates to 16 per pass and
+//     counts SRAM its own way (a cascade's SRAM is its last pass's non-local tensors, its outputs, its
+//     first IFM, rolling buffers and weights, from live ranges taken before scheduling), so it may keep
+//     a schedule our accounting ranks worse: ours is faster on ssd_slim, vww2 and kws_micronet_m U55;
+//   * cascades where the arena is SRAM (U55): Vela cascades 40 passes over the 24 U55 records, ours
+//     none: with our SRAM accounting the exact least metric would cascade far more (a cascade saves
+//     SRAM, weighted 1,000 per byte), so the join there has no rolling buffers (see the design note);
+//   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
+//     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
+//     later than Vela's (not yet understood);
+//   * block configs of equal cost: among configs with the same metric (often H and W transposed,
+//     yolo-fastest U65) Vela's order of equal candidates is not reproduced for rolling buffers;
+//   * fully connected layers of basic_lstm on U65 (about 50 passes): Vela takes a deeper OFM block
+//     (fewer IFM re-reads) at more cycles than ours; not yet understood;
+//   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
+//     operand differs (on U65 which feature maps the SRAM fill moved);
+//   * SRAM: Vela's tensor allocator (alignment, fragmentation, its bisection of the fill's SRAM limit)
+//     versus our live-tensor sum; Vela's fill checks each cascaded pass's own SRAM figure, ours the
+//     SRAM in use at every step; where the stage dropped a layer's weight copy, our SRAM lacks it;
 //   * bias: Vela copies the bias of an IFM-streamed pass only where it fits, ours always.
 
 #include <array>
@@ -190,20 +192,21 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
               sram_within_10);
   EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
-  EXPECT_EQ(cycles_exact, 7);
-  EXPECT_EQ(cycles_within_5, 30);
+  EXPECT_EQ(cycles_exact, 9);
+  EXPECT_EQ(cycles_within_5, 32);
   EXPECT_EQ(cycles_within_15, 36);
-  EXPECT_EQ(sram_exact, 8);
-  EXPECT_EQ(sram_within_10, 20);
+  EXPECT_EQ(sram_exact, 11);
+  EXPECT_EQ(sram_within_10, 25);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
-  // placement does; Vela cascades 280 passes, mostly on U65, ours 12 (none where the arena is SRAM).
+  // placement or an operand's residence does; Vela cascades 280 passes (240 on U65), ours 236 (all on
+  // U65, none where the arena is SRAM).
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
-  EXPECT_EQ(passes.same_block, 3183);
-  EXPECT_EQ(passes.cycles_exact, 2978);
+  EXPECT_EQ(passes.same_block, 3246);
+  EXPECT_EQ(passes.cycles_exact, 3128);
   EXPECT_EQ(passes.vela_cascaded, 280);
-  EXPECT_EQ(passes.ours_cascaded, 12);
+  EXPECT_EQ(passes.ours_cascaded, 236);
 }
 
 }  // namespace
