@@ -4,12 +4,13 @@
 // Vela 2.1's scheduler ranks candidate schedules by one weighted sum of cycles, peak SRAM and bytes
 // moved (its candidate metric; vela_score) over per-pass choices of block config (a shortlist), weight
 // streaming or IFM streaming (weights double-buffered or whole in SRAM) and cascades (rolling buffers),
-// and where the arena is off-chip then moves feature maps to SRAM. This version joins our mapspace
-// restricted to those choices (vela_problem: the shortlist, Vela's weight placements, and feature maps
-// in the arena unless the arch spills) for its least SRAM then cycles (least cycles when the arch
-// spills), keeps the point with the least metric, then gives each layer outside a cascade the block
-// config Vela's pass metric picks for its chosen placements. Vela's 16-candidate Pareto cut is not modelled
-// (the design note lists the differences this leaves).
+// and where the arena is off-chip then moves feature maps to SRAM. This version builds the problem of
+// those choices with Vela's rows costed afresh (vela_problem), replaces each row's cycles by Vela's
+// pass metric (which adds up over passes) and joins for its least: exactly where the arch spills (one
+// additive column, no feature map whole in SRAM, no SRAM weight), else over the (peak SRAM, metric)
+// front without rolling buffers; where the arch spills it then moves feature maps to SRAM as Vela's
+// post-schedule pass does. Vela's 16-candidate cut and its own SRAM accounting are not modelled (the
+// design note lists the differences this leaves).
 
 #include <optional>
 #include <vector>
@@ -51,12 +52,13 @@ bool vela_template(const arch::Arch& arch, const LayerSpace& space, const Templa
 inline constexpr int kVelaBlockConfigLimit = 16;
 
 /// The join problem of Vela's mapspace: make_join_problem (fusion only where the arch spills), each
-/// step keeping only the groups whose feature maps are all in the arena (any, where the arch spills)
-/// and, in them, the rows whose block config is on Vela's shortlist of `block_config_limit` (0: every
-/// config) and, with `vela_templates`, Vela's rows: those of Vela's weight placement, traversal and
-/// bias placement (vela_template), costed afresh per config Vela tries; with `vela_layouts`, only the
-/// groups whose feature maps are NHCWB16 wherever the layer may use it (Vela's layouts); a filter that
-/// would leave a step without groups is not applied to it.
+/// step with, under `vela_templates`, Vela's groups costed afresh: per template of Vela's weight
+/// placement, traversal and bias placement (vela_template) with its feature maps in the arena or
+/// rolled (rolling buffers only where the arch spills), each config of Vela's shortlist of
+/// `block_config_limit` (0: every config), a rolling variant never double-buffering its weights;
+/// with `vela_layouts`, only the groups whose feature maps are NHCWB16 wherever the layer may use it
+/// (Vela's layouts). A layer without such groups keeps the stage's groups, filtered likewise where a
+/// filter leaves it any group. `fresh_steps`, if given, tells per step whether its groups are fresh.
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                          int block_config_limit = kVelaBlockConfigLimit, bool vela_templates = true,
                          bool vela_layouts = true, std::vector<bool>* fresh_steps = nullptr);
