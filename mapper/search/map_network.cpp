@@ -29,22 +29,24 @@ const std::vector<Objective>& vela_columns() {
   return columns;
 }
 
-/// Vela's schedule of `w` into r.vela: from the search's stage when it kept every column Vela reads,
-/// else from a stage of its own pruned on those, without rolling buffers (Vela's schedule has none),
-/// kept in r.vela_stage for the report. In the caller's arena, with the same stop.
+/// Vela's schedule of `w` into r.vela: from the search's stage when it kept every column Vela reads
+/// and offers rolling buffers where Vela's schedule has them (where the arch spills), else from a
+/// stage of its own pruned on those columns, kept in r.vela_stage for the report. In the caller's
+/// arena, with the same stop.
 void find_vela_schedule(const arch::Arch& arch, const workloads::Workload& w, const SearchOptions& options,
                         const common::StopToken& stop, SearchResult& r) {
   const bool stage_keeps_all = std::all_of(vela_columns().begin(), vela_columns().end(), [&](Objective o) {
     return std::find(options.objectives.begin(), options.objectives.end(), o) != options.objectives.end();
   });
-  if (stage_keeps_all || options.baseline_only) {  // a baseline-only stage is pruned on Vela's columns
+  const bool stage_rolls = options.fusion || !arch.spilling_enabled;
+  if ((stage_keeps_all && stage_rolls) || options.baseline_only) {  // a baseline-only stage is Vela's own
     r.vela = vela_schedule(arch, w, r.stage, stop, options.vela_block_config_limit);
     return;
   }
   StageOptions own;
   own.chunk_size = options.chunk_size;
   own.objectives = vela_columns();
-  own.space.fusion = false;
+  own.space.fusion = arch.spilling_enabled;  // Vela cascades (rolling buffers) only where the arch spills
   own.stop = stop;
   std::vector<LayerRef> refs;
   for (int l = 0; l < static_cast<int>(w.layers.size()); ++l) refs.push_back(LayerRef{&w, l});
@@ -145,9 +147,9 @@ MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const worklo
   stage_options.objectives = options.objectives;
   stage_options.space.fusion = options.fusion;
   stage_options.stop = stop;
-  if (options.baseline_only) {  // only Vela's schedule: its columns, no rolling buffers
+  if (options.baseline_only) {  // only Vela's schedule: its columns, rolling buffers where Vela cascades
     stage_options.objectives = vela_columns();
-    stage_options.space.fusion = false;
+    stage_options.space.fusion = arch.spilling_enabled;
   }
   const SharedStage shared =
       run_shared_stage(arch, refs, stage_options, progress != nullptr ? &progress->stage : nullptr, options.share_layers);
