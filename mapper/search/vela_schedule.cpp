@@ -451,12 +451,17 @@ bool replace_placement(const arch::Arch& arch, const StageResult& stage, const L
   const PmappingRow chosen = g.rows.at(point.row[s]);
   Template want = lr.space.templates.at(stage.jobs[chosen.job].template_index);
   if (slot < want.inputs.size()) want.inputs[slot] = to; else want.output = to;
+  // An output written over an input shares its placement: moving either ends the sharing.
+  const bool unshare = want.output_over_input >= 0 &&
+                       (slot == want.inputs.size() || static_cast<int>(slot) == want.output_over_input);
+  if (unshare) want.output_over_input = -1;
   std::size_t ti = 0;
   while (ti < lr.space.templates.size() && !same_choices(lr.space.templates[ti], want)) ++ti;
   if (ti == lr.space.templates.size() || ti >= lr.jobs.size() || stage.jobs[lr.jobs[ti]].template_index != ti) return false;
   std::vector<TensorCompat> compat = g.compat;
   compat.at(slot).residence = to.residence;
   compat.at(slot).layout = to.layout;
+  if (unshare) compat.back().over_input = -1;
   std::vector<PmappingGroup>& groups = problem.steps[s].groups;
   auto git = std::find_if(groups.begin(), groups.end(), [&](const PmappingGroup& x) { return x.compat == compat; });
   if (git == groups.end()) git = groups.insert(groups.end(), PmappingGroup{compat, {}});
@@ -507,7 +512,7 @@ void fill_sram(const arch::Arch& arch, const workloads::Workload& workload, cons
     const auto p = static_cast<std::size_t>(jt.producer_step);
     if (layer_of(p).space.cpu) continue;
     const TensorCompat& pc = problem.steps[p].groups[b.point.group[p]].compat.back();
-    if (pc.residence != Residence::Arena || pc.over_input >= 0) continue;
+    if (pc.residence != Residence::Arena) continue;
     bool ok = true;
     int writers = 0;
     for (std::size_t s = 0; s < n && ok; ++s) {
@@ -515,7 +520,7 @@ void fill_sram(const arch::Arch& arch, const workloads::Workload& workload, cons
       const PmappingGroup& g = problem.steps[s].groups[b.point.group[s]];
       for (std::size_t i = 0; i < problem.steps[s].inputs.size(); ++i) {
         if (problem.steps[s].inputs[i] != static_cast<int>(t)) continue;
-        ok = ok && !layer_of(s).space.cpu && g.compat[i].residence == Residence::Arena && g.compat.back().over_input != static_cast<int>(i);
+        ok = ok && !layer_of(s).space.cpu && g.compat[i].residence == Residence::Arena;
       }
     }
     if (!ok || writers != 1) continue;
