@@ -409,13 +409,18 @@ namespace {
 
 /// Vela's pass metric of every row of `problem`, per step, group and row: 40 per cycle plus each
 /// memory's bytes times its bandwidth weight, of the pass as Vela's scheduler costs it (vela_candidate);
-/// 0 for a CPU operator. Rows of one (job, block config) share the pass, so each is costed once.
+/// 0 for a CPU operator. Rows of one (job, block config) share the pass, so each is costed once. Each
+/// adds a millionth per place of its block config in Vela's order of the `limit` shortlist: Vela's
+/// Pareto filter keeps the first of equal candidates, which it generates in that order, so of
+/// schedules with equal metric the join then keeps the one with Vela's earlier configs (a tie-break
+/// far below the differences between real candidates).
 std::vector<std::vector<std::vector<double>>> row_metrics(const arch::Arch& arch, const workloads::Workload& workload,
-                                                          const StageResult& stage, const JoinProblem& problem) {
+                                                          const StageResult& stage, const JoinProblem& problem, int limit) {
   std::vector<std::vector<std::vector<double>>> out(problem.steps.size());
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     std::map<std::pair<std::uint32_t, std::uint32_t>, double> cache;
+    const std::vector<std::uint32_t> order = lr.space.cpu ? std::vector<std::uint32_t>{} : vela_config_order(lr.space, limit);
     for (const PmappingGroup& g : problem.steps[s].groups) {
       std::vector<double>& m = out[s].emplace_back();
       for (const PmappingRow& row : g.rows) {
@@ -427,7 +432,9 @@ std::vector<std::vector<std::vector<double>>> row_metrics(const arch::Arch& arch
         auto it = cache.find(key);
         if (it == cache.end()) {
           const Template& tpl = lr.space.templates[stage.jobs[row.job].template_index];
-          it = cache.emplace(key, vela_candidate(arch, lr.space, tpl, row, row.candidate).metric).first;
+          const auto at = std::find(order.begin(), order.end(), row.candidate);
+          const double tie = 1e-6 * static_cast<double>(at - order.begin());
+          it = cache.emplace(key, vela_candidate(arch, lr.space, tpl, row, row.candidate).metric + tie).first;
         }
         m.push_back(it->second);
       }
@@ -571,7 +578,7 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     std::vector<bool> fresh;
     VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2, &fresh), {}};
     JoinProblem metric = b.problem;
-    const auto metrics = row_metrics(arch, workload, stage, b.problem);
+    const auto metrics = row_metrics(arch, workload, stage, b.problem, block_config_limit);
     // Vela schedules with every feature map between cascades in the arena (it moves some to SRAM only
     // afterwards, fill_sram): the groups with a feature map whole in SRAM are left out of the join
     // (kept in b.problem for the fill), unless a step has no other; origin maps the join's groups back.

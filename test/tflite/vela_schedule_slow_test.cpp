@@ -20,8 +20,9 @@
 //   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
 //     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
 //     later than Vela's (not yet understood);
-//   * block configs of equal cost: among configs with the same metric (often H and W transposed,
-//     yolo-fastest U65) Vela's order of equal candidates is not reproduced for rolling buffers;
+//   * block configs in cascades of yolo-fastest and vww2 U65 (about 30 passes): another config of
+//     nearly equal metric (often H and W transposed) wins in our cost model (ties alone follow
+//     Vela's order of candidates);
 //   * fully connected layers of basic_lstm on U65 (about 50 passes): Vela takes a deeper OFM block
 //     (fewer IFM re-reads) at more cycles than ours; not yet understood;
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
@@ -195,15 +196,15 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   EXPECT_EQ(cycles_exact, 9);
   EXPECT_EQ(cycles_within_5, 32);
   EXPECT_EQ(cycles_within_15, 36);
-  EXPECT_EQ(sram_exact, 11);
-  EXPECT_EQ(sram_within_10, 25);
+  EXPECT_EQ(sram_exact, 12);
+  EXPECT_EQ(sram_within_10, 26);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (240 on U65), ours 236 (all on
   // U65, none where the arena is SRAM).
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
-  EXPECT_EQ(passes.same_block, 3246);
+  EXPECT_EQ(passes.same_block, 3281);
   EXPECT_EQ(passes.cycles_exact, 3128);
   EXPECT_EQ(passes.vela_cascaded, 280);
   EXPECT_EQ(passes.ours_cascaded, 236);
