@@ -20,9 +20,10 @@
 //   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
 //     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
 //     later than Vela's (not yet understood);
-//   * block configs in cascades of yolo-fastest and vww2 U65 (about 30 passes): another config of
-//     nearly equal metric (often H and W transposed) wins in our cost model (ties alone follow
-//     Vela's order of candidates);
+//   * block configs of yolo-fastest and vww2 on U65 (about 45 passes, most in cascades): Vela's is
+//     often ours with H and W transposed at equal cycles, or deeper (more OFM channels per block) at
+//     more cycles; our pass metric ranks them otherwise (its bytes; cause not yet found; exact ties
+//     follow Vela's order of candidates);
 //   * fully connected layers of basic_lstm on U65 (about 50 passes): Vela takes a deeper OFM block
 //     (fewer IFM re-reads) at more cycles than ours; not yet understood;
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
