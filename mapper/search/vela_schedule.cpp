@@ -364,10 +364,6 @@ VelaWeights vela_weights(const arch::Arch& arch) {
   return w;
 }
 
-double vela_score(const VelaWeights& w, const FrontPoint& p) {
-  return w.sram_byte * p.peak_sram_bytes + w.offchip_byte * p.offchip_bytes + w.cycle * p.cycles;
-}
-
 JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                          int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps) {
   JoinProblem problem = make_join_problem(arch, workload, stage, arch.spilling_enabled);

@@ -2,7 +2,7 @@
 // The schedule Vela 2.1 would choose, as a point of our mapspace (docs/design/vela-schedule.md).
 //
 // Vela 2.1's scheduler ranks candidate schedules by one weighted sum of cycles, peak SRAM and bytes
-// moved (its candidate metric; vela_score) over per-pass choices of block config (a shortlist), weight
+// moved (its candidate metric; VelaWeights) over per-pass choices of block config (a shortlist), weight
 // streaming or IFM streaming (weights double-buffered or whole in SRAM) and cascades (rolling buffers),
 // and where the arena is off-chip then moves feature maps to SRAM. This version builds the problem of
 // those choices with Vela's rows costed afresh (vela_problem), replaces each row's cycles by Vela's
@@ -38,8 +38,6 @@ struct VelaWeights {
   double offchip_byte = 20.0;
 };
 VelaWeights vela_weights(const arch::Arch& arch);
-/// Vela's candidate metric of a point: the weighted sum; Vela keeps the candidate with the least.
-double vela_score(const VelaWeights& weights, const FrontPoint& point);
 
 /// Whether Vela 2.1 places the layer's weights as the template does: its graph pass DMAs the weights
 /// of every weighted op but a fully connected one (VectorProduct reads them in place) to SRAM (unless
