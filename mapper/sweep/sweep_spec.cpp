@@ -354,7 +354,8 @@ SweepSpec load_sweep_spec(const std::string& path) {
   spec.points.reserve(settings.size());  // (an Arch is about 1 KB: no moves while the list grows)
   std::map<std::vector<std::pair<std::string, std::string>>, std::string> seen;
   for (std::size_t i = 0; i < settings.size(); ++i) {
-    SweepPoint point;
+    // Built in place: a point holds an Arch (about 1 KB), so a temporary would cost a second one.
+    SweepPoint& point = spec.points.emplace_back();
     point.index = i;
     point.id = fmt::format("p{:0{}}", i + 1, width);
     for (const auto& [key, value] : settings[i]) point.params.emplace_back(key, value.as_string());
@@ -364,7 +365,6 @@ SweepSpec load_sweep_spec(const std::string& path) {
       throw blame[i].error(fmt::format("arch point {} repeats point {}", point.id, it->second), "remove the duplicate");
     seen.emplace(canonical, point.id);
     point.arch = build_point_arch(base, point.id, settings[i], path);
-    spec.points.push_back(std::move(point));
   }
 
   // A .tflite model is lowered as Vela lowers it for each accelerator the points use.
