@@ -270,7 +270,7 @@ Json per_layer_json(const arch::Arch& arch, const workloads::Workload& workload,
     if (rows == 0 && lr.min_sram_bytes > arch.sram_capacity_bytes) lj["min_sram_bytes"] = lr.min_sram_bytes;
     if (lr.space.cpu) lj["cpu"] = {{"operator", l.cpu_operator}, {"reason", l.cpu_reason}};
     lj["keep_rates"] = keep_rates_json(lr.rates);
-    per_layer.push_back(lj);
+    per_layer.push_back(std::move(lj));
   }
   return per_layer;
 }
@@ -389,7 +389,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
     }
   }
   result["front_summary"] = summary;
-  result["front"] = front;
+  result["front"] = std::move(front);
   Json layer_mappings = Json::array();
   for (const LayerMapping& m : mappings.layers) layer_mappings.push_back(layer_mapping_json(arch, workload, m));
   result["layer_mappings"] = std::move(layer_mappings);
