@@ -249,6 +249,46 @@ std::vector<std::string> sweep_parameter_keys() {
   return keys;
 }
 
+namespace {
+
+/// The grid of a spec: its keys (in file order, into spec.grid_keys) with their checked values,
+/// and its number of points; none without `grid:`.
+struct GridAxes {
+  std::optional<common::YamlNode> node;
+  std::vector<std::pair<std::string, std::vector<common::YamlNode>>> axes;
+  std::size_t points = 0;
+};
+
+GridAxes read_grid(const common::YamlNode& root, SweepSpec& spec) {
+  GridAxes out;
+  if (auto g = root.find("grid")) {
+    g->expect_map();
+    std::size_t count = 1;
+    for (const auto& [key, values] : g->entries()) {
+      check_param_key(key, values);
+      std::vector<common::YamlNode> list = values.is_sequence() ? values.items() : std::vector<common::YamlNode>{values};
+      if (list.empty()) throw values.error(fmt::format("no values for `{}`", key), "give a list such as [256KiB, 1MiB]");
+      std::set<std::string> values_seen;  // a set: a grid of many values stays O(n log n)
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string text = param_text(list[i]);
+        if (!values_seen.insert(list[i].as_string()).second)
+          throw list[i].error(fmt::format("value `{}` is listed twice", text), "list each value once");
+      }
+      count *= list.size();
+      if (count > kMaxPoints)
+        throw values.error(fmt::format("the grid has more than {} points", kMaxPoints), "split the sweep into several specs");
+      out.axes.emplace_back(key, std::move(list));
+      spec.grid_keys.push_back(key);
+    }
+    if (out.axes.empty()) throw g->error("empty grid", "give at least one key with a list of values, or remove `grid:`");
+    out.node = *g;
+    out.points = count;
+  }
+  return out;
+}
+
+}  // namespace
+
 SweepSpec load_sweep_spec(const std::string& path) {
   SweepSpec spec;
   spec.file = path;
@@ -287,32 +327,10 @@ SweepSpec load_sweep_spec(const std::string& path) {
 
   // The settings of every point: the grid's combinations (made one point at a time, so a grid of
   // many values holds no list of them), then the explicit list.
-  std::optional<common::YamlNode> grid;  // grid points are reported at the grid
-  std::vector<std::pair<std::string, std::vector<common::YamlNode>>> axes;
-  std::size_t grid_points = 0;
-  if (auto g = root.find("grid")) {
-    g->expect_map();
-    std::size_t count = 1;
-    for (const auto& [key, values] : g->entries()) {
-      check_param_key(key, values);
-      std::vector<common::YamlNode> list = values.is_sequence() ? values.items() : std::vector<common::YamlNode>{values};
-      if (list.empty()) throw values.error(fmt::format("no values for `{}`", key), "give a list such as [256KiB, 1MiB]");
-      std::set<std::string> values_seen;  // a set: a grid of many values stays O(n log n)
-      for (std::size_t i = 0; i < list.size(); ++i) {
-        const std::string text = param_text(list[i]);
-        if (!values_seen.insert(list[i].as_string()).second)
-          throw list[i].error(fmt::format("value `{}` is listed twice", text), "list each value once");
-      }
-      count *= list.size();
-      if (count > kMaxPoints)
-        throw values.error(fmt::format("the grid has more than {} points", kMaxPoints), "split the sweep into several specs");
-      axes.emplace_back(key, std::move(list));
-      spec.grid_keys.push_back(key);
-    }
-    if (axes.empty()) throw g->error("empty grid", "give at least one key with a list of values, or remove `grid:`");
-    grid = *g;
-    grid_points = count;
-  }
+  const GridAxes grid_axes = read_grid(root, spec);
+  const std::optional<common::YamlNode>& grid = grid_axes.node;  // grid points are reported at the grid
+  const auto& axes = grid_axes.axes;
+  const std::size_t grid_points = grid_axes.points;
   std::vector<std::vector<Setting>> listed;
   std::vector<common::YamlNode> listed_at;  // per listed point, the node a duplicate is reported at
   spec.param_keys = spec.grid_keys;
