@@ -155,7 +155,7 @@ StageDigest digest(const StageResult& stage) {
       }
     }
   }
-  for (const auto& j : stage.jobs) d.evaluated += j.counters.evaluated;
+  for (const auto& j : stage.jobs) d.evaluated += stage.counters_of(j).evaluated;
   d.hash = h.value();
   return d;
 }

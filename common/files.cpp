@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <system_error>
 
@@ -70,19 +71,15 @@ int rename_no_replace(const std::filesystem::path& from, const std::filesystem::
   return 0;
 }
 
-/// Writes and fsyncs `content` into a new file `tmp`; returns 0 or an errno.
-int write_synced(const std::filesystem::path& tmp, const std::string& content) {
+/// Writes and fsyncs a new file `tmp`: `content`, or what `writer` (when given) writes to it.
+int write_synced(const std::filesystem::path& tmp, const std::string& content,
+                 const std::function<int(int fd)>* writer = nullptr) {
   // POSIX I/O so that every failure is seen (an ofstream can report success for a write that the
   // close then fails on a full disk).
   Fd f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (f.fd < 0) return errno;
-  std::size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(f.fd, content.data() + written, content.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : ENOSPC;
-    written += static_cast<std::size_t>(n);
-  }
+  if (const int err = writer != nullptr && *writer ? (*writer)(f.fd) : write_all(f.fd, content.data(), content.size()); err != 0)
+    return err;
   // The data reaches the disk before the rename makes it visible (EINVAL/EROFS: nothing to sync).
   if (::fsync(f.fd) != 0 && errno != EINVAL && errno != EROFS) return errno;
   if (::close(f.release()) != 0) return errno;
@@ -371,7 +368,18 @@ void check_output_folder_path(const std::filesystem::path& folder_in, const std:
   ::unlink(probe.c_str());
 }
 
-std::filesystem::path write_folder_atomic(const std::filesystem::path& folder_in, const std::vector<std::pair<std::string, std::string>>& files,
+int write_all(int fd, const char* data, std::size_t size) {
+  std::size_t written = 0;
+  while (written < size) {
+    const ssize_t n = ::write(fd, data + written, size - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : ENOSPC;
+    written += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+std::filesystem::path write_folder_atomic(const std::filesystem::path& folder_in, const std::vector<OutputFile>& files,
                                           const std::string& key, bool numbered) {
   namespace fs = std::filesystem;
   const fs::path folder = without_trailing_slash(folder_in);
@@ -379,7 +387,7 @@ std::filesystem::path write_folder_atomic(const std::filesystem::path& folder_in
     throw UserError({folder.string(), 0, 0}, key, fmt::format("{}: {}", what, std::strerror(err)), errno_hint(err));
   };
   std::vector<std::string> names;
-  for (const auto& f : files) names.push_back(f.first);
+  for (const auto& f : files) names.push_back(f.name);
   std::error_code ec;
   const bool holds_files = !numbered && fs::is_directory(folder, ec) && !fs::is_empty(folder, ec);
   if (holds_files) {
@@ -390,21 +398,28 @@ std::filesystem::path write_folder_atomic(const std::filesystem::path& folder_in
     const auto drop_temps = [&] {
       for (const fs::path& t : temps) ::unlink(t.c_str());
     };
-    for (const auto& [name, content] : files) {
-      temps.push_back(temp_name(folder / name));
-      if (const int err = write_synced(temps.back(), content); err != 0) {
+    for (const auto& f : files) {
+      temps.push_back(temp_name(folder / f.name));
+      int err = 0;
+      try {
+        err = write_synced(temps.back(), f.content, &f.write);
+      } catch (...) {  // a writer's own error (a result over its limit)
         drop_temps();
-        fail(err, fmt::format("cannot write `{}`", name));
+        throw;
+      }
+      if (err != 0) {
+        drop_temps();
+        fail(err, fmt::format("cannot write `{}`", f.name));
       }
     }
     for (std::size_t i = 0; i < files.size(); ++i) {
-      const fs::path target = folder / files[i].first;
+      const fs::path target = folder / files[i].name;
       const int rc = i == 0 ? rename_no_replace(temps[i], target, false) : ::rename(temps[i].c_str(), target.c_str());
       if (rc != 0) {
         const int err = errno;
         drop_temps();
         if (i == 0 && err == EEXIST) lost_race(folder, key);
-        fail(err, fmt::format("cannot write `{}`", files[i].first));
+        fail(err, fmt::format("cannot write `{}`", files[i].name));
       }
     }
     sync_folder(folder);
@@ -425,10 +440,17 @@ std::filesystem::path write_folder_atomic(const std::filesystem::path& folder_in
     std::error_code ignored;
     fs::remove_all(tmp, ignored);
   };
-  for (const auto& [name, content] : files) {
-    if (const int err = write_synced(tmp / name, content); err != 0) {
+  for (const auto& f : files) {
+    int err = 0;
+    try {
+      err = write_synced(tmp / f.name, f.content, &f.write);
+    } catch (...) {  // a writer's own error (a result over its limit)
       drop_tmp();
-      fail(err, fmt::format("cannot write `{}`", name));
+      throw;
+    }
+    if (err != 0) {
+      drop_tmp();
+      fail(err, fmt::format("cannot write `{}`", f.name));
     }
   }
   sync_folder(tmp);

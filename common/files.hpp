@@ -108,10 +108,19 @@ void check_output_folder_path(const std::filesystem::path& folder, const std::st
 ///   - `folder` exists and holds other files: every file is written under a temporary name first;
 ///     the first file (result.json) then claims the folder and never replaces an existing one.
 /// A name another process took first is a UserError (`key`: the folder already holds a result). On
-/// any failure the temporaries are removed.
-std::filesystem::path write_folder_atomic(const std::filesystem::path& folder,
-                                          const std::vector<std::pair<std::string, std::string>>& files,
+/// any failure (or an exception from a file's writer) the temporaries are removed.
+struct OutputFile {
+  std::string name;
+  std::string content;  ///< the file's bytes, unless `write` is set
+  /// When set, writes the file's bytes to the open file `fd` instead (a large file is then never
+  /// held whole in memory) and returns 0 or an errno (write_all's); it may throw.
+  std::function<int(int fd)> write;
+};
+std::filesystem::path write_folder_atomic(const std::filesystem::path& folder, const std::vector<OutputFile>& files,
                                           const std::string& key, bool numbered = false);
+
+/// Writes all `size` bytes to `fd` (retrying on EINTR); 0, or the errno (ENOSPC when nothing moves).
+int write_all(int fd, const char* data, std::size_t size);
 
 /// An exclusive lock on a folder for as long as the object lives: flock() on the folder itself, so
 /// nothing is left behind by a killed process (the kernel drops the lock with the process).

@@ -169,7 +169,7 @@ void write_and_render(const RunOptions& options, const nlohmann::ordered_json& d
   text.verbose = options.verbosity >= 1;
   switch (options.format) {
     case Format::Text: out << report::render_text(document, text); break;
-    case Format::Json: out << report::document_text(document); break;
+    case Format::Json: report::write_document(out, document); break;
     case Format::Csv: out << report::render_csv(document); break;
   }
   if (options.format == Format::Text) out << "\n" << report::render_written(written_folder, written);

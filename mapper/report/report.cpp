@@ -8,6 +8,8 @@
 #include <vector>
 #include <cmath>
 #include <fstream>
+#include <ostream>
+#include <streambuf>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -188,33 +190,97 @@ std::string document_text(const Json& result) {
   return result.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+
+/// An output buffer writing to a file descriptor in 64 KiB pieces and counting the bytes; past
+/// `limit` it only counts (a document over its limit is refused, so its end need not be written).
+class FdBuffer : public std::streambuf {
+ public:
+  FdBuffer(int fd, std::size_t limit) : fd_(fd), limit_(limit) {}
+  /// Writes what is buffered; 0 or the first errno.
+  int finish() {
+    flush();
+    return error_;
+  }
+  std::size_t size() const { return size_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      const char ch = traits_type::to_char_type(c);
+      put(&ch, 1);
+    }
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    put(s, static_cast<std::size_t>(n));
+    return n;
+  }
+
+ private:
+  void put(const char* s, std::size_t n) {
+    size_ += n;
+    if (size_ > limit_ || error_ != 0) return;
+    buffer_.append(s, n);
+    if (buffer_.size() >= (std::size_t{1} << 16)) flush();
+  }
+  void flush() {
+    if (error_ == 0 && size_ <= limit_) error_ = common::write_all(fd_, buffer_.data(), buffer_.size());
+    buffer_.clear();
+  }
+  int fd_;
+  std::size_t limit_;
+  std::size_t size_ = 0;
+  int error_ = 0;
+  std::string buffer_;
+};
+
+}  // namespace
+
+void write_document(std::ostream& out, const Json& result) {
+  // document_text's bytes, serialised straight into `out`: a long chain's result.json is hundreds of
+  // MB of text, never held whole (nor its doubling buffer while it grows).
+  nlohmann::detail::serializer<Json> serializer(nlohmann::detail::output_adapter<char>(out), ' ',
+                                                Json::error_handler_t::replace);
+  serializer.dump(result, true, false, 1);
+  out.put('\n');
+}
+
 std::vector<std::string> write_outputs(const std::filesystem::path& folder, const Json& result, bool numbered,
                                        std::filesystem::path* written_to) {
   // One folder, renamed into place once; result.json first in case the folder already holds files.
   // A per-layer run (--per-layer) has no front: result.json holds the stage, and there is nothing
   // for front.csv, front.svg, layers.csv or Vela's CSV files to show.
-  std::vector<std::pair<std::string, std::string>> files = {{"result.json", document_text(result)}};
-  // Every result.json written is read back by `mapper show` and `mapper eval` (their limit).
-  if (const std::size_t size = files.front().second.size(); size > common::kMaxResultDocumentBytes) {
-    throw common::UserError({(folder / "result.json").string(), 0, 0}, "",
-                            fmt::format("the result would be {} MiB, over the {} MiB a result document may be", size >> 20,
-                                        common::kMaxResultDocumentBytes >> 20),
-                            "map fewer layers at once, or leave out --keep-pareto");
-  }
-  if (!result["provenance"]["options"].value("per_layer", false)) {
-    files.push_back({"front.csv", render_csv(result)});
-    files.push_back({"front.svg", render_svg(result)});
-    files.push_back({"layers.csv", render_layers_csv(result, chosen_point(result))});
-    if (result.contains("vela_baseline")) {
-      files.push_back({"layers_vela.csv", render_vela_layers_csv(result)});
-      files.push_back({"layers_vs_vela.csv", render_vela_comparison_csv(result)});
+  std::vector<common::OutputFile> files(1);
+  files[0].name = "result.json";
+  files[0].write = [&](int fd) {
+    // Every result.json written is read back by `mapper show` and `mapper eval` (their limit).
+    FdBuffer buffer(fd, common::kMaxResultDocumentBytes);
+    std::ostream out(&buffer);
+    write_document(out, result);
+    const int err = buffer.finish();
+    if (const std::size_t size = buffer.size(); size > common::kMaxResultDocumentBytes) {
+      throw common::UserError({(folder / "result.json").string(), 0, 0}, "",
+                              fmt::format("the result would be {} MiB, over the {} MiB a result document may be", size >> 20,
+                                          common::kMaxResultDocumentBytes >> 20),
+                              "map fewer layers at once, or leave out --keep-pareto");
     }
-    for (auto& vela_file : render_vela_csvs(result)) files.push_back(std::move(vela_file));  // Vela's CSV files
+    return err;
+  };
+  if (!result["provenance"]["options"].value("per_layer", false)) {
+    files.push_back({"front.csv", render_csv(result), {}});
+    files.push_back({"front.svg", render_svg(result), {}});
+    files.push_back({"layers.csv", render_layers_csv(result, chosen_point(result)), {}});
+    if (result.contains("vela_baseline")) {
+      files.push_back({"layers_vela.csv", render_vela_layers_csv(result), {}});
+      files.push_back({"layers_vs_vela.csv", render_vela_comparison_csv(result), {}});
+    }
+    for (auto& [name, text] : render_vela_csvs(result)) files.push_back({name, std::move(text), {}});  // Vela's CSV files
   }
   const std::filesystem::path claimed = common::write_folder_atomic(folder, files, "--out", numbered);
   if (written_to != nullptr) *written_to = claimed;
   std::vector<std::string> names;
-  for (const auto& f : files) names.push_back(f.first);
+  for (const auto& f : files) names.push_back(f.name);
   return names;
 }
 

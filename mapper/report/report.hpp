@@ -3,6 +3,7 @@
 // and the atomic writing of an output folder. `mapper show` uses the same functions.
 
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,8 @@ void check_output_folder(const std::filesystem::path& folder, bool numbered = fa
 /// The document as result.json text (indent 1); any invalid UTF-8 in a name (e.g. a path given on
 /// the command line) is written as U+FFFD rather than failing the run.
 std::string document_text(const nlohmann::ordered_json& result);
+/// document_text's bytes written to `out` as they are made (no copy of the whole text).
+void write_document(std::ostream& out, const nlohmann::ordered_json& result);
 /// Writes result.json, front.csv, front.svg, layers.csv (of the chosen point) and, when there is a
 /// chosen point, Vela's two CSV files (vela_csv.hpp) as one folder (common::write_folder_atomic);
 /// a per-layer run (no front) only result.json. Returns the names of the files written, in order,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -270,17 +271,17 @@ Json per_layer_json(const arch::Arch& arch, const workloads::Workload& workload,
     if (rows == 0 && lr.min_sram_bytes > arch.sram_capacity_bytes) lj["min_sram_bytes"] = lr.min_sram_bytes;
     if (lr.space.cpu) lj["cpu"] = {{"operator", l.cpu_operator}, {"reason", l.cpu_reason}};
     lj["keep_rates"] = keep_rates_json(lr.rates);
-    per_layer.push_back(lj);
+    per_layer.push_back(std::move(lj));
   }
   return per_layer;
 }
 
-/// Vela's schedule (vela_schedule.hpp): its costs, its layers, and the best front point overall and
-/// among those using no more SRAM than it (null if none does).
+/// Vela's schedule (vela_schedule.hpp): its costs, its layers (`mappings`: its point's, from
+/// front_mappings), and the best front point overall and among those using no more SRAM than it
+/// (null if none does).
 void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Workload& workload, const SearchResult& r,
-                       const std::vector<FrontPoint>& points) {
+                       const FrontMappings& mappings, const std::vector<FrontPoint>& points) {
   const FrontPoint& v = r.vela->point;
-  const FrontMappings mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&v}, 0);
   Json layers = Json::array();
   for (const std::uint32_t i : mappings.points[0].layers) layers.push_back(layer_mapping_json(arch, workload, mappings.layers[i]));
   Json best = nullptr, best_at_sram = nullptr;
@@ -305,7 +306,7 @@ void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Wo
 /// The join's part of the document: its steps, the kept front points with their layer mappings, the
 /// chosen point and the best mapping without fusion.
 void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& arch, const workloads::Workload& workload,
-                      const SearchResult& r, double epsilon /* < 0: no join (Vela's schedule) */) {
+                      SearchResult& r, double epsilon /* < 0: no join (Vela's schedule) */) {
   const JoinResult& joined = *r.joined;
   result["join"] = {{"steps", join_steps_json(workload, joined)}};
   // A run stopped during the join reports the best complete mappings its first passes found, if
@@ -340,6 +341,13 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
     asked.push_back(&points[i]);
   }
   const FrontMappings mappings = front_mappings(arch, workload, r.stage, *r.problem, asked, memory_of);
+  std::optional<FrontMappings> vela_mappings;
+  if (r.vela) vela_mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
+  // Everything below reads the mappings, the front and Vela's point: the stages and problems go.
+  r.stage = StageResult();
+  r.problem.reset();
+  r.vela_stage.reset();
+  if (r.vela) r.vela->problem = JoinProblem();
   for (std::size_t k = 0; k < kept.size(); ++k) {
     Json p = point_json(arch, workload, *asked[k], mappings.points[k]);
     if (const auto& memory = mappings.points[k].memory) {
@@ -389,7 +397,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
     }
   }
   result["front_summary"] = summary;
-  result["front"] = front;
+  result["front"] = std::move(front);
   Json layer_mappings = Json::array();
   for (const LayerMapping& m : mappings.layers) layer_mappings.push_back(layer_mapping_json(arch, workload, m));
   result["layer_mappings"] = std::move(layer_mappings);
@@ -397,7 +405,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   if (!run.optimise.empty() && !points.empty()) {
     result["chosen_by"] = run.optimise == "Size" ? "least SRAM, --optimise Size" : "least cycles, --optimise Performance";
   }
-  if (r.vela) add_vela_baseline(result, arch, workload, r, points);
+  if (r.vela) add_vela_baseline(result, arch, workload, r, *vela_mappings, points);
   if (r.unfused) {
     const FrontPoint& u = r.unfused->best;
     result["no_fusion"] = {{"cycles", u.cycles}, {"offchip_bytes", u.offchip_bytes},
@@ -408,7 +416,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
 }  // namespace
 
 Json result_document(const RunProvenance& run, const arch::Arch& arch, const workloads::Workload& workload,
-                     const SearchOptions& options, const SearchResult& r) {
+                     const SearchOptions& options, SearchResult& r) {
   Json result;
   result["tool"] = {{"name", "npu-mapper"}, {"version", kVersion}};
   result["provenance"] = provenance_json(run, options);

@@ -36,10 +36,13 @@ struct RunProvenance {
   bool stopped_while_loading = false;
 };
 
-/// Builds result.json from a finished (or interrupted) search.
+/// Builds result.json from a finished (or interrupted) search. The search's per-layer stages and join
+/// problems are released once read, before the layer mappings are written out (on a long chain the
+/// two are the run's memory, and need not peak together); `result` keeps its status, keep rates,
+/// front and Vela's point.
 nlohmann::ordered_json result_document(const RunProvenance& run, const arch::Arch& arch,
                                        const workloads::Workload& workload, const search::SearchOptions& options,
-                                       const search::SearchResult& result);
+                                       search::SearchResult& result);
 
 /// The keep-rate counts and per-cause rates as JSON (total, valid, evaluated, pareto_optimal,
 /// keep_rate_by_cause).

@@ -30,17 +30,23 @@ double KeepCounters::rate(Cause c) const {
 }
 
 KeepRates combine(const std::vector<KeepCounters>& jobs) {
-  KeepRates out;
-  std::array<double, kNumCauses> weighted{};
-  for (const auto& j : jobs) {
-    out.total += j.total;
-    out.valid += static_cast<double>(j.valid);
-    out.evaluated += static_cast<double>(j.evaluated);
-    out.pareto += static_cast<double>(j.pareto);
-    for (int c = 0; c < kNumCauses; ++c) weighted[c] += static_cast<double>(j.total) * j.rate(static_cast<Cause>(c));
-  }
+  KeepRatesSum sum;
+  for (const auto& j : jobs) sum.add(j);
+  return sum.rates();
+}
+
+void KeepRatesSum::add(const KeepCounters& j) {
+  sum_.total += j.total;
+  sum_.valid += static_cast<double>(j.valid);
+  sum_.evaluated += static_cast<double>(j.evaluated);
+  sum_.pareto += static_cast<double>(j.pareto);
+  for (int c = 0; c < kNumCauses; ++c) weighted_[c] += static_cast<double>(j.total) * j.rate(static_cast<Cause>(c));
+}
+
+KeepRates KeepRatesSum::rates() const {
+  KeepRates out = sum_;
   for (int c = 0; c < kNumCauses; ++c) {
-    out.rate[c] = out.total == 0 ? 1.0 : weighted[c] / static_cast<double>(out.total);
+    out.rate[c] = out.total == 0 ? 1.0 : weighted_[c] / static_cast<double>(out.total);
   }
   return out;
 }

@@ -57,6 +57,18 @@ struct KeepRates {
 /// Combines jobs: counts add, rates are averaged with weight = each job's total.
 KeepRates combine(const std::vector<KeepCounters>& jobs);
 
+/// combine(), one job at a time: the same jobs added in the same order give the same rates, with no
+/// list of them (a workload's jobs share the counters of identical layers).
+class KeepRatesSum {
+ public:
+  void add(const KeepCounters& job);
+  KeepRates rates() const;
+
+ private:
+  KeepRates sum_;
+  std::array<double, kNumCauses> weighted_{};
+};
+
 /// What the join's filters saw over all its steps.
 struct JoinCounts {
   std::uint64_t rows_paired = 0;        ///< merged rows that reached the SRAM check

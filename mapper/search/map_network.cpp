@@ -53,7 +53,11 @@ void find_vela_schedule(const arch::Arch& arch, const workloads::Workload& w, co
   StageResult vela_stage = stage_of_workload(run_shared_stage(arch, refs, own, nullptr), 0, refs.size());
   if (vela_stage.partial) return;
   r.vela = vela_schedule(arch, w, vela_stage, stop, options.vela_block_config_limit);
-  if (r.vela) r.vela_stage = std::move(vela_stage);
+  if (!r.vela) return;
+  // Vela's problem holds the rows its point chose from; the report reads only this stage's layer
+  // spaces and jobs (to rebuild the passes), so its rows go (on a chain, most of the run's memory).
+  for (LayerResult& lr : vela_stage.layers) std::vector<PmappingGroup>().swap(lr.groups);
+  r.vela_stage = std::move(vela_stage);
 }
 
 /// The join of one workload whose stage is done.
@@ -157,12 +161,12 @@ MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const worklo
   MultiSearchResult out;
   out.layers_total = refs.size();
   out.layers_distinct = shared.stage.layers.size();
-  for (const Job& j : shared.stage.jobs) out.evaluated += j.counters.evaluated;
+  for (const KeepCounters& k : shared.stage.counters) out.evaluated += k.evaluated;
   out.networks.resize(workloads.size());
   tbb::parallel_for(std::size_t{0}, workloads.size(), [&](std::size_t i) {
     SearchResult& r = out.networks[i];
     r.stage = stage_of_workload(shared, first_ref[i], workloads[i]->layers.size());
-    for (const Job& j : r.stage.jobs) r.evaluated += j.counters.evaluated;
+    for (const Job& j : r.stage.jobs) r.evaluated += r.stage.counters_of(j).evaluated;
     join_network(arch, *workloads[i], options, stop, progress != nullptr ? &progress->join : nullptr, r);
   });
   for (const SearchResult& r : out.networks) out.partial = out.partial || r.partial;

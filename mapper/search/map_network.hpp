@@ -70,7 +70,9 @@ struct SearchResult {
   std::optional<UnfusedSummary> unfused;  ///< when compared and a mapping without fusion exists
   std::optional<VelaBaseline> vela;     ///< Vela's schedule, when asked for and one fits
   /// The stage Vela's schedule indexes when it is not `stage`: a search whose objectives leave out
-  /// cycles, off-chip bytes or peak SRAM gives Vela a stage of its own (map_network.cpp).
+  /// cycles, off-chip bytes or peak SRAM gives Vela a stage of its own (map_network.cpp). Its groups
+  /// are emptied once the schedule is found (`vela->problem` holds the rows): only its layer spaces
+  /// and jobs are kept, to rebuild the passes of Vela's point.
   std::optional<StageResult> vela_stage;
   /// The stage `vela` indexes.
   const StageResult& stage_of_vela() const { return vela_stage ? *vela_stage : stage; }

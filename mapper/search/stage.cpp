@@ -152,11 +152,10 @@ struct PruneScratch {
   std::vector<double> table;
 };
 
-JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram& fm, Job& job,
+JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram& fm, const Job& job, KeepCounters& k,
                   std::uint32_t job_index, const StageOptions& options, PruneScratch& scratch,
                   StageProgress* progress) {
   JobOutput out;
-  KeepCounters& k = job.counters;
   const Template& tpl = space.templates[job.template_index];
   const std::uint64_t grid = space.block_config_grid;
   k.total = grid;
@@ -309,10 +308,11 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
     lr.space = std::move(inputs[static_cast<std::size_t>(l)].space);
     for (std::uint32_t t = 0; t < lr.space.templates.size(); ++t) {
       lr.jobs.push_back(static_cast<std::uint32_t>(result.jobs.size()));
-      result.jobs.push_back(Job{l, t, {}});
+      result.jobs.push_back(Job{l, t, static_cast<std::uint32_t>(result.jobs.size())});
     }
   }
   const std::size_t num_jobs = result.jobs.size();
+  result.counters.resize(num_jobs);
   if (progress != nullptr) progress->jobs_total.fetch_add(num_jobs);
 
   // Longest first: a job's cost is its number of block configs.
@@ -330,10 +330,10 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
       [&](const tbb::blocked_range<std::size_t>& range) {
         for (std::size_t i = range.begin(); i != range.end(); ++i) {
           const std::uint32_t j = order[i];
-          Job& job = result.jobs[j];
+          const Job& job = result.jobs[j];
           const auto l = static_cast<std::size_t>(job.layer);
-          outputs[j] = run_job(arch, result.layers[l].space, inputs[l].fm[job.template_index], job, j, options,
-                               scratch.local(), progress);
+          outputs[j] = run_job(arch, result.layers[l].space, inputs[l].fm[job.template_index], job, result.counters[j], j,
+                               options, scratch.local(), progress);
           if (progress != nullptr) progress->jobs_done.fetch_add(1, std::memory_order_relaxed);
         }
       },
@@ -368,18 +368,18 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
       const auto pos = std::find(lr.jobs.begin(), lr.jobs.end(), id.first) - lr.jobs.begin();
       ++survivors_per_job[static_cast<std::size_t>(pos)];
     }
-    std::vector<KeepCounters> counters;
+    KeepRatesSum rates;
     for (std::size_t i = 0; i < lr.jobs.size(); ++i) {
-      KeepCounters& k = result.jobs[lr.jobs[i]].counters;
+      KeepCounters& k = result.counters[lr.jobs[i]];
       k.pareto = survivors_per_job[i];
       k.apply(Cause::Dominated, k.evaluated, k.evaluated - k.pareto);
-      counters.push_back(k);
+      rates.add(k);
     }
-    lr.rates = combine(counters);
+    lr.rates = rates.rates();
   });
-  std::vector<KeepCounters> all;
-  for (const auto& j : result.jobs) all.push_back(j.counters);
-  result.overall = combine(all);
+  KeepRatesSum overall;
+  for (const auto& k : result.counters) overall.add(k);
+  result.overall = overall.rates();
   for (const auto& o : outputs) result.partial = result.partial || o.stopped;
   return result;
 }
@@ -441,9 +441,11 @@ StageResult stage_of_workload(const SharedStage& shared, std::size_t first_ref, 
       for (auto& row : g.rows) row.job = job_of.at(row.job);
     }
   }
-  std::vector<KeepCounters> all;
-  for (const auto& j : result.jobs) all.push_back(j.counters);
-  result.overall = combine(all);
+  // The counters of the computed jobs, each expanded job pointing at its own (the same index).
+  result.counters = computed.counters;
+  KeepRatesSum overall;
+  for (const auto& j : result.jobs) overall.add(result.counters_of(j));
+  result.overall = overall.rates();
   result.partial = computed.partial;
   return result;
 }

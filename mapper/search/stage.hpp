@@ -40,7 +40,9 @@ struct StageProgress {
 struct Job {
   int layer = -1;
   std::uint32_t template_index = 0;
-  KeepCounters counters;
+  /// Index into StageResult::counters: the jobs of identical layers share the counters of the one
+  /// computed (160 bytes each, 48 jobs a layer: kept once, not per layer of a long chain).
+  std::uint32_t counters = 0;
 };
 
 /// The result of one layer.
@@ -58,6 +60,9 @@ struct LayerResult {
 struct StageResult {
   std::vector<LayerResult> layers;  ///< indexed by layer (file order)
   std::vector<Job> jobs;
+  std::vector<KeepCounters> counters;  ///< per computed job; Job::counters indexes it
+  /// The keep-rate counters of `job`.
+  const KeepCounters& counters_of(const Job& job) const { return counters[job.counters]; }
   KeepRates overall;
   bool partial = false;             ///< stopped early by the time limit or an interrupt
 };

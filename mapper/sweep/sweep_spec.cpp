@@ -249,6 +249,46 @@ std::vector<std::string> sweep_parameter_keys() {
   return keys;
 }
 
+namespace {
+
+/// The grid of a spec: its keys (in file order, into spec.grid_keys) with their checked values,
+/// and its number of points; none without `grid:`.
+struct GridAxes {
+  std::optional<common::YamlNode> node;
+  std::vector<std::pair<std::string, std::vector<common::YamlNode>>> axes;
+  std::size_t points = 0;
+};
+
+GridAxes read_grid(const common::YamlNode& root, SweepSpec& spec) {
+  GridAxes out;
+  if (auto g = root.find("grid")) {
+    g->expect_map();
+    std::size_t count = 1;
+    for (const auto& [key, values] : g->entries()) {
+      check_param_key(key, values);
+      std::vector<common::YamlNode> list = values.is_sequence() ? values.items() : std::vector<common::YamlNode>{values};
+      if (list.empty()) throw values.error(fmt::format("no values for `{}`", key), "give a list such as [256KiB, 1MiB]");
+      std::set<std::string> values_seen;  // a set: a grid of many values stays O(n log n)
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string text = param_text(list[i]);
+        if (!values_seen.insert(list[i].as_string()).second)
+          throw list[i].error(fmt::format("value `{}` is listed twice", text), "list each value once");
+      }
+      count *= list.size();
+      if (count > kMaxPoints)
+        throw values.error(fmt::format("the grid has more than {} points", kMaxPoints), "split the sweep into several specs");
+      out.axes.emplace_back(key, std::move(list));
+      spec.grid_keys.push_back(key);
+    }
+    if (out.axes.empty()) throw g->error("empty grid", "give at least one key with a list of values, or remove `grid:`");
+    out.node = *g;
+    out.points = count;
+  }
+  return out;
+}
+
+}  // namespace
+
 SweepSpec load_sweep_spec(const std::string& path) {
   SweepSpec spec;
   spec.file = path;
@@ -285,42 +325,14 @@ SweepSpec load_sweep_spec(const std::string& path) {
 
   read_search_options(root, spec);
 
-  // The settings of every point: the grid's combinations, then the explicit list.
-  std::vector<std::vector<Setting>> settings;
-  std::vector<common::YamlNode> blame;  // per point, the node a duplicate is reported at
-  if (auto g = root.find("grid")) {
-    g->expect_map();
-    std::vector<std::pair<std::string, std::vector<common::YamlNode>>> axes;
-    std::size_t count = 1;
-    for (const auto& [key, values] : g->entries()) {
-      check_param_key(key, values);
-      std::vector<common::YamlNode> list = values.is_sequence() ? values.items() : std::vector<common::YamlNode>{values};
-      if (list.empty()) throw values.error(fmt::format("no values for `{}`", key), "give a list such as [256KiB, 1MiB]");
-      std::set<std::string> values_seen;  // a set: a grid of many values stays O(n log n)
-      for (std::size_t i = 0; i < list.size(); ++i) {
-        const std::string text = param_text(list[i]);
-        if (!values_seen.insert(list[i].as_string()).second)
-          throw list[i].error(fmt::format("value `{}` is listed twice", text), "list each value once");
-      }
-      count *= list.size();
-      if (count > kMaxPoints)
-        throw values.error(fmt::format("the grid has more than {} points", kMaxPoints), "split the sweep into several specs");
-      axes.emplace_back(key, std::move(list));
-      spec.grid_keys.push_back(key);
-    }
-    if (axes.empty()) throw g->error("empty grid", "give at least one key with a list of values, or remove `grid:`");
-    std::vector<std::size_t> digit(axes.size(), 0);
-    for (std::size_t n = 0; n < count; ++n) {
-      std::vector<Setting> s;
-      for (std::size_t k = 0; k < axes.size(); ++k) s.emplace_back(axes[k].first, axes[k].second[digit[k]]);
-      settings.push_back(std::move(s));
-      blame.push_back(*g);
-      for (std::size_t k = axes.size(); k-- > 0;) {  // the last key varies fastest
-        if (++digit[k] < axes[k].second.size()) break;
-        digit[k] = 0;
-      }
-    }
-  }
+  // The settings of every point: the grid's combinations (made one point at a time, so a grid of
+  // many values holds no list of them), then the explicit list.
+  const GridAxes grid_axes = read_grid(root, spec);
+  const std::optional<common::YamlNode>& grid = grid_axes.node;  // grid points are reported at the grid
+  const auto& axes = grid_axes.axes;
+  const std::size_t grid_points = grid_axes.points;
+  std::vector<std::vector<Setting>> listed;
+  std::vector<common::YamlNode> listed_at;  // per listed point, the node a duplicate is reported at
   spec.param_keys = spec.grid_keys;
   if (auto p = root.find("points")) {
     p->expect_sequence();
@@ -333,15 +345,17 @@ SweepSpec load_sweep_spec(const std::string& path) {
         s.emplace_back(key, value);
         if (std::find(spec.param_keys.begin(), spec.param_keys.end(), key) == spec.param_keys.end()) spec.param_keys.push_back(key);
       }
-      settings.push_back(std::move(s));
-      blame.push_back(item);
+      listed.push_back(std::move(s));
+      listed_at.push_back(item);
     }
-    if (settings.size() > kMaxPoints) throw p->error(fmt::format("the sweep has more than {} points", kMaxPoints), "split it into several specs");
+    if (grid_points + listed.size() > kMaxPoints)
+      throw p->error(fmt::format("the sweep has more than {} points", kMaxPoints), "split it into several specs");
   }
-  if (settings.empty()) {  // neither grid nor list: the base arch is the one point
-    settings.emplace_back();
-    blame.push_back(root);
+  if (grid_points == 0 && listed.empty()) {  // neither grid nor list: the base arch is the one point
+    listed.emplace_back();
+    listed_at.push_back(root);
   }
+  const std::size_t num_points = grid_points + listed.size();
 
   // The base is read once; each point only applies its settings to it (linear in the points).
   SweepBase base;  // (the sweep's points are built one after the other: its override maps are reused)
@@ -350,21 +364,35 @@ SweepSpec load_sweep_spec(const std::string& path) {
   } catch (const common::UserError&) {
     base.error = std::current_exception();
   }
-  const int width = static_cast<int>(std::to_string(settings.size()).size());
-  spec.points.reserve(settings.size());  // (an Arch is about 1 KB: no moves while the list grows)
+  const int width = static_cast<int>(std::to_string(num_points).size());
+  spec.points.reserve(num_points);  // (an Arch is about 1 KB: no moves while the list grows)
   std::map<std::vector<std::pair<std::string, std::string>>, std::string> seen;
-  for (std::size_t i = 0; i < settings.size(); ++i) {
-    SweepPoint point;
+  std::vector<std::size_t> digit(axes.size(), 0);  // the grid point's value per key
+  std::vector<Setting> grid_settings;
+  for (std::size_t i = 0; i < num_points; ++i) {
+    const bool on_grid = i < grid_points;
+    if (on_grid) {
+      grid_settings.clear();
+      for (std::size_t k = 0; k < axes.size(); ++k) grid_settings.emplace_back(axes[k].first, axes[k].second[digit[k]]);
+      for (std::size_t k = axes.size(); k-- > 0;) {  // the last key varies fastest
+        if (++digit[k] < axes[k].second.size()) break;
+        digit[k] = 0;
+      }
+    }
+    const std::vector<Setting>& settings = on_grid ? grid_settings : listed[i - grid_points];
+    // Built in place: a point holds an Arch (about 1 KB), so a temporary would cost a second one.
+    SweepPoint& point = spec.points.emplace_back();
     point.index = i;
     point.id = fmt::format("p{:0{}}", i + 1, width);
-    for (const auto& [key, value] : settings[i]) point.params.emplace_back(key, value.as_string());
+    for (const auto& [key, value] : settings) point.params.emplace_back(key, value.as_string());
     auto canonical = point.params;
     std::sort(canonical.begin(), canonical.end());
-    if (auto it = seen.find(canonical); it != seen.end())
-      throw blame[i].error(fmt::format("arch point {} repeats point {}", point.id, it->second), "remove the duplicate");
-    seen.emplace(canonical, point.id);
-    point.arch = build_point_arch(base, point.id, settings[i], path);
-    spec.points.push_back(std::move(point));
+    if (auto it = seen.find(canonical); it != seen.end()) {
+      const common::YamlNode& at = on_grid ? *grid : listed_at[i - grid_points];
+      throw at.error(fmt::format("arch point {} repeats point {}", point.id, it->second), "remove the duplicate");
+    }
+    seen.emplace(std::move(canonical), point.id);
+    point.arch = build_point_arch(base, point.id, settings, path);
   }
 
   // A .tflite model is lowered as Vela lowers it for each accelerator the points use.

@@ -1,10 +1,17 @@
 // Memory bounded before refusal (issue 41 point 2): crafted inputs that a careless reader would
 // expand to gigabytes are refused under an address-space cap (`prlimit --as`), with exit status 2
 // and one line; an input the limits accept but the capped memory cannot hold ends in exit status 4
-// and one `out of memory: ...` line (not 2, not 3).
+// and one `out of memory: ...` line (not 2, not 3). And a long chain maps in memory and time that
+// grow linearly with its layers (issue 41 point 4).
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -114,6 +121,61 @@ TEST(MemoryBounds, OutOfMemoryIsItsOwnExitStatusAndLine) {
   ASSERT_EQ(lines.size(), 1u) << r.err;
   EXPECT_EQ(lines[0].rfind("out of memory: ", 0), 0u) << lines[0];
   EXPECT_FALSE(fs::exists(dir / "run"));
+}
+
+/// A chain of `n` 1x1 convolutions on 8x8x16 feature maps (every layer alike, as in the issue's
+/// 50,000-layer chain).
+std::string conv_chain_yaml(int n) {
+  std::string text = "name: long_chain\ninputs: [{name: t0, shape: [1, 8, 8, 16], dtype: int8}]\nlayers:\n";
+  for (int i = 0; i < n; ++i) {
+    const std::string k = std::to_string(i);
+    text += "  - {name: l";
+    text += k;
+    text += ", op: conv2d, inputs: [t";
+    text += k;
+    text += "], output: t";
+    text += std::to_string(i + 1);
+    text += ", output_shape: [1, 8, 8, 16], kernel: 1, padding: VALID}\n";
+  }
+  return text;
+}
+
+struct Usage {
+  int status = -1;
+  double peak_kib = 0;  ///< peak resident set, KiB (ru_maxrss)
+  double cpu_s = 0;     ///< user + system time
+};
+
+/// Maps an `n`-layer chain on one thread and reports the process's peak memory and CPU time.
+Usage map_chain(int n) {
+  TempDir dir;
+  write_text(dir / "chain.yaml", conv_chain_yaml(n));
+  const Spawned s = spawn_mapper({"--workload", (dir / "chain.yaml").string(), "-j", "1", "-q", "--out", (dir / "o").string()}, dir);
+  int wstatus = 0;
+  rusage ru{};
+  while (wait4(s.pid, &wstatus, 0, &ru) < 0) {
+    if (errno != EINTR) throw std::runtime_error("wait4 failed");
+  }
+  Usage u;
+  u.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+  u.peak_kib = static_cast<double>(ru.ru_maxrss);
+  u.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  return u;
+}
+
+TEST(MemoryBounds, ALongChainMapsInMemoryAndTimeLinearInItsLayers) {
+  // 2,000 and 8,000 layers: the difference divides out what any run costs (libraries, presets).
+  // Measured at -j 1: about 45 KiB per layer and 0.6-0.8 s of CPU per 1,000 layers. The bound
+  // here is a regression guard, not yet the issue's target of 10 KB per layer: the result document
+  // (a JSON tree of about 37 KB per layer, which every report renders from) holds most of it.
+  // Time: 4 times the layers may take at most 5.5 times the CPU (a quadratic step would take 16).
+  const Usage small = map_chain(2'000);
+  const Usage large = map_chain(8'000);
+  ASSERT_EQ(small.status, 0);
+  ASSERT_EQ(large.status, 0);
+  const double kib_per_layer = (large.peak_kib - small.peak_kib) / 6'000.0;
+  EXPECT_LT(kib_per_layer, 60.0) << small.peak_kib << " KiB at 2,000 layers, " << large.peak_kib << " KiB at 8,000";
+  EXPECT_LT(large.cpu_s, 5.5 * std::max(small.cpu_s, 0.2)) << small.cpu_s << " s at 2,000 layers, " << large.cpu_s << " s at 8,000";
 }
 
 }  // namespace

@@ -151,11 +151,11 @@ INSTANTIATE_TEST_SUITE_P(SmallLayers, StageOracle,
 void expect_same(const StageResult& x, const StageResult& y) {
   ASSERT_EQ(x.jobs.size(), y.jobs.size());
   for (std::size_t j = 0; j < x.jobs.size(); ++j) {
-    EXPECT_EQ(x.jobs[j].counters.total, y.jobs[j].counters.total);
-    EXPECT_EQ(x.jobs[j].counters.valid, y.jobs[j].counters.valid);
-    EXPECT_EQ(x.jobs[j].counters.evaluated, y.jobs[j].counters.evaluated);
-    EXPECT_EQ(x.jobs[j].counters.pareto, y.jobs[j].counters.pareto);
-    EXPECT_EQ(x.jobs[j].counters.removed, y.jobs[j].counters.removed);
+    EXPECT_EQ(x.counters_of(x.jobs[j]).total, y.counters_of(y.jobs[j]).total);
+    EXPECT_EQ(x.counters_of(x.jobs[j]).valid, y.counters_of(y.jobs[j]).valid);
+    EXPECT_EQ(x.counters_of(x.jobs[j]).evaluated, y.counters_of(y.jobs[j]).evaluated);
+    EXPECT_EQ(x.counters_of(x.jobs[j]).pareto, y.counters_of(y.jobs[j]).pareto);
+    EXPECT_EQ(x.counters_of(x.jobs[j]).removed, y.counters_of(y.jobs[j]).removed);
   }
   ASSERT_EQ(x.layers.size(), y.layers.size());
   for (std::size_t l = 0; l < x.layers.size(); ++l) {
@@ -261,7 +261,7 @@ TEST(StageStop, AnExpiredDeadlineStopsAtTheFirstChunkAndMarksThePartialResult) {
   o.stop = common::StopToken(nullptr, std::chrono::steady_clock::now());
   const StageResult r = run_per_layer(a, w, o);
   EXPECT_TRUE(r.partial);
-  for (const auto& job : r.jobs) EXPECT_EQ(job.counters.evaluated, 0u);
+  for (const auto& job : r.jobs) EXPECT_EQ(r.counters_of(job).evaluated, 0u);
   EXPECT_LT(r.overall.rate[static_cast<int>(Cause::Interrupted)], 1.0);
 }
 

@@ -122,6 +122,25 @@ void expect_internal(const std::function<void()>& f, const std::string& text) {
   }
 }
 
+TEST(LoweringErrors, AConstantTooLargeToReadAsIntegersIsRefusedNamingItsOperator) {
+  // A MEAN whose axes are an int8 constant of 4096 x 4097 = 16,781,312 values in an external buffer
+  // (inline vectors stop at 2^24 bytes in the reader): over kMaxConstantInts = 2^24 = 16,777,216, so
+  // it is refused before constant_ints expands it to 128 MiB of 64-bit values.
+  Net n;
+  const int x = n.fm("x", {1, 7, 7, 16});
+  const int ax = n.cst_bytes("axes", {4096, 4097}, kI8, {});
+  const int y = n.fm("y", {1, 1, 1, 16});
+  n.op(MEAN, {x, ax}, {y}, {27, {tb::boolean(0, true)}});
+  n.sg.inputs = {x};
+  n.sg.outputs = {y};
+  tb::ModelSpec m = n.spec;
+  m.subgraphs = {n.sg};
+  const std::string bytes =
+      tb::build_with_external_buffer(m, n.spec.buffers.size() - 1, std::vector<std::uint8_t>(std::size_t{4096} * 4097, 1));
+  const std::string line = user_error_of(read_model_bytes(bytes, "test.tflite"));
+  expect_names(line, "subgraphs[0].operators[0].inputs[1]", "constant tensor 'axes' has 16781312 values, over the 16777216");
+}
+
 TEST(LoweringErrors, AnOpLeftUnloweredOnTheNpuIsAnInternalError) {
   Checked c(small_model());
   ASSERT_EQ(c.l.ops.size(), 2u);

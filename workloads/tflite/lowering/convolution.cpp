@@ -3,7 +3,9 @@
 // transpose convolution's upscaled form. Rules: docs/design/lowering/convolution.md.
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -73,11 +75,19 @@ Rejection Lowering::check_convolution(const WorkOp& o, bool depthwise) {
   // The weight sum: per output channel for CONV (OHWI: O first); over the whole tensor for DW (a Vela
   // quirk, convolution.md, "Constraints" 7).
   {
-    const auto vals = constant_ints(w);
+    // Read in place (8-bit, checked above): a weight tensor may be larger than constant_ints expands.
+    const std::span<const std::uint8_t> bytes = tensor(w).model >= 0
+        ? model.tensor_data(sg.tensors[static_cast<std::size_t>(tensor(w).model)]) : std::span<const std::uint8_t>();
+    const bool is_signed = tensor(w).type == TensorType::INT8;
+    const bool readable = is_signed || tensor(w).type == TensorType::UINT8;
+    const std::size_t count = readable ? bytes.size() : 0;
+    const auto value = [&](std::size_t i) -> std::int64_t {
+      return is_signed ? static_cast<std::int8_t>(bytes[i]) : static_cast<std::int64_t>(bytes[i]);
+    };
     const auto& zps = tensor(w).q.zero_point;
     const std::int64_t limit = 127 * 65536;
     const std::size_t o_n = static_cast<std::size_t>(depthwise ? 1 : ws[0]);
-    const std::size_t per = o_n ? vals.size() / o_n : 0;
+    const std::size_t per = o_n ? count / o_n : 0;
     for (std::size_t oc = 0; oc < o_n && per; ++oc) {
       std::int64_t sum = 0;
       for (std::size_t i = 0; i < per; ++i) {
@@ -87,7 +97,7 @@ Rejection Lowering::check_convolution(const WorkOp& o, bool depthwise) {
         // is certain to fail, so hostile values cannot overflow.
         const std::int64_t zp = std::clamp<std::int64_t>(zps.empty() ? 0 : zps[std::min(ch, zps.size() - 1)],
                                                          -(std::int64_t{1} << 40), std::int64_t{1} << 40);
-        sum += std::llabs(vals[idx] - zp);
+        sum += std::llabs(value(idx) - zp);
         if (sum > (std::int64_t{1} << 60)) break;
       }
       if (sum > limit)

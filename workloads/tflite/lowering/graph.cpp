@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include <flatbuffers/flatbuffers.h>
+#include <fmt/format.h>
 
 #include "common/user_error.hpp"
 #include "workloads/tflite/lowering/lowering.hpp"
@@ -148,6 +149,23 @@ std::vector<std::int64_t> Lowering::constant_ints(int id) {
   const int bits = tensor_type_bits(t.type);
   if (bits <= 0 || bits % 8 != 0) return v;
   const std::size_t es = static_cast<std::size_t>(bits / 8);
+  if (const std::size_t n = data.size() / es; n > kMaxConstantInts) {
+    // Refused before the 8-byte-per-value copy is made: an external buffer may hold 512 MiB.
+    int op_index = -1;
+    std::string field = "inputs";
+    for (const int c : t.cons) {
+      const WorkOp& o = ops[static_cast<std::size_t>(c)];
+      if (o.op_index < 0 || (op_index >= 0 && o.op_index >= op_index)) continue;
+      op_index = o.op_index;
+      const auto at = std::find(o.in.begin(), o.in.end(), id);
+      field = at == o.in.end() ? "inputs" : "inputs[" + std::to_string(at - o.in.begin()) + "]";
+    }
+    bad_input(op_index >= 0 ? operator_key(op_index, field) : "subgraphs[0].tensors[" + std::to_string(t.model) + "]",
+              fmt::format("constant tensor '{}' has {} values, over the {} a constant read as integers (axes, "
+                          "paddings, shapes, biases) may have",
+                          t.name, n, kMaxConstantInts),
+              "is the model corrupt? such constants have a few values");
+  }
   for (std::size_t i = 0; i + es <= data.size(); i += es) {
     switch (t.type) {
       case TensorType::INT8: v.push_back(static_cast<std::int8_t>(data[i])); break;

@@ -164,6 +164,11 @@ struct LoweredTensorIds {
   int operator()(int t);
 };
 
+/// The most values Lowering::constant_ints expands (2^24, 128 MiB as 64-bit values; the reader's
+/// limit on one inline vector): axes, paddings, shapes and biases have a few, and the weights are
+/// read in place, so only a corrupt model (an external buffer) passes it.
+inline constexpr std::size_t kMaxConstantInts = std::size_t{1} << 24;
+
 /// The lowering of one model: its work graph and everything the steps share. The pipeline
 /// (lower_for_npu.cpp) calls the steps in order; each member is defined in the file named beside it.
 struct Lowering {
@@ -192,7 +197,9 @@ struct Lowering {
   bool cpu_consumed(int t);
   int consumer_entries(int t);
   void replace_input(int consumer, int from, int to);
-  /// Constant integer values of tensor `id` (empty when not a constant read from the file).
+  /// Constant integer values of tensor `id` (empty when not a constant read from the file). A
+  /// constant of more than kMaxConstantInts values is bad input (bad_input naming the operator that
+  /// reads it and the input), refused before it is expanded.
   std::vector<std::int64_t> constant_ints(int id);
   bool has_constant_data(int id);
   std::optional<std::int32_t> raw_option_int(int op_index, int field) const;
