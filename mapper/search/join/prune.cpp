@@ -38,13 +38,43 @@ std::size_t prune_rows_epsilon(std::vector<PendingRow>& rows, const KeyColumns& 
     for (std::size_t c = 0; c < nc; ++c) t[c] = key.value(rows[r].row, cols[c]);
     for (std::size_t c = 0; c < summed.size(); ++c) t[nc + c] = rows[r].row.low(summed[c]);
   }
-  if (sram_tiebreak) {
-    x.tie.resize(n);
-    for (std::size_t r = 0; r < n; ++r) x.tie[r] = key.value(rows[r].row, Column::Sram);
-    if (key.clamp != nullptr) clamp_tiebreak(x.tie, rows, x.scratch_a, x.scratch_b);
-    pareto_front_tiebreak(x.tab.data(), n, k, x.tie.data(), x.ws, x.keep);
-  } else {
-    pareto_front(x.tab.data(), n, k, x.ws, x.keep);
+  // First the exact front on the values alone (the fast kernels of few columns): a dropped row without
+  // error (low = value) is dominated by a row whose lows are at most its values, which stands in for it
+  // as it is. Then the front on values and lows of the rest (the front and the dropped rows with error).
+  std::vector<std::uint32_t> cand;
+  {
+    std::vector<double>& vals = x.scratch_b;
+    if (sram_tiebreak) {
+      x.tie.resize(n);
+      for (std::size_t r = 0; r < n; ++r) x.tie[r] = key.value(rows[r].row, Column::Sram);
+      if (key.clamp != nullptr) clamp_tiebreak(x.tie, rows, x.scratch_a, x.scratch_b);
+    }
+    vals.resize(n * nc);
+    for (std::size_t r = 0; r < n; ++r) std::copy(&x.tab[r * k], &x.tab[r * k] + nc, &vals[r * nc]);
+    if (sram_tiebreak) {
+      pareto_front_tiebreak(vals.data(), n, nc, x.tie.data(), x.ws, x.keep);
+    } else {
+      pareto_front(vals.data(), n, nc, x.ws, x.keep);
+    }
+    std::vector<char> on_front(n, 0);
+    for (std::uint32_t r : x.keep) on_front[r] = 1;
+    for (std::uint32_t r = 0; r < n; ++r) {
+      bool has_err = false;
+      for (Column c : summed) has_err = has_err || rows[r].row.err_of(c) != 0.0;
+      if (on_front[r] || has_err) cand.push_back(r);
+    }
+  }
+  {
+    std::vector<double> sub(cand.size() * k);
+    for (std::size_t i = 0; i < cand.size(); ++i) std::copy(&x.tab[cand[i] * k], &x.tab[cand[i] * k] + k, &sub[i * k]);
+    if (sram_tiebreak) {
+      std::vector<double> tie(cand.size());
+      for (std::size_t i = 0; i < cand.size(); ++i) tie[i] = x.tie[cand[i]];
+      pareto_front_tiebreak(sub.data(), cand.size(), k, tie.data(), x.ws, x.keep);
+    } else {
+      pareto_front(sub.data(), cand.size(), k, x.ws, x.keep);
+    }
+    for (std::uint32_t& i : x.keep) i = cand[i];
   }
   // The greedy pass over the survivors, in lexicographic order of the pruning columns (then index).
   std::vector<std::uint32_t> order = x.keep;
