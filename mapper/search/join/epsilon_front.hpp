@@ -13,7 +13,8 @@
 //  2. The join with an error budget ε1 (JoinOptions::step_slack; StepSlack in tolerance_grid.hpp,
 //     prune.cpp): each row carries, per summed objective and for peak SRAM, how far it may lie above
 //     the rows it stands in for (JoinRow::err, so low = value - err bounds them from below). A key's
-//     pruning keeps the exact front of (values, lows), then, better rows first, drops each row for a
+//     pruning keeps the exact front of (values, lows) (values alone first: a row without error is
+//     covered by a dominator as it is), then, better rows first, drops each row for a
 //     kept row y that may stand in for it: y_c - m <= ε1 (m + F_c) for each sum c (m the lesser low, F_c
 //     the least any completion adds), y's prefix peak <= (1 + ε1) max(m, the key's SRAM floor) and y's
 //     open cascade no larger; y's lows fall to m. The budget is relative to a lower bound of the final

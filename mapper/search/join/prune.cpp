@@ -16,11 +16,11 @@ bool summed_column(Column c) { return c == Column::Cycles || c == Column::Offchi
 /// The columns whose low the ε-front's pruning tracks: the sums and the peak.
 bool low_column(Column c) { return summed_column(c) || c == Column::Sram; }
 
-/// The ε-front's pruning (StepSlack): first the exact front on the pruning columns and, per summed
-/// column, the least value a row stands in for (low; a row dominating another there stands in for
-/// everything the other stood in for with no more error); then, in lexicographic order of the pruning
-/// columns, each row is dropped for the first kept row that may stand in for it within the budget, which
-/// lowers that row's low, or else kept.
+/// The ε-front's pruning (StepSlack): the exact front on the pruning columns (a dropped row without
+/// error is covered by its dominator as it is), then on the pruning columns and, per column with a low,
+/// the least value a row stands in for (low) for the rows left and those with error; then, best rows
+/// first, each row is dropped for the first of the last kScan kept rows that may stand in for it within
+/// the budget, which lowers that row's lows, or else kept.
 std::size_t prune_rows_epsilon(std::vector<PendingRow>& rows, const KeyColumns& key, const StepSlack& slack, bool sram_tiebreak) {
   const std::size_t n = rows.size();
   const std::vector<Column>& cols = key.cols;
