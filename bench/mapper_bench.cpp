@@ -27,6 +27,9 @@
 //       which must equal that of the same join without its speed-ups (future-SRAM bound,
 //       look-ahead, cascade clamp) on one thread. Cases that take minutes (3-4 objectives on
 //       ethos-u65-256, 4 objectives anywhere) run only with NPUMAP_BENCH_SLOW=1.
+//   EpsilonJoin/<workload>/<arch>/3obj  the ε-front's join (ε = 0.01; cycles, off-chip bytes, peak
+//       SRAM) alone, at 2 threads, on ethos-u65-256; front_size and front_hash, the same in every
+//       iteration (resnet18 every night; mobilenet_v2 and resnet50 with NPUMAP_BENCH_SLOW=1).
 // Other objectives are the CLI's default, cycles and off-chip bytes (RunOptions::objectives).
 //
 // With NPUMAP_BENCH_SMOKE=1 (the ctest smoke run) only tiny_chain and a 4-layer chain are run, so
@@ -40,6 +43,7 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -342,6 +346,38 @@ void join_only(benchmark::State& state, const JoinCase& c) {
   state.counters["best_cycles"] = ref.best_cycles;
 }
 
+/// The ε-front's join (cycles, off-chip bytes, peak SRAM; ε = 0.01, the sizing run) alone, at 2
+/// threads: the front must be the same in every iteration (determinism); its size and hash are
+/// reported (an ε-front is not compared with the exact one here: test/search checks the guarantee).
+void epsilon_join_only(benchmark::State& state, const JoinCase& c) {
+  const auto& w = workload(c.workload);
+  const npumap::arch::Arch a = npumap::arch::load_arch(c.arch);
+  npumap::search::SearchOptions options = search_options(kEndToEndThreads);
+  options.objectives = first_objectives(c.objectives);
+  const npumap::search::SearchResult searched = npumap::search::map_network(a, w, options, {});
+  if (!searched.problem || !searched.joined) {
+    fail(state, "no join problem: a layer has no valid pmapping");
+    return;
+  }
+  npumap::search::JoinOptions join_options;
+  join_options.objectives = options.objectives;
+  join_options.epsilon = 0.01;
+  npumap::search::JoinRunContext context;
+  context.threads = kEndToEndThreads;
+  std::optional<FrontDigest> first;
+  for (auto _ : state) {
+    const JoinResult joined = npumap::search::join(*searched.problem, join_options, context);
+    const FrontDigest d = value_digest(joined);
+    if (joined.partial || d.size == 0 || (first && (d.size != first->size || d.hash != first->hash))) {
+      fail(state, "ε-front join empty or not deterministic");
+      return;
+    }
+    first = d;
+  }
+  state.counters["front_size"] = first ? static_cast<double>(first->size) : 0.0;
+  state.counters["front_hash"] = first ? static_cast<double>(first->hash & 0xffffffffu) : 0.0;
+}
+
 // A bad workload file or preset must fail the run, not abort it with an uncaught exception.
 template <typename F>
 void guarded(benchmark::State& state, F&& body) {
@@ -362,6 +398,10 @@ void bm_end_to_end(benchmark::State& state, const std::string& name) {
 
 void bm_join(benchmark::State& state, const JoinCase& c) {
   guarded(state, [&] { join_only(state, c); });
+}
+
+void bm_epsilon_join(benchmark::State& state, const JoinCase& c) {
+  guarded(state, [&] { epsilon_join_only(state, c); });
 }
 
 void bm_chain(benchmark::State& state) {
@@ -408,6 +448,23 @@ int main(int argc, char** argv) {
   for (const JoinCase& c : joins) {
     const std::string label = "BM_Join/" + c.workload + "/" + c.arch + "/" + std::to_string(c.objectives) + "obj";
     benchmark::RegisterBenchmark(label.c_str(), bm_join, c)->UseRealTime()->Unit(benchmark::kMillisecond);
+  }
+  // BM_EpsilonJoin/<workload>/<arch>/3obj: the ε-front (ε = 0.01) of the sizing run on ethos-u65-256,
+  // whose off-chip arena made the fronts large; MobileNet-V2 and ResNet-50 there still take minutes
+  // (NPUMAP_BENCH_SLOW=1).
+  std::vector<JoinCase> eps_joins;
+  if (small) {
+    eps_joins.push_back({"tiny_chain", kArch, 3});
+  } else {
+    eps_joins.push_back({"resnet18", "ethos-u65-256", 3});
+    if (slow()) {
+      eps_joins.push_back({"mobilenet_v2", "ethos-u65-256", 3});
+      eps_joins.push_back({"resnet50", "ethos-u65-256", 3});
+    }
+  }
+  for (const JoinCase& c : eps_joins) {
+    const std::string label = "BM_EpsilonJoin/" + c.workload + "/" + c.arch + "/" + std::to_string(c.objectives) + "obj";
+    benchmark::RegisterBenchmark(label.c_str(), bm_epsilon_join, c)->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(2);
   }
   auto* chain = benchmark::RegisterBenchmark("BM_Chain", bm_chain)->ArgName("layers");
   if (small) {

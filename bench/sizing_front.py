@@ -72,7 +72,7 @@ def main():
             extra = a.extra.split()
             wall, rss, rc, doc = run(a.mapper, w, p, extra, a.threads, a.limit or None)
             times.append(wall)
-            s = doc.get("front_summary", {})
+            s = doc.get("front_summary") or {}
             z = s.get("sizing", {})
             within = z.get("least_sram_within_latency", [])
             fig = ["%.1f KiB" % (e["sram_bytes"] / 1024) for e in within] + ["-"] * (3 - len(within))

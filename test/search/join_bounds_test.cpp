@@ -426,5 +426,52 @@ TEST(JoinEpsilonFront, CoversTheExhaustiveFrontWithExactExtremes) {
   EXPECT_TRUE(thinner) << "no ε-front was smaller than the exhaustive front";
 }
 
+/// The largest coverage ratio of `front` over the exhaustive front `exact` in `objectives` (1: every
+/// exhaustive point has a point of `front` at most it everywhere).
+double coverage_ratio(const std::vector<Objectives>& exact, const std::vector<FrontPoint>& front, const std::vector<Objective>& objectives) {
+  double worst = 1.0;
+  for (const Objectives& x : exact) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const FrontPoint& y : front) {
+      double ratio = 1.0;
+      for (Objective obj : objectives) {
+        const double xv = x[static_cast<int>(obj)];
+        const double yv = y.objective(obj);
+        ratio = std::max(ratio, yv <= xv ? 1.0 : (xv > 0.0 ? yv / xv : std::numeric_limits<double>::infinity()));
+      }
+      best = std::min(best, ratio);
+    }
+    worst = std::max(worst, best);
+  }
+  return worst;
+}
+
+TEST(JoinEpsilonFront, StepBudgetBoundsTheJoinAloneAndATighterCheckFails) {
+  // The ε-front's join on its own (JoinOptions::step_slack = ε1, no extremes, no thinning; the quick
+  // passes' mappings join its front, as epsilon_front.cpp relies on): its rows' error accounting
+  // (StepSlack, JoinRow::err) must keep every exhaustive point within 1 + ε1 of a returned point, with
+  // every rule on and narrow quick passes. And the check is not vacuous: with ε1 = 0.5 some case's
+  // front is not within 1.001 of the exhaustive front (the budget was really spent), so a pruning that
+  // overspent its budget would be caught by the same comparison.
+  bool spent = false;
+  for (const RandomCase& c : random_cases()) {
+    for (const double eps1 : {0.01, 0.1, 0.5}) {
+      JoinOptions o = options_for(c, Speedup::Lookahead, true, true);
+      o.step_slack = eps1;
+      const JoinResult r = join(c.problem, o);
+      const std::string what = fmt::format("ε1 = {}; {}", eps1, c.describe());
+      ASSERT_EQ(r.front.empty(), c.oracle.front.empty()) << what;
+      for (const FrontPoint& p : r.front) {
+        const Objectives v{p.cycles, p.offchip_bytes, p.peak_sram_bytes, p.energy_pj};
+        EXPECT_NE(std::find(c.oracle.feasible.begin(), c.oracle.feasible.end(), v), c.oracle.feasible.end()) << "not a mapping; " << what;
+      }
+      const double worst = coverage_ratio(c.oracle.front, r.front, c.objectives);
+      EXPECT_LE(worst, (1.0 + eps1) * (1.0 + 1e-12)) << "coverage; " << what;
+      if (eps1 == 0.5) spent = spent || worst > 1.001;
+    }
+  }
+  EXPECT_TRUE(spent) << "a budget of 0.5 never moved a front by 0.1%: the coverage check would not see an overspent budget";
+}
+
 }  // namespace
 }  // namespace npumap::search

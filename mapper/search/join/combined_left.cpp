@@ -74,7 +74,7 @@ std::vector<LeftGroup> combine_left_tables(const PassContext& ctx, const std::ve
       std::vector<Column> cols = ctx.obj.columns;
       if (rolling) cols.push_back(Column::CascadeSram);
       PruneScratch& x = prune_scratch();
-      exact_front(rows, cols, tiebreak, x.ws, x.tab, x.keep);
+      exact_front(rows, cols, tiebreak, x.ws, x.tab, x.keep, !ctx.slack(0).exact());
       std::vector<JoinRow>& out = combined[j].rows;
       out.reserve(x.keep.size());
       for (std::uint32_t i : x.keep) out.push_back(rows[i]);

@@ -208,14 +208,6 @@ JoinResult epsilon_join(const JoinProblem& problem, const JoinOptions& options, 
   const double half = epsilon_half_ratio(options.epsilon) - 1.0;
   JoinOptions slack_options = exact;
   slack_options.step_slack = half;
-  for (std::size_t j = 0; j < options.objectives.size(); ++j) {
-    if (options.objectives[j] != Objective::Sram) continue;
-    const double least = ext.points[j].objective(Objective::Sram);
-    slack_options.sram_grid_ratio = half;
-    // Peaks are whole bytes: with a least peak of 0 (ethos-u65: the arena off-chip), every other peak
-    // is at least 1 byte, and the grid starts there (0 stays 0).
-    slack_options.sram_grid_base = least > 0.0 ? least : 1.0;
-  }
   const Derived d = thinned_problem(problem, options.objectives);
   JoinResult r = join(d.problem, slack_options, run);
   std::vector<FrontPoint> extremes;

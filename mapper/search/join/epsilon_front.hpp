@@ -10,16 +10,18 @@
 //     lexicographic least); for peak SRAM, the join on SRAM alone gives the least peak P*, then
 //     join_best of the other objectives with the capacity set to P* (every feasible mapping then has
 //     peak P*).
-//  2. Peak SRAM on a log grid of ratio 1 + ε1 from P* (JoinOptions::sram_grid_ratio): the SRAM in
-//     use at each step is rounded up to the next level before it enters the peak, and a monotone
-//     rounding commutes with the maximum, so the rounded peak of a mapping is its true peak rounded
-//     up, at most (1 + ε1) times it (every peak is at least P*; with P* = 0 the grid starts at 1 byte,
-//     the least positive peak, and 0 stays 0). Each step's pruning compares the sums on cells of ratio
-//     1 + η, (1 + η)^s = 1 + ε1 over the s steps, of the value plus the least any completion adds
-//     (JoinOptions::step_slack, StepSlack in tolerance_grid.hpp); the rules stay on, and the quick
-//     passes' mappings (which the incumbent bound drops rows for) are returned with the front. So for
-//     x on the true front some returned y has sums within 1 + ε1 of x's and a rounded peak at most x's
-//     (the proof: docs/design/search.md "ε-front").
+//  2. The join with an error budget ε1 (JoinOptions::step_slack; StepSlack in tolerance_grid.hpp,
+//     prune.cpp): each row carries, per summed objective and for peak SRAM, how far it may lie above
+//     the rows it stands in for (JoinRow::err, so low = value - err bounds them from below). A key's
+//     pruning keeps the exact front of (values, lows) (values alone first: a row without error is
+//     covered by a dominator as it is), then, better rows first, drops each row for a
+//     kept row y that may stand in for it: y_c - m <= ε1 (m + F_c) for each sum c (m the lesser low, F_c
+//     the least any completion adds), y's prefix peak <= (1 + ε1) max(m, the key's SRAM floor) and y's
+//     open cascade no larger; y's lows fall to m. The budget is relative to a lower bound of the final
+//     value and does not compound over the steps. Rules that drop a row for one they cannot name (the
+//     dominance filter) are off; the others stay on, and the quick passes' mappings (which the
+//     incumbent bound drops rows for) are returned with the front. So for x on the true front some
+//     returned y is within 1 + ε1 of x in every objective (the proof: docs/design/search.md "ε-front").
 //  3. True values: each point's sums are added again from the true rows in step order (the exact
 //     join's own order, so the values are bit-identical to the exact join's) and its peak is
 //     point_memory's maximum.

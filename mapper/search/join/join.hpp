@@ -129,17 +129,19 @@ struct JoinOptions {
   /// f_i(y) <= (1 + epsilon) f_i(x) in every objective, each objective's least value (ties broken
   /// lexicographically on the others, in order) exact and on it, every value a real mapping's.
   double epsilon = 0.0;
-  /// Internal to the ε-front (0: exact): while SRAM is an objective, the peak SRAM column keeps each
+  /// Unused by the ε-front since its pruning carries the peak's error per row (kept for tests and
+  /// experiments; 0: exact): while SRAM is an objective, the peak SRAM column keeps each
   /// step's SRAM in use rounded up to the next level of a log grid of this ratio from sram_grid_base
   /// (values below it: to it); the capacity check still reads the true usage. The rounding is
   /// monotone, so it commutes with the maximum and its error does not compound.
   double sram_grid_ratio = 0.0;
   double sram_grid_base = 0.0;
-  /// Internal to the ε-front (0: none): the pruning of each of the s steps compares the summed columns
-  /// on cells of ratio 1 + η, (1 + η)^s = 1 + step_slack, of the value plus the least any completion
-  /// adds (tolerance_grid.hpp, StepSlack), so that the front's sums are within 1 + step_slack of the
-  /// exact front's. The exact speed-ups stay on; join() then also returns the quick passes' complete
-  /// mappings (the incumbents) with the front, since a row the incumbent bound drops is covered by one.
+  /// Internal to the ε-front (0: none): the error budget ε1 of the join's pruning (tolerance_grid.hpp,
+  /// StepSlack): a row may stand in for rows it is within ε1 of, relative to a lower bound of their
+  /// final values, each row's error carried in JoinRow::err, so that the front's points are within
+  /// 1 + step_slack of the exact front's in every objective. The exact speed-ups stay on but for the
+  /// dominance filter; join() then also returns the quick passes' complete mappings (the incumbents) with
+  /// the front, since a row the incumbent bound drops is covered by one.
   double step_slack = 0.0;
   JoinSpeedups speedups;
 };

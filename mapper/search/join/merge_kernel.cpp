@@ -100,7 +100,9 @@ KeyMerge::KeyMerge(const PassContext& ctx, const PassRules& rules, const StepDat
                    const DropRegions& regions)
     : ctx_(ctx), rules_(rules), step_(step), kw_(kw), key_(key), regions_(regions), rest_(rules.bound.rest(step.s + 1)) {
   const JoinSpeedups& on = ctx.speedups;
-  use_filter_ = on.dominance_filter && ctx.grid.exact() && key.cols.size() <= kFilterColumns;
+  // The filter drops a merge for a snapshot row it cannot name: off in the ε-front's join, whose
+  // pruning must know which row stands in for a dropped one (StepSlack).
+  use_filter_ = on.dominance_filter && ctx.grid.exact() && ctx.slack(step.s).exact() && key.cols.size() <= kFilterColumns;
   use_bound_ = rules.bound.active();
   use_sibling_ = on.sibling_bound && ctx.grid.exact();
   use_least_ = on.least_value_skips;
@@ -215,7 +217,7 @@ void KeyMerge::merge_row(MergeAcc& acc, const PairTask& task, const JoinRow& lr)
     }
     if (use_sibling_ && siblings[m] != kNoSibling &&
         sibling_dominates(task, lr, cascade_in, usage, pr, pg.rows[siblings[m]], ctx_.capacity, ctx_.obj.sram_objective, sram_floor_,
-                          ctx_.obj.summed_columns)) {
+                          ctx_.obj.summed_columns, ctx_.obj.sram_objective && !ctx_.slack(step_.s).exact())) {
       ++acc.dropped;
       continue;
     }

@@ -13,7 +13,9 @@
 // dies here and is not a network output (the shared storage then counts once), and never when the
 // output is already live (a tensor several layers write is never written in place).
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -52,6 +54,8 @@ inline JoinRow merged_row(const PairTask& task, const JoinRow& lr, double cascad
   row.energy = lr.energy + energy;
   row.peak = std::max(lr.peak, on_sram_grid(usage, task.sram_grid));
   row.cascade = task.output_rolling ? cascade_in + own_sram + task.held_bytes : 0.0;
+  std::copy(std::begin(lr.err), std::end(lr.err), std::begin(row.err));  // the ε-front's errors carry over
+  if (lr.err[3] != 0.0f) row.set_err(Column::Sram, row.peak - std::max(lr.peak - lr.err[3], on_sram_grid(usage, task.sram_grid)));
   return row;
 }
 

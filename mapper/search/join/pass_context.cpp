@@ -11,17 +11,16 @@
 namespace npumap::search::join_internal {
 namespace {
 
-/// Per step, its StepSlack: η from (1 + η)^s = 1 + step_slack, and per summed column the least that
-/// the steps after it add (each step's least row over all its groups, summed).
+/// Per step, its StepSlack: the budget ε1 = step_slack and per summed column the least that the steps
+/// after it add (each step's least row over all its groups, summed).
 std::vector<StepSlack> step_slacks(const JoinProblem& p, double step_slack) {
   const std::size_t n = p.steps.size();
   if (!(step_slack > 0.0) || n == 0) return std::vector<StepSlack>(n);
-  const double eta = std::expm1(std::log1p(step_slack) / static_cast<double>(n));
   const Column summed[] = {Column::Cycles, Column::OffchipBytes, Column::Energy};
   std::vector<StepSlack> out(n);
   std::array<double, 5> rest{};
   for (std::size_t s = n; s-- > 0;) {
-    out[s] = StepSlack(eta, rest);
+    out[s] = StepSlack(step_slack, rest);
     for (Column c : summed) {
       double least = std::numeric_limits<double>::infinity();
       for (const PmappingGroup& g : p.steps[s].groups) {

@@ -29,14 +29,17 @@ struct PruneScratch {
 };
 PruneScratch& prune_scratch();
 
-/// Keeps the Pareto front of `rows` under `key` (values through `grid`, then the step's `slack`), in
-/// order; returns how many rows it dropped.
+/// Keeps the Pareto front of `rows` under `key` (values through `grid`), in order; with the ε-front's
+/// `slack` (not exact), an ε-cover of them instead, each kept row's err raised to what it stands in for
+/// (tolerance_grid.hpp, StepSlack). Returns how many rows it dropped.
 std::size_t prune_rows(std::vector<PendingRow>& rows, const KeyColumns& key, const ToleranceGrid& grid, const StepSlack& slack,
                        bool sram_tiebreak);
 
 /// The indices of the Pareto front of `rows` on `cols`, with their exact values; with `tiebreak`, rows
-/// equal in every column keep the least peak SRAM. `table` is scratch.
+/// equal in every column keep the least peak SRAM. With `low_columns` (the ε-front's join, StepSlack)
+/// each summed column's low (JoinRow::low) is compared too, so a row is dropped only for one that
+/// stands in for all it stood in for. `table` is scratch.
 void exact_front(const std::vector<JoinRow>& rows, const std::vector<Column>& cols, bool tiebreak, ParetoWorkspace& ws,
-                 std::vector<double>& table, std::vector<std::uint32_t>& keep);
+                 std::vector<double>& table, std::vector<std::uint32_t>& keep, bool low_columns = false);
 
 }  // namespace npumap::search::join_internal

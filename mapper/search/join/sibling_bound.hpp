@@ -30,12 +30,15 @@ constexpr std::uint32_t kNoSibling = std::numeric_limits<std::uint32_t>::max();
 std::vector<std::uint32_t> find_siblings(const std::vector<PmappingRow>& rows, const std::vector<Column>& summed);
 
 /// The merge of `lr` with q strictly dominates its merge with pr (whose usage is `usage`), given the
-/// capacity, whether SRAM is an objective, the key's SRAM floor and the summed objectives.
+/// capacity, whether SRAM is an objective, the key's SRAM floor and the summed objectives; with `lows`
+/// (the ε-front's join) only a sibling with no more own SRAM.
 inline bool sibling_dominates(const PairTask& task, const JoinRow& lr, double cascade_in, double usage, const PmappingRow& pr,
                               const PmappingRow& q, double capacity, bool sram_objective, double sram_floor,
-                              const std::vector<Column>& summed) {
+                              const std::vector<Column>& summed, bool lows = false) {
   if (q.sram_bytes > pr.sram_bytes) {
-    if (task.output_rolling) return false;
+    // The ε-front's join (lows: rows carry a low of their peak, StepSlack) needs q's merge's low peak at
+    // most pr's merge's, i.e. q's usage at most pr's.
+    if (task.output_rolling || lows) return false;
     const double q_usage = task.full_bytes + cascade_in + q.sram_bytes;
     // With an SRAM grid (JoinOptions::sram_grid_ratio) both merges' peaks take their usage on the grid.
     if (q_usage > capacity ||

@@ -16,6 +16,7 @@
 // from which a front point's choice of mapping per layer is read back (TraceChain).
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -59,6 +60,12 @@ struct JoinRow {
   double peak = 0.0;
   double cascade = 0.0;
   std::uint32_t trace = kNoTrace;
+  /// The ε-front only (JoinOptions::step_slack; epsilon_front.hpp): per column (cycles, off-chip
+  /// bytes, energy, peak SRAM), how far this row may lie above the rows it stands in for (rows an
+  /// ε-pruning dropped for it): every such row's value is at least value - err (low()). Rounded up to
+  /// float (set_err), so the bound only loosens; 0 in the exact join. Merges carry the sums' errors
+  /// unchanged and raise the peak's low to the SRAM in use (merged_row).
+  float err[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 
   /// The row's value in a join column.
   double value(Column c) const {
@@ -70,6 +77,29 @@ struct JoinRow {
       case Column::CascadeSram: return cascade;
     }
     return 0.0;
+  }
+  /// The least value a row it stands in for may have in column c (summed or peak) (its value less its err).
+  double low(Column c) const { return value(c) - err_of(c); }
+  double err_of(Column c) const {
+    switch (c) {
+      case Column::Cycles: return err[0];
+      case Column::OffchipBytes: return err[1];
+      case Column::Energy: return err[2];
+      case Column::Sram: return err[3];
+      default: return 0.0;
+    }
+  }
+  /// Sets err of column c to at least `e` (float rounded up, so never below e).
+  void set_err(Column c, double e) {
+    float f = static_cast<float>(e);
+    if (static_cast<double>(f) < e) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    switch (c) {
+      case Column::Cycles: err[0] = f; break;
+      case Column::OffchipBytes: err[1] = f; break;
+      case Column::Energy: err[2] = f; break;
+      case Column::Sram: err[3] = f; break;
+      default: break;
+    }
   }
 };
 

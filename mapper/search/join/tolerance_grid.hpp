@@ -13,9 +13,11 @@
 // the sibling bound, the incumbent bound) are off: they compare exact values and could drop a row the
 // grid would have kept as the representative of its cell.
 //
-// The guaranteed ε-front (issue 36, epsilon_front.hpp) uses StepSlack below instead: cells relative
-// to a lower bound of the final value, fixed per step, with a budget split over the steps.
+// The guaranteed ε-front (issue 36, epsilon_front.hpp) uses StepSlack below instead: each row carries
+// how far it may lie above the rows it stands in for, bounded relative to a lower bound of the final
+// value.
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -38,25 +40,29 @@ class ToleranceGrid {
   double log_step_;
 };
 
-/// The ε-front's slack of one step (JoinOptions::step_slack; docs/design/search.md "ε-front"): while
-/// a key's rows are pruned, a summed column's value v is compared as its cell on a log grid of ratio
-/// 1 + η, ceil(log(v + F) / log(1 + η)), where F is the least any completion of the step adds to that
-/// column. Rows in one cell compare as equal; since the cells are fixed for the step, whatever the
-/// pruning keeps in place of a row r is at most r's cell in every column, so for every completion c,
-/// kept + c <= (1 + η)(r + c). The peak and cascade columns compare exactly.
+/// The ε-front's budget at one step (JoinOptions::step_slack = ε1; docs/design/search.md "ε-front"):
+/// while a key's rows are pruned (prune.hpp), a kept row y may stand in for a dropped row x when, in
+/// every summed column c, with m the least value any row either stands in for may have
+/// (min(low_y, low_x), JoinRow::low), y_c - m <= ε1 (m + F_c), F_c the least any completion of the step
+/// adds to c; and in the SRAM columns y is at most x. y's err becomes y_c - m. Whatever a row stands in
+/// for, z, then has y_c - z_c <= ε1 (z_c + F_c), and a common completion adding a_c >= F_c keeps
+/// y_c + a_c <= (1 + ε1)(z_c + a_c): the error of a row is relative to a lower bound of its final value
+/// and does not compound over the steps. Budget is spent only where rows are really merged.
 class StepSlack {
  public:
   StepSlack() = default;
-  StepSlack(double eta, const std::array<double, 5>& least_rest) : log_step_(eta > 0.0 ? std::log1p(eta) : 0.0), rest_(least_rest) {}
-  bool exact() const { return log_step_ == 0.0; }
-  double operator()(Column c, double v) const {
-    if (log_step_ == 0.0 || c == Column::Sram || c == Column::CascadeSram) return v;
-    const double x = v + rest_[static_cast<std::size_t>(c)];
-    return x > 0.0 ? std::ceil(std::log(x) / log_step_) : -1e300;  // 0: below every cell
-  }
+  StepSlack(double eps1, const std::array<double, 5>& least_rest) : eps_(eps1 > 0.0 ? eps1 : 0.0), rest_(least_rest) {}
+  bool exact() const { return eps_ == 0.0; }
+  /// The least any completion adds to summed column c.
+  double rest(Column c) const { return rest_[static_cast<std::size_t>(c)]; }
+  /// A row with value `v` in summed column c may stand in for rows whose values are at least `low`.
+  bool within(Column c, double v, double low) const { return v - low <= eps_ * (low + rest_[static_cast<std::size_t>(c)]); }
+  /// A row with prefix peak `peak` may stand in for rows whose peaks are at least `low` when every
+  /// completion's peak is at least `floor` (and its cascade SRAM is at most theirs).
+  bool within_peak(double peak, double low, double floor) const { return peak <= (1.0 + eps_) * std::max(low, floor); }
 
  private:
-  double log_step_ = 0.0;
+  double eps_ = 0.0;
   std::array<double, 5> rest_{};
 };
 
