@@ -298,20 +298,27 @@ FrontDigest value_digest(const JoinResult& joined) {
   return d;
 }
 
-void join_only(benchmark::State& state, const JoinCase& c) {
+/// The join problem of case `c` exactly as map_network builds it for its objectives (only the join is
+/// timed); empty, with the benchmark failed, when a layer has no valid pmapping.
+std::optional<npumap::search::SearchResult> join_case_search(benchmark::State& state, const JoinCase& c) {
   const auto& w = workload(c.workload);
   const npumap::arch::Arch a = npumap::arch::load_arch(c.arch);
-  // The join problem exactly as map_network builds it for these objectives; only the join is timed.
   npumap::search::SearchOptions options = search_options(kEndToEndThreads);
   options.objectives = first_objectives(c.objectives);
-  const npumap::search::SearchResult searched = npumap::search::map_network(a, w, options, {});
+  npumap::search::SearchResult searched = npumap::search::map_network(a, w, options, {});
   if (!searched.problem || !searched.joined) {
     fail(state, "no join problem: a layer has no valid pmapping");
-    return;
+    return std::nullopt;
   }
-  const JoinProblem& problem = *searched.problem;
+  return searched;
+}
+
+void join_only(benchmark::State& state, const JoinCase& c) {
+  const std::optional<npumap::search::SearchResult> searched = join_case_search(state, c);
+  if (!searched) return;
+  const JoinProblem& problem = *searched->problem;
   npumap::search::JoinOptions join_options;
-  join_options.objectives = options.objectives;
+  join_options.objectives = first_objectives(c.objectives);
   npumap::search::JoinRunContext context;
   context.threads = kEndToEndThreads;
   // The reference: the join without its exact speed-ups (future-SRAM bound, look-ahead, cascade
@@ -350,23 +357,16 @@ void join_only(benchmark::State& state, const JoinCase& c) {
 /// threads: the front must be the same in every iteration (determinism); its size and hash are
 /// reported (an ε-front is not compared with the exact one here: test/search checks the guarantee).
 void epsilon_join_only(benchmark::State& state, const JoinCase& c) {
-  const auto& w = workload(c.workload);
-  const npumap::arch::Arch a = npumap::arch::load_arch(c.arch);
-  npumap::search::SearchOptions options = search_options(kEndToEndThreads);
-  options.objectives = first_objectives(c.objectives);
-  const npumap::search::SearchResult searched = npumap::search::map_network(a, w, options, {});
-  if (!searched.problem || !searched.joined) {
-    fail(state, "no join problem: a layer has no valid pmapping");
-    return;
-  }
+  const std::optional<npumap::search::SearchResult> searched = join_case_search(state, c);
+  if (!searched) return;
   npumap::search::JoinOptions join_options;
-  join_options.objectives = options.objectives;
+  join_options.objectives = first_objectives(c.objectives);
   join_options.epsilon = 0.01;
   npumap::search::JoinRunContext context;
   context.threads = kEndToEndThreads;
   std::optional<FrontDigest> first;
   for (auto _ : state) {
-    const JoinResult joined = npumap::search::join(*searched.problem, join_options, context);
+    const JoinResult joined = npumap::search::join(*searched->problem, join_options, context);
     const FrontDigest d = value_digest(joined);
     if (joined.partial || d.size == 0 || (first && (d.size != first->size || d.hash != first->hash))) {
       fail(state, "ε-front join empty or not deterministic");

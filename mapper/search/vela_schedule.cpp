@@ -440,6 +440,20 @@ std::vector<std::vector<std::vector<double>>> row_metrics(const arch::Arch& arch
 }
 
 /// Whether two templates make the same choices but for the rolling flags (which follow the placements).
+/// `point`'s own costs from `problem`'s rows: the sums in step order, as the join adds them, and its
+/// peak SRAM from point_memory.
+void cost_point(const JoinProblem& problem, FrontPoint& point) {
+  point.cycles = point.offchip_bytes = point.energy_pj = point.peak_sram_bytes = 0.0;
+  for (std::size_t s = 0; s < problem.steps.size(); ++s) {
+    const PmappingRow& row = problem.steps[s].groups[point.group[s]].rows[point.row[s]];
+    point.cycles = point.cycles + row.cycles;
+    point.offchip_bytes = point.offchip_bytes + row.offchip_bytes;
+    point.energy_pj = point.energy_pj + row.energy_pj;
+  }
+  const PointMemory mem = point_memory(problem, point);
+  for (const double bytes : mem.sram_bytes) point.peak_sram_bytes = std::max(point.peak_sram_bytes, bytes);
+}
+
 bool same_choices(const Template& a, const Template& b) {
   return a.traversal == b.traversal && a.weights == b.weights && a.bias == b.bias && a.inputs == b.inputs &&
          a.output == b.output && a.output_over_input == b.output_over_input;
@@ -611,30 +625,14 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     const auto score = [&](const FrontPoint& p) { return weights.sram_byte * p.peak_sram_bytes + p.cycles; };
     for (std::size_t i = 1; i < r.front.size(); ++i)
       if (score(r.front[i]) < score(r.front[best])) best = i;
-    // The point's own costs: the rows' sums in step order, as the join adds them, and its peak SRAM.
     b.point.group = r.front[best].group;
     b.point.row = r.front[best].row;
     for (std::size_t s = 0; s < b.point.group.size(); ++s) b.point.group[s] = origin[s][b.point.group[s]];
-    for (std::size_t s = 0; s < b.problem.steps.size(); ++s) {
-      const PmappingRow& row = b.problem.steps[s].groups[b.point.group[s]].rows[b.point.row[s]];
-      b.point.cycles = b.point.cycles + row.cycles;
-      b.point.offchip_bytes = b.point.offchip_bytes + row.offchip_bytes;
-      b.point.energy_pj = b.point.energy_pj + row.energy_pj;
-    }
-    const PointMemory mem = point_memory(b.problem, b.point);
-    for (const double bytes : mem.sram_bytes) b.point.peak_sram_bytes = std::max(b.point.peak_sram_bytes, bytes);
+    cost_point(b.problem, b.point);
     choose_vela_block_configs(arch, workload, stage, block_config_limit, fresh, b);
     if (arch.spilling_enabled) {
       fill_sram(arch, workload, stage, b);
-      b.point.cycles = b.point.offchip_bytes = b.point.energy_pj = b.point.peak_sram_bytes = 0.0;
-      for (std::size_t s = 0; s < b.problem.steps.size(); ++s) {
-        const PmappingRow& row = b.problem.steps[s].groups[b.point.group[s]].rows[b.point.row[s]];
-        b.point.cycles = b.point.cycles + row.cycles;
-        b.point.offchip_bytes = b.point.offchip_bytes + row.offchip_bytes;
-        b.point.energy_pj = b.point.energy_pj + row.energy_pj;
-      }
-      const PointMemory after = point_memory(b.problem, b.point);
-      for (const double bytes : after.sram_bytes) b.point.peak_sram_bytes = std::max(b.point.peak_sram_bytes, bytes);
+      cost_point(b.problem, b.point);
     }
     return b;
   }
