@@ -3,6 +3,7 @@
 
 #include "mapper/report/result_document.hpp"
 #include "mapper/report/sizing.hpp"
+#include "mapper/report/report_util.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -105,7 +106,8 @@ Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, co
   labels.layer_name = l.name;
   labels.placement_name = "npu-mapper";
   labels.num_valid_block_configs = m.num_block_configs;
-  lj["pass"] = model::write_pass_input(m.pass, arch, labels);
+  // Packed: on a long chain the passes (here and in vela_baseline) were most of the document's memory.
+  lj["pass"] = detail::packed(model::write_pass_input(m.pass, arch, labels));
   return lj;
 }
 
@@ -126,7 +128,7 @@ Json join_steps_json(const workloads::Workload& w, const JoinResult& joined) {
   Json steps = Json::array();
   for (std::size_t s = 0; s < joined.steps.size(); ++s) {
     const JoinStepStats& st = joined.steps[s];
-    steps.push_back({{"layer", w.layers[static_cast<std::size_t>(w.topological_order[s])].name},
+    steps.push_back(detail::packed(Json{{"layer", w.layers[static_cast<std::size_t>(w.topological_order[s])].name},
                      {"left_groups", st.left_groups},
                      {"layer_groups", st.right_groups},
                      {"group_pairs_matched", st.group_pairs_matched},
@@ -136,7 +138,7 @@ Json join_steps_json(const workloads::Workload& w, const JoinResult& joined) {
                      {"groups_dropped_incompatible", st.groups_dropped_incompatible},
                      {"rows_dropped_incompatible", st.rows_dropped_incompatible},
                      {"groups_out", st.groups_out},
-                     {"rows_out", st.rows_out}});
+                     {"rows_out", st.rows_out}}));  // packed: one per layer (report_util.hpp)
   }
   return steps;
 }
@@ -271,7 +273,7 @@ Json per_layer_json(const arch::Arch& arch, const workloads::Workload& workload,
     if (rows == 0 && lr.min_sram_bytes > arch.sram_capacity_bytes) lj["min_sram_bytes"] = lr.min_sram_bytes;
     if (lr.space.cpu) lj["cpu"] = {{"operator", l.cpu_operator}, {"reason", l.cpu_reason}};
     lj["keep_rates"] = keep_rates_json(lr.rates);
-    per_layer.push_back(std::move(lj));
+    per_layer.push_back(detail::packed(lj));  // packed: a long chain's many entries (report_util.hpp)
   }
   return per_layer;
 }
