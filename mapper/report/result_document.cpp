@@ -342,12 +342,14 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
     if (i == chosen) memory_of = asked.size();
     asked.push_back(&points[i]);
   }
-  const FrontMappings mappings = front_mappings(arch, workload, r.stage, *r.problem, asked, memory_of);
+  FrontMappings mappings = front_mappings(arch, workload, r.stage, *r.problem, asked, memory_of);
+  // The join problem is read by that call only: it goes before Vela's mappings are made (on a long
+  // chain the stage, the problem and both mappings would otherwise be the run's peak together).
+  r.problem.reset();
   std::optional<FrontMappings> vela_mappings;
   if (r.vela) vela_mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
   // Everything below reads the mappings, the front and Vela's point: the stages and problems go.
   r.stage = StageResult();
-  r.problem.reset();
   r.vela_stage.reset();
   if (r.vela) r.vela->problem = JoinProblem();
   for (std::size_t k = 0; k < kept.size(); ++k) {
@@ -403,6 +405,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   Json layer_mappings = Json::array();
   for (const LayerMapping& m : mappings.layers) layer_mappings.push_back(layer_mapping_json(arch, workload, m));
   result["layer_mappings"] = std::move(layer_mappings);
+  mappings = FrontMappings();  // written out: only Vela's mappings are read below
   result["chosen"] = points.empty() ? Json(nullptr) : Json(run.keep_pareto ? chosen : 0);
   if (!run.optimise.empty() && !points.empty()) {
     result["chosen_by"] = run.optimise == "Size" ? "least SRAM, --optimise Size" : "least cycles, --optimise Performance";
