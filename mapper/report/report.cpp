@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <ostream>
+#include <sstream>
 #include <streambuf>
 #include <unistd.h>
 
@@ -186,8 +187,47 @@ std::string render_vela_layers_csv(const Json& r) {
   return layers_csv(layers, v.contains("sram_in_use_bytes") ? &v["sram_in_use_bytes"] : nullptr);
 }
 
+namespace {
+
+using Serializer = nlohmann::detail::serializer<Json>;
+
+/// `v` as Json::dump(1) writes it at `indent`, with every packed section (report_util.hpp)
+/// written as the JSON it stands for. Only the containers holding packed sections are walked here.
+void dump_value(Serializer& serializer, std::ostream& out, const Json& v, unsigned indent) {
+  if (detail::is_packed(v)) {
+    serializer.dump(detail::unpacked(v), true, false, 1, indent);
+    return;
+  }
+  if (!(v.is_object() || v.is_array()) || v.empty()) {
+    serializer.dump(v, true, false, 1, indent);
+    return;
+  }
+  const bool object = v.is_object();
+  out.put(object ? '{' : '[');
+  out.put('\n');
+  const std::string pad(indent + 1, ' ');
+  bool first = true;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (!first) out.write(",\n", 2);
+    first = false;
+    out << pad;
+    if (object) {
+      serializer.dump(Json(it.key()), false, false, 0, 0);  // the key, quoted and escaped as dump does
+      out.write(": ", 2);
+    }
+    dump_value(serializer, out, *it, indent + 1);
+  }
+  out.put('\n');
+  out.write(pad.data(), static_cast<std::streamsize>(indent));
+  out.put(object ? '}' : ']');
+}
+
+}  // namespace
+
 std::string document_text(const Json& result) {
-  return result.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::ostringstream out;
+  write_document(out, result);
+  return out.str();
 }
 
 namespace {
@@ -240,9 +280,8 @@ class FdBuffer : public std::streambuf {
 void write_document(std::ostream& out, const Json& result) {
   // document_text's bytes, serialised straight into `out`: a long chain's result.json is hundreds of
   // MB of text, never held whole (nor its doubling buffer while it grows).
-  nlohmann::detail::serializer<Json> serializer(nlohmann::detail::output_adapter<char>(out), ' ',
-                                                Json::error_handler_t::replace);
-  serializer.dump(result, true, false, 1);
+  Serializer serializer(nlohmann::detail::output_adapter<char>(out), ' ', Json::error_handler_t::replace);
+  dump_value(serializer, out, result, 0);
   out.put('\n');
 }
 

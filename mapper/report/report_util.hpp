@@ -13,6 +13,33 @@ namespace npumap::report::detail {
 
 using Json = nlohmann::ordered_json;
 
+/// A per-layer section held packed in the document built in memory: a binary node with this subtype
+/// holds the section's CBOR bytes (a layer's `pass`: about 100 values, some 10 KB as a JSON tree,
+/// under 1 KB packed). write_document writes it out as the JSON it stands for, so result.json is the
+/// same; a result.json read back holds plain JSON, which `unpacked` returns as it is.
+inline constexpr std::uint8_t kPackedSubtype = 0x4a;
+
+inline bool is_packed(const Json& v) {
+  return v.is_binary() && v.get_binary().has_subtype() && v.get_binary().subtype() == kPackedSubtype;
+}
+
+/// `v` packed (see kPackedSubtype); its key order is kept.
+template <class J>
+Json packed(const J& v) {
+  return Json::binary(J::to_cbor(v), kPackedSubtype);
+}
+
+/// The JSON a packed node stands for, or `v` itself.
+inline Json unpacked(const Json& v) {
+  return is_packed(v) ? Json::from_cbor(v.get_binary()) : v;
+}
+
+/// The layer's `pass` (unpacked), or null when it has none.
+inline Json layer_pass(const Json& layer) {
+  const auto it = layer.find("pass");
+  return it == layer.end() ? Json() : unpacked(*it);
+}
+
 /// The number at `key`, or 0 when it is absent or not a number.
 inline double num(const Json& j, const char* key) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;

@@ -3,6 +3,7 @@
 
 #include "mapper/report/result_document.hpp"
 #include "mapper/report/sizing.hpp"
+#include "mapper/report/report_util.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -105,7 +106,8 @@ Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, co
   labels.layer_name = l.name;
   labels.placement_name = "npu-mapper";
   labels.num_valid_block_configs = m.num_block_configs;
-  lj["pass"] = model::write_pass_input(m.pass, arch, labels);
+  // Packed: on a long chain the passes (here and in vela_baseline) were most of the document's memory.
+  lj["pass"] = detail::packed(model::write_pass_input(m.pass, arch, labels));
   return lj;
 }
 
@@ -126,7 +128,7 @@ Json join_steps_json(const workloads::Workload& w, const JoinResult& joined) {
   Json steps = Json::array();
   for (std::size_t s = 0; s < joined.steps.size(); ++s) {
     const JoinStepStats& st = joined.steps[s];
-    steps.push_back({{"layer", w.layers[static_cast<std::size_t>(w.topological_order[s])].name},
+    steps.push_back(detail::packed(Json{{"layer", w.layers[static_cast<std::size_t>(w.topological_order[s])].name},
                      {"left_groups", st.left_groups},
                      {"layer_groups", st.right_groups},
                      {"group_pairs_matched", st.group_pairs_matched},
@@ -136,7 +138,7 @@ Json join_steps_json(const workloads::Workload& w, const JoinResult& joined) {
                      {"groups_dropped_incompatible", st.groups_dropped_incompatible},
                      {"rows_dropped_incompatible", st.rows_dropped_incompatible},
                      {"groups_out", st.groups_out},
-                     {"rows_out", st.rows_out}});
+                     {"rows_out", st.rows_out}}));  // packed: one per layer (report_util.hpp)
   }
   return steps;
 }
@@ -271,7 +273,7 @@ Json per_layer_json(const arch::Arch& arch, const workloads::Workload& workload,
     if (rows == 0 && lr.min_sram_bytes > arch.sram_capacity_bytes) lj["min_sram_bytes"] = lr.min_sram_bytes;
     if (lr.space.cpu) lj["cpu"] = {{"operator", l.cpu_operator}, {"reason", l.cpu_reason}};
     lj["keep_rates"] = keep_rates_json(lr.rates);
-    per_layer.push_back(std::move(lj));
+    per_layer.push_back(detail::packed(lj));  // packed: a long chain's many entries (report_util.hpp)
   }
   return per_layer;
 }
@@ -340,12 +342,14 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
     if (i == chosen) memory_of = asked.size();
     asked.push_back(&points[i]);
   }
-  const FrontMappings mappings = front_mappings(arch, workload, r.stage, *r.problem, asked, memory_of);
+  FrontMappings mappings = front_mappings(arch, workload, r.stage, *r.problem, asked, memory_of);
+  // The join problem is read by that call only: it goes before Vela's mappings are made (on a long
+  // chain the stage, the problem and both mappings would otherwise be the run's peak together).
+  r.problem.reset();
   std::optional<FrontMappings> vela_mappings;
   if (r.vela) vela_mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
   // Everything below reads the mappings, the front and Vela's point: the stages and problems go.
   r.stage = StageResult();
-  r.problem.reset();
   r.vela_stage.reset();
   if (r.vela) r.vela->problem = JoinProblem();
   for (std::size_t k = 0; k < kept.size(); ++k) {
@@ -401,6 +405,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   Json layer_mappings = Json::array();
   for (const LayerMapping& m : mappings.layers) layer_mappings.push_back(layer_mapping_json(arch, workload, m));
   result["layer_mappings"] = std::move(layer_mappings);
+  mappings = FrontMappings();  // written out: only Vela's mappings are read below
   result["chosen"] = points.empty() ? Json(nullptr) : Json(run.keep_pareto ? chosen : 0);
   if (!run.optimise.empty() && !points.empty()) {
     result["chosen_by"] = run.optimise == "Size" ? "least SRAM, --optimise Size" : "least cycles, --optimise Performance";

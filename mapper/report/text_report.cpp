@@ -253,7 +253,8 @@ std::string header_block(const Json& r) {
 std::string cpu_block(const Json& r) {
   std::string lines;
   int n = 0;
-  for (const auto& l : r["per_layer"]) {
+  for (const auto& entry : r["per_layer"]) {
+    const Json l = detail::unpacked(entry);  // packed in a document built in memory
     if (!l.contains("cpu")) continue;
     ++n;
     const std::string reason = l["cpu"].value("reason", std::string());
@@ -521,7 +522,7 @@ std::string outcome_block(const Json& r) {
   const std::string status = r.value("status", std::string());
   if (status == "interrupted") {
     std::size_t with = 0;
-    for (const auto& l : r["per_layer"]) with += l["pmappings"].get<std::size_t>() > 0 ? 1 : 0;
+    for (const auto& l : r["per_layer"]) with += detail::unpacked(l)["pmappings"].get<std::size_t>() > 0 ? 1 : 0;
     const std::string text =
         r.value("stopped_while_loading", false)
             ? std::string("Stopped (--time-limit or Ctrl-C) while loading the workload, before any layer was mapped: "
@@ -537,12 +538,14 @@ std::string outcome_block(const Json& r) {
                                  "fits (see the keep rates below).", "");
   } else if (status == "no_valid_mapping") {
     std::vector<std::string> empty;
-    for (const auto& l : r["per_layer"]) {
+    for (const auto& entry : r["per_layer"]) {
+    const Json l = detail::unpacked(entry);  // packed in a document built in memory
       if (l["pmappings"].get<int>() == 0) empty.push_back(detail::shorten_name(l["layer"].get<std::string>(), 40));
     }
     out += "\n" + wrap_text("No valid mapping: no pmapping of layer(s) ",
                             fmt::format("{} survives its filters (see the keep rates below).", fmt::join(empty, ", ")), "  ");
-    for (const auto& l : r["per_layer"]) {
+    for (const auto& entry : r["per_layer"]) {
+    const Json l = detail::unpacked(entry);  // packed in a document built in memory
       if (!l.contains("min_sram_bytes")) continue;
       out += wrap_text("  " + detail::shorten_name(l["layer"].get<std::string>(), 40) + " ",
                        fmt::format("needs at least {} of SRAM (its smallest placement); the arch has {}",
@@ -579,7 +582,8 @@ std::string cause_lines(const Json& k, const std::string& indent) {
 std::array<std::uint64_t, 4> join_counts(const Json& r) {
   std::array<std::uint64_t, 4> c{};
   if (!r.contains("join")) return c;
-  for (const auto& s : r["join"]["steps"]) {
+  for (const auto& entry : r["join"]["steps"]) {
+    const Json s = detail::unpacked(entry);  // packed in a document built in memory
     c[0] += s["rows_paired"].get<std::uint64_t>();
     c[1] += s["dropped_sram_capacity_after_join"].get<std::uint64_t>();
     c[2] += s["dropped_dominated_after_join"].get<std::uint64_t>();
@@ -608,7 +612,8 @@ std::string keep_rates_block(const Json& r, const TextOptions& options) {
     return "\n" + wrap("Keep rates: ", items, " ", "  ");
   }
   std::string out = std::string("\nPer-layer stage (keep rates") + (detailed ? "" : "; -v: the keep rate of each filter") + "):\n";
-  for (const auto& l : r["per_layer"]) {
+  for (const auto& entry : r["per_layer"]) {
+    const Json l = detail::unpacked(entry);  // packed in a document built in memory
     out += wrap("  ", {detail::shorten_name(l["layer"].get<std::string>(), 48),
                        fmt::format("({}, {}):", l["op"].get<std::string>(), shape_str(l["ofm_shape"])),
                        fmt::format("{},", plural(l["groups"].get<std::uint64_t>(), "group")),

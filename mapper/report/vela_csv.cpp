@@ -17,6 +17,7 @@
 #include "arch/arch.hpp"
 #include "common/text_escape.hpp"
 #include "mapper/report/report.hpp"
+#include "mapper/report/report_util.hpp"
 #include "mapper/report/result_document.hpp"
 #include "model/evaluate.hpp"
 #include "model/pass_json.hpp"
@@ -99,8 +100,9 @@ struct VelaLayerTraffic {
 
 VelaLayerTraffic vela_layer_traffic(const Json& layer) {
   VelaLayerTraffic t;
-  if (!layer.contains("pass") || !layer["pass"].is_object()) return t;
-  const nlohmann::json pass_json(layer["pass"]);
+  const Json saved = detail::layer_pass(layer);
+  if (!saved.is_object()) return t;
+  const nlohmann::json pass_json(saved);
   const model::PassInput in = model::read_pass_input(pass_json, "result.json", "pass");
   const model::PassMetrics m = model::evaluate(in.arch, in.pass);
   const double repeat = vnum(layer, "repeat") > 0 ? vnum(layer, "repeat") : 1.0;
@@ -120,6 +122,12 @@ VelaLayerTraffic vela_layer_traffic(const Json& layer) {
   }
   if (pass.lut) t.constants += static_cast<double>(pass.lut->shape.elements() * model::size_in_bytes(pass.lut->dtype));
   return t;
+}
+
+/// The type of the layer's pass's op ("" without one).
+std::string pass_op_type(const Json& layer) {
+  const Json pass = detail::layer_pass(layer);
+  return pass.is_object() && pass.contains("op") ? pass["op"].value("type", std::string()) : std::string();
 }
 
 std::string file_name_part(std::string s) {
@@ -297,7 +305,7 @@ std::string render_vela_per_layer_csv(const Json& r) {
     const Json& cyc = l.contains("cycles_by_component") ? l["cycles_by_component"] : Json::object();
     std::vector<std::string> f = {
         vela_tflite_operator(l.value("op", std::string())),
-        csv_field(l.contains("pass") && l["pass"].contains("op") ? l["pass"]["op"].value("type", std::string()) : std::string()),
+        csv_field(pass_op_type(l)),
         fmt::format("{:.0f}", usage),
         python_float(vela_percentage(usage, peak_sram)),
         python_float(cycles),
