@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 namespace npumap::search::join_internal {
 namespace {
@@ -47,14 +48,14 @@ void front_with_lows(const double* tab, std::size_t n, std::size_t nc, std::size
   const std::size_t m = keep.size();
   std::vector<std::uint32_t> by(k * m);
   std::vector<double> key(k * m);
+  std::vector<std::pair<double, std::uint32_t>> sorted(m);
   for (std::size_t c = 0; c < k; ++c) {
-    std::uint32_t* o = &by[c * m];
-    std::copy(keep.begin(), keep.end(), o);
-    std::sort(o, o + m, [&](std::uint32_t a, std::uint32_t b) {
-      if (tab[a * k + c] != tab[b * k + c]) return tab[a * k + c] < tab[b * k + c];
-      return a < b;
-    });
-    for (std::size_t i = 0; i < m; ++i) key[c * m + i] = tab[o[i] * k + c];
+    for (std::size_t i = 0; i < m; ++i) sorted[i] = {tab[keep[i] * k + c], keep[i]};
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < m; ++i) {
+      key[c * m + i] = sorted[i].first;
+      by[c * m + i] = sorted[i].second;
+    }
   }
   std::vector<std::uint32_t> left;
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
