@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 namespace npumap::search::join_internal {
 namespace {
@@ -16,11 +17,107 @@ bool summed_column(Column c) { return c == Column::Cycles || c == Column::Offchi
 /// The columns whose low the ε-front's pruning tracks: the sums and the peak.
 bool low_column(Column c) { return summed_column(c) || c == Column::Sram; }
 
-/// The ε-front's pruning (StepSlack): the exact front on the pruning columns (a dropped row without
-/// error is covered by its dominator as it is), then on the pruning columns and, per column with a low,
-/// the least value a row stands in for (low) for the rows left and those with error; then, best rows
-/// first, each row is dropped for the first of the last kScan kept rows that may stand in for it within
-/// the budget, which lowers that row's lows, or else kept.
+/// The front of a table of values (its first nc columns) and lows (the other k - nc): a set of rows such
+/// that every row left out is dominated or equal in all k columns by a kept row (with `tie`, equal rows
+/// also in tie), so a kept row stands in for it with no more budget. How: the exact front F on the
+/// values (the fast kernels of few columns). A dropped row without error (`has_err` 0: lows = values) is
+/// dominated in the values by a row of F, whose lows are at most its values, so it is covered as it is.
+/// Each dropped row with error is compared only with the rows of F no larger than it in the column
+/// where they are fewest (F sorted on each column); those no row of F covers are filtered among themselves on all k columns (a row
+/// dropped there is covered by one kept). Rows of F are never dropped (no two are equal in the values).
+/// Returns the kept rows in index order.
+void front_with_lows(const double* tab, std::size_t n, std::size_t nc, std::size_t k, const double* tie,
+                     const std::vector<char>& has_err, ParetoWorkspace& ws, std::vector<double>& vals,
+                     std::vector<std::uint32_t>& keep) {
+  vals.resize(n * nc);
+  for (std::size_t r = 0; r < n; ++r) std::copy(tab + r * k, tab + r * k + nc, &vals[r * nc]);
+  if (tie != nullptr) {
+    pareto_front_tiebreak(vals.data(), n, nc, tie, ws, keep);
+  } else {
+    pareto_front(vals.data(), n, nc, ws, keep);
+  }
+  std::vector<char> on_front(n, 0);
+  for (std::uint32_t r : keep) on_front[r] = 1;
+  std::vector<std::uint32_t> err_rows;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    if (!on_front[r] && has_err[r]) err_rows.push_back(r);
+  }
+  if (err_rows.empty()) return;
+  // F sorted on each column: a row of F covering e is no larger than e in every column, so it is among
+  // the rows of F no larger than e in the column where they are fewest; only those are compared.
+  const std::size_t m = keep.size();
+  std::vector<std::uint32_t> by(k * m);
+  std::vector<double> key(k * m);
+  std::vector<std::pair<double, std::uint32_t>> sorted(m);
+  for (std::size_t c = 0; c < k; ++c) {
+    for (std::size_t i = 0; i < m; ++i) sorted[i] = {tab[keep[i] * k + c], keep[i]};
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < m; ++i) {
+      key[c * m + i] = sorted[i].first;
+      by[c * m + i] = sorted[i].second;
+    }
+  }
+  std::vector<std::uint32_t> left;
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::uint32_t last = kNone;
+  for (std::uint32_t e : err_rows) {
+    const double* te = tab + static_cast<std::size_t>(e) * k;
+    std::size_t best_c = 0;
+    std::size_t end = m + 1;
+    for (std::size_t c = 0; c < k && end > 0; ++c) {
+      const double* kc = &key[c * m];
+      const std::size_t cnt = static_cast<std::size_t>(std::upper_bound(kc, kc + m, te[c]) - kc);
+      if (cnt < end) {
+        end = cnt;
+        best_c = c;
+      }
+    }
+    const auto covers = [&](std::uint32_t f) {
+      const double* tf = tab + static_cast<std::size_t>(f) * k;
+      bool all = true;
+      bool strict = false;
+      for (std::size_t c = 0; c < k && all; ++c) {
+        all = tf[c] <= te[c];
+        strict = strict || tf[c] < te[c];
+      }
+      return all && (tie == nullptr || strict || tie[f] <= tie[e]);
+    };
+    // The last coverer first (rows with error come in runs from one merge), then the prefix from its
+    // end: the rows nearest e in that column are the likely coverers.
+    bool covered = last != kNone && covers(last);
+    const std::uint32_t* order = &by[best_c * m];
+    for (std::size_t i = end; i-- > 0 && !covered;) {
+      if (covers(order[i])) {
+        covered = true;
+        last = order[i];
+      }
+    }
+    if (!covered) left.push_back(e);
+  }
+  const std::size_t front_size = keep.size();
+  if (left.size() > 1) {
+    std::vector<double> sub(left.size() * k);
+    for (std::size_t i = 0; i < left.size(); ++i) std::copy(tab + left[i] * k, tab + left[i] * k + k, &sub[i * k]);
+    std::vector<std::uint32_t> kept_left;
+    if (tie != nullptr) {
+      std::vector<double> sub_tie(left.size());
+      for (std::size_t i = 0; i < left.size(); ++i) sub_tie[i] = tie[left[i]];
+      pareto_front_tiebreak(sub.data(), left.size(), k, sub_tie.data(), ws, kept_left);
+    } else {
+      pareto_front(sub.data(), left.size(), k, ws, kept_left);
+    }
+    for (std::uint32_t i : kept_left) keep.push_back(left[i]);
+  } else {
+    keep.insert(keep.end(), left.begin(), left.end());
+  }
+  std::inplace_merge(keep.begin(), keep.begin() + static_cast<std::ptrdiff_t>(front_size), keep.end());
+}
+
+/// The ε-front's pruning (StepSlack): the front of values and lows (front_with_lows: the exact front on
+/// the pruning columns, whose dropped rows without error are covered by their dominator as they are,
+/// and the dropped rows with error each against it); then, best rows first, each row is dropped for the
+/// first of the last kScan kept rows that may stand in for it within the budget, which lowers that
+/// row's lows, or else kept.
 std::size_t prune_rows_epsilon(std::vector<PendingRow>& rows, const KeyColumns& key, const StepSlack& slack, bool sram_tiebreak) {
   const std::size_t n = rows.size();
   const std::vector<Column>& cols = key.cols;
@@ -38,43 +135,19 @@ std::size_t prune_rows_epsilon(std::vector<PendingRow>& rows, const KeyColumns& 
     for (std::size_t c = 0; c < nc; ++c) t[c] = key.value(rows[r].row, cols[c]);
     for (std::size_t c = 0; c < summed.size(); ++c) t[nc + c] = rows[r].row.low(summed[c]);
   }
-  // First the exact front on the values alone (the fast kernels of few columns): a dropped row without
-  // error (low = value) is dominated by a row whose lows are at most its values, which stands in for it
-  // as it is. Then the front on values and lows of the rest (the front and the dropped rows with error).
-  std::vector<std::uint32_t> cand;
+  // The front of values and lows (front_with_lows): the exact front on the values alone, then only the
+  // rows with error it dropped, each against that front.
   {
-    std::vector<double>& vals = x.scratch_b;
+    std::vector<char> has_err(n, 0);
+    for (std::size_t r = 0; r < n; ++r) {
+      for (Column c : summed) has_err[r] = has_err[r] || rows[r].row.err_of(c) != 0.0;
+    }
     if (sram_tiebreak) {
       x.tie.resize(n);
       for (std::size_t r = 0; r < n; ++r) x.tie[r] = key.value(rows[r].row, Column::Sram);
       if (key.clamp != nullptr) clamp_tiebreak(x.tie, rows, x.scratch_a, x.scratch_b);
     }
-    vals.resize(n * nc);
-    for (std::size_t r = 0; r < n; ++r) std::copy(&x.tab[r * k], &x.tab[r * k] + nc, &vals[r * nc]);
-    if (sram_tiebreak) {
-      pareto_front_tiebreak(vals.data(), n, nc, x.tie.data(), x.ws, x.keep);
-    } else {
-      pareto_front(vals.data(), n, nc, x.ws, x.keep);
-    }
-    std::vector<char> on_front(n, 0);
-    for (std::uint32_t r : x.keep) on_front[r] = 1;
-    for (std::uint32_t r = 0; r < n; ++r) {
-      bool has_err = false;
-      for (Column c : summed) has_err = has_err || rows[r].row.err_of(c) != 0.0;
-      if (on_front[r] || has_err) cand.push_back(r);
-    }
-  }
-  {
-    std::vector<double> sub(cand.size() * k);
-    for (std::size_t i = 0; i < cand.size(); ++i) std::copy(&x.tab[cand[i] * k], &x.tab[cand[i] * k] + k, &sub[i * k]);
-    if (sram_tiebreak) {
-      std::vector<double> tie(cand.size());
-      for (std::size_t i = 0; i < cand.size(); ++i) tie[i] = x.tie[cand[i]];
-      pareto_front_tiebreak(sub.data(), cand.size(), k, tie.data(), x.ws, x.keep);
-    } else {
-      pareto_front(sub.data(), cand.size(), k, x.ws, x.keep);
-    }
-    for (std::uint32_t& i : x.keep) i = cand[i];
+    front_with_lows(x.tab.data(), n, nc, k, sram_tiebreak ? x.tie.data() : nullptr, has_err, x.ws, x.scratch_b, x.keep);
   }
   // The greedy pass over the survivors, in lexicographic order of the pruning columns (then index).
   std::vector<std::uint32_t> order = x.keep;
@@ -185,10 +258,20 @@ void exact_front(const std::vector<JoinRow>& rows, const std::vector<Column>& co
     for (std::size_t c = 0; c < cols.size(); ++c) table[r * k + c] = rows[r].value(cols[c]);
     for (std::size_t c = 0; c < low.size(); ++c) table[r * k + cols.size() + c] = rows[r].low(low[c]);
   }
+  static thread_local std::vector<double> tie;
   if (tiebreak) {
-    static thread_local std::vector<double> tie;
     tie.resize(rows.size());
     for (std::size_t r = 0; r < rows.size(); ++r) tie[r] = rows[r].peak;
+  }
+  if (!low.empty()) {
+    static thread_local std::vector<char> has_err;
+    static thread_local std::vector<double> vals;
+    has_err.assign(rows.size(), 0);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      for (Column c : low) has_err[r] = has_err[r] || rows[r].err_of(c) != 0.0;
+    }
+    front_with_lows(table.data(), rows.size(), cols.size(), k, tiebreak ? tie.data() : nullptr, has_err, ws, vals, keep);
+  } else if (tiebreak) {
     pareto_front_tiebreak(table.data(), rows.size(), k, tie.data(), ws, keep);
   } else {
     pareto_front(table.data(), rows.size(), k, ws, keep);
