@@ -196,7 +196,8 @@ std::string colour(double t) {
 /// What the plot draws, read from the result document.
 struct Plot {
   std::vector<PlotPoint> points;
-  std::size_t chosen = 0;
+  std::size_t chosen = 0;  ///< the chosen point's index in `points`; points.size(): not plotted
+  PlotPoint chosen_point;
   std::optional<PlotPoint> no_fusion, vela;
   double clock_hz = 0.0;        ///< 0: unknown, latency in cycles only
   double capacity_bytes = 0.0;  ///< the arch's SRAM capacity; 0: unknown
@@ -204,12 +205,48 @@ struct Plot {
 
 PlotPoint plot_point(const Json& j) { return {num(j, "cycles"), num(j, "offchip_bytes"), num(j, "sram_bytes")}; }
 
+/// The plotted points: every front point from `front_values` ([cycles, offchip_bytes, sram_bytes,
+/// energy_pj] per point, written whatever --keep-pareto says) when present and well formed, else the
+/// points kept in `front` (a document from before front_values).
+std::vector<PlotPoint> front_points(const Json& r) {
+  std::vector<PlotPoint> points;
+  if (r.contains("front_values") && r["front_values"].is_array()) {
+    const Json& values = r["front_values"];
+    points.reserve(values.size());
+    for (const Json& v : values) {
+      if (!v.is_array() || v.size() < 3 || !v[0].is_number() || !v[1].is_number() || !v[2].is_number()) {
+        points.clear();
+        break;
+      }
+      points.push_back({v[0].get<double>(), v[1].get<double>(), v[2].get<double>()});
+    }
+    if (!points.empty()) return points;
+  }
+  if (r.contains("front") && r["front"].is_array()) {
+    for (const Json& f : r["front"]) points.push_back(plot_point(f));
+  }
+  return points;
+}
+
 Plot read_plot(const Json& r) {
   Plot p;
-  if (r.contains("front") && r["front"].is_array()) {
-    for (const Json& f : r["front"]) p.points.push_back(plot_point(f));
+  p.points = front_points(r);
+  // The chosen point is `front[chosen]`; without --keep-pareto `front` holds it alone, so its index
+  // among the plotted points is that of the first point with its values.
+  p.chosen = p.points.size();
+  if (r.contains("front") && r["front"].is_array() && !r["front"].empty()) {
+    p.chosen_point = plot_point(r["front"][chosen_point(r)]);
+    const auto same = [&p](const PlotPoint& q) {
+      return q.cycles == p.chosen_point.cycles && q.offchip_bytes == p.chosen_point.offchip_bytes &&
+             q.sram_bytes == p.chosen_point.sram_bytes;
+    };
+    const std::size_t k = chosen_point(r);
+    if (k < p.points.size() && same(p.points[k])) {
+      p.chosen = k;
+    } else {
+      p.chosen = static_cast<std::size_t>(std::find_if(p.points.begin(), p.points.end(), same) - p.points.begin());
+    }
   }
-  p.chosen = chosen_point(r);
   if (r.contains("no_fusion") && r["no_fusion"].is_object()) p.no_fusion = plot_point(r["no_fusion"]);
   if (r.contains("vela_baseline") && r["vela_baseline"].is_object()) p.vela = plot_point(r["vela_baseline"]);
   if (r.contains("arch")) {

@@ -364,6 +364,12 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
     front.push_back(std::move(p));
   }
   result["front_size"] = points.size();
+  // Every front point's objective values, in front order, whatever --keep-pareto says: what front.svg
+  // plots. Values only (four numbers a point), so a front of thousands of points stays small.
+  result["front_values_columns"] = Json::array({"cycles", "offchip_bytes", "sram_bytes", "energy_pj"});
+  Json values = Json::array();
+  for (const FrontPoint& p : points) values.push_back(Json::array({p.cycles, p.offchip_bytes, p.peak_sram_bytes, p.energy_pj}));
+  result["front_values"] = std::move(values);
   Json summary;
   if (!points.empty()) {
     double best_cycles = points[0].cycles, best_offchip = points[0].offchip_bytes;
@@ -623,6 +629,19 @@ void check_result_document(const Json& r, const std::string& file) {
     count(member(r, "front_size", root), root.key("front_size"), kInt);
     if (r["front_size"].get<std::uint64_t>() < front.size()) {
       root.key("front_size").fail(fmt::format("is smaller than the {} points listed under `front`", front.size()));
+    }
+    if (r.contains("front_values")) {
+      // Optional (older documents lack it); when present, one row of four numbers per front point.
+      const At fv = root.key("front_values");
+      const Json& values = array(r["front_values"], fv);
+      if (values.size() != r["front_size"].get<std::uint64_t>()) {
+        fv.fail(fmt::format("has {} rows, expected front_size = {}", values.size(), r["front_size"].get<std::uint64_t>()));
+      }
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        const Json& row = array(values[i], fv.index(i));
+        if (row.size() != 4) fv.index(i).fail("expected [cycles, offchip_bytes, sram_bytes, energy_pj]");
+        for (std::size_t k = 0; k < row.size(); ++k) number(row[k], fv.index(i).index(k));
+      }
     }
     if (!front.empty()) {
       object(member(r, "front_summary", root), root.key("front_summary"));

@@ -268,5 +268,31 @@ TEST(FrontSvgView, OnlyTheChosenPointKeptNoClockAndNoFront) {
   EXPECT_EQ(count_of(svg, "class=\"point\""), 0u);
 }
 
+TEST(FrontSvgView, FrontValuesPlotEveryPointWhenOnlyTheChosenOneIsKept) {
+  // Without --keep-pareto, `front` holds only the chosen point (here kHandFront[3], as --optimise
+  // could choose) while `front_values` lists every point: all five are plotted, and the ring marks
+  // point #3, found by its values.
+  Json r = document(kHandFront);
+  Json values = Json::array();
+  for (const PlotPoint& p : kHandFront) values.push_back({p.cycles, p.offchip_bytes, p.sram_bytes, 1.0});
+  r["front_values"] = values;
+  r["front"] = Json::array({r["front"][3]});
+  const std::string svg = render_svg(r);
+  ASSERT_EQ(cli_test::check_xml(svg, "svg"), "") << svg;
+  EXPECT_EQ(count_of(svg, "class=\"point\""), 2 * kHandFront.size());
+  EXPECT_EQ(svg.find("rerun with --keep-pareto"), std::string::npos);
+  EXPECT_NE(svg.find(">5 front points<"), std::string::npos);
+  EXPECT_EQ(count_of(svg, "class=\"chosen\""), 2u);
+  EXPECT_NE(svg.find("<title>chosen point #3: "), std::string::npos);
+  // The staircase is that of all five points, as with the whole front kept: identical drawings.
+  Json all = document(kHandFront);
+  all["front_values"] = values;
+  all["chosen"] = std::size_t{3};  // unsigned, as the mapper writes it
+  EXPECT_EQ(svg, render_svg(all));
+  // A malformed row falls back to `front` (an edited document): only the kept point.
+  r["front_values"][2] = "x";
+  EXPECT_EQ(count_of(render_svg(r), "class=\"point\""), 2u);
+}
+
 }  // namespace
 }  // namespace npumap::report

@@ -431,6 +431,9 @@ TEST(LargeFrontSummary, ShowsTheExtremesAndASpreadIndexedAsInFrontCsv) {
   Json repeated = Json::array();
   for (std::size_t i = 0; i < 12000; ++i) repeated.push_back(front[i % n]);
   big["front"] = repeated;
+  Json repeated_values = Json::array();  // front_values has one row per front point
+  for (std::size_t i = 0; i < 12000; ++i) repeated_values.push_back(result["front_values"][i % n]);
+  big["front_values"] = repeated_values;
   std::vector<Json*> stack = {&big};
   while (!stack.empty()) {  // every front_size of the document names the new size
     Json* j = stack.back();

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_harness.hpp"
 
 namespace npumap::cli_test {
@@ -55,6 +57,43 @@ TEST(FrontSvg, NoFrontGivesAMessageNotEmptyAxes) {
   const std::string svg = read_text(tmp / "out" / "front.svg");
   EXPECT_NE(svg.find("Nothing to plot: no valid mapping"), std::string::npos) << svg;
   EXPECT_TRUE(texts_of_class(svg, "xtick").empty());
+}
+
+TEST(FrontSvg, WithoutKeepParetoEveryFrontPointIsPlotted) {
+  // tiny_chain on ethos-u65-256 with three objectives has a front of several points (73 at ε = 0.01
+  // when written). Without --keep-pareto, result.json keeps one point in `front` but every point's
+  // values in `front_values`; the oracle is the same run with --keep-pareto, whose `front` lists every
+  // point in full: the rows must be its points' values, in order, and front.svg must not depend on
+  // the option (the chosen point is #0 in both).
+  TempDir tmp;
+  const std::vector<std::string> args{"--workload", "tiny_chain", "--arch", "ethos-u65-256", "--objectives",
+                                      "cycles,offchip_bytes,sram", "--epsilon", "0.01", "-q"};
+  std::vector<std::string> plain = args, kept = args;
+  plain.insert(plain.end(), {"--out", (tmp / "plain").string()});
+  kept.insert(kept.end(), {"--keep-pareto", "--out", (tmp / "kept").string()});
+  const RunResult a = run_mapper(plain);
+  ASSERT_EQ(a.status, 0) << a.err;
+  const RunResult b = run_mapper(kept);
+  ASSERT_EQ(b.status, 0) << b.err;
+  const auto r = nlohmann::json::parse(read_text(tmp / "plain" / "result.json"));
+  const auto full = nlohmann::json::parse(read_text(tmp / "kept" / "result.json"));
+  const std::size_t n = r.at("front_size").get<std::size_t>();
+  ASSERT_GE(n, 2u) << "the case needs a front of several points";
+  ASSERT_EQ(r.at("front").size(), 1u);
+  EXPECT_EQ(r.at("front_values_columns"), nlohmann::json({"cycles", "offchip_bytes", "sram_bytes", "energy_pj"}));
+  ASSERT_EQ(r.at("front_values").size(), n);
+  ASSERT_EQ(full.at("front").size(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& p = full["front"][i];
+    EXPECT_EQ(r["front_values"][i], nlohmann::json({p["cycles"], p["offchip_bytes"], p["sram_bytes"], p["energy_pj"]})) << i;
+  }
+  EXPECT_EQ(full.at("front_values"), r.at("front_values"));
+  const std::string svg = read_text(tmp / "plain" / "front.svg");
+  std::size_t points = 0;
+  for (std::size_t i = svg.find("class=\"point\""); i != std::string::npos; i = svg.find("class=\"point\"", i + 1)) ++points;
+  EXPECT_EQ(points, 2 * n) << "every front point in both panels";
+  EXPECT_EQ(svg.find("rerun with --keep-pareto"), std::string::npos);
+  EXPECT_EQ(svg, read_text(tmp / "kept" / "front.svg"));
 }
 
 TEST(ParetoSvg, HumanUnitsFamiliesAndFailedPoints) {
