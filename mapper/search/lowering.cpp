@@ -269,6 +269,14 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
     out.batch_repeat = to_int(d.batch);
     p.ifm = make_fm(ifm_t, fc_shape(d.m, d.k));
     p.ofm = make_fm(ofm_t, fc_shape(d.m, d.n));
+    const workloads::Shape& whole = ifm_t.shape;
+    if (layer.kind == OpKind::FullyConnected && d.batch == 1 && whole.n * whole.h * whole.w * whole.c > d.m * d.k) {
+      // A slice of a larger tensor (an absorbed SplitSliceRead: an unrolled LSTM's step reading one
+      // row of its input): Vela's op then sees the whole tensor as its IFM, in its shape and its
+      // bytes (docs/design/npu-model.md §7.3).
+      p.ifm = make_fm(ifm_t, shape4(whole));
+      p.ifm.op_shape = std::array<int, 4>{to_int(whole.n), to_int(whole.h), to_int(whole.w), to_int(whole.c)};
+    }
   } else {
     p.ifm = make_fm(ifm_t, shape4(layer.ifm_shape));
     p.ofm = make_fm(ofm_t, shape4(layer.ofm_shape));

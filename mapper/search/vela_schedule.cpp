@@ -57,8 +57,22 @@ struct VelaCandidate {
 /// The pass as Vela's scheduler costs it: its weights are encoded before scheduling only where they
 /// get a DMA to SRAM, and then once, for a block depth of 16 in streams of 16 OFM channels (the real
 /// encoding follows the chosen block config after scheduling); weights read in place are costed
-/// uncompressed (scale 1). The reported cycles use the real encoding (apply_block_config's).
-model::Pass scheduling_pass(const LayerSpace& space, const Template& tpl, model::Pass pass) {
+/// uncompressed (scale 1). The reported cycles use the real encoding (apply_block_config's). Where the
+/// arch spills, an OFM that may roll is still a tensor of the arena: Vela writes its bytes to SRAM
+/// (force_outputs_to_fast_storage) but times the block commands with the arena's latency.
+model::Pass scheduling_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, model::Pass pass) {
+  // Vela packs the biases (10 bytes per channel) and moves an IFM-streamed pass's to SRAM only after
+  // scheduling (move_scales_to_fast_storage): while it ranks block configs every bias is the int32
+  // tensor read in place, so each OFM block waits the permanent storage's latency for it
+  // (docs/design/npu-model.md §6.3, the bias term of the output cycles).
+  if (pass.bias) {
+    pass.bias->dma_to = arch::MemArea::Unknown;
+    pass.bias->element_size_bytes = 0;
+  }
+  if (arch.spilling_enabled && tpl.output_may_roll && pass.ofm.mem_area == arch.fast_storage) {
+    pass.ofm.mem_area = arch.feature_map_storage;
+    pass.force_outputs_to_fast_storage = true;
+  }
   const bool matmul = pass.op.type == model::OpType::FullyConnected && space.num_inputs == 2;
   if (!pass.weights || matmul) return pass;
   if (tpl.weights == WeightPlacement::InPlace) {
@@ -83,7 +97,21 @@ VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, co
   const int wv = weight_variant_index(space, tpl, bc);
   const double scale = wv >= 0 ? space.weight_variants[static_cast<std::size_t>(wv)].worst_scale : 0.0;
   const model::PassMetrics m = model::evaluate(arch, pass);
-  const model::PassMetrics ms = model::evaluate(arch, scheduling_pass(space, tpl, pass));
+  const model::Pass sp = scheduling_pass(arch, space, tpl, pass);
+  model::PassMetrics ms = model::evaluate(arch, sp);
+  if (arch.spilling_enabled && tpl.input_may_roll[0] && sp.ifm.mem_area == arch.fast_storage) {
+    // A cascaded pass's IFM: Vela reads its bytes from the rolling buffer (the rewrite) but times each
+    // block's command with the IFM tensor still in the arena (docs/design/npu-model.md §6.1's
+    // latency and bandwidth): the NPU cycles of the pass with its IFM there, the bytes and access
+    // cycles of ours.
+    model::Pass in_arena = sp;
+    in_arena.ifm.mem_area = arch.feature_map_storage;
+    const double npu = model::evaluate(arch, in_arena).cycle(model::PassCycles::Npu);
+    ms.cycles[static_cast<int>(model::PassCycles::Npu)] = npu;
+    double total = 0.0;
+    for (int k = 0; k < static_cast<int>(model::PassCycles::Total); ++k) total = std::max(total, ms.cycles[static_cast<std::size_t>(k)]);
+    ms.cycles[static_cast<int>(model::PassCycles::Total)] = total;
+  }
   const double repeat = space.batch_repeat;
   VelaCandidate c;
   c.row = like;
@@ -493,6 +521,56 @@ bool replace_placement(const arch::Arch& arch, const StageResult& stage, const L
   return true;
 }
 
+/// Vela's tie-break inside a cascade. Vela filters a pass's candidates (block config x the surviving
+/// strategies of its IFM's producer) on (metric, peak SRAM, own SRAM), keeping the first of equal
+/// ones: of block configs with equal pass metric (e.g. H and W transposed), a pass whose IFM arrives
+/// in a rolling buffer takes the one with the smaller buffer (its height follows from this pass's IFM
+/// block height and its producer's OFM block height), then the first in Vela's order; a pass without
+/// one keeps the first in Vela's order (row_metrics). The join sees neither buffer size in its metric,
+/// so each such step of `b.point` (in step order, after its producer's choice) moves here to that
+/// config, keeping its template and placements; the rows' costs and the point's stay to be summed.
+void break_rolling_ties(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage, int limit,
+                        VelaBaseline& b) {
+  JoinProblem& problem = b.problem;
+  for (std::size_t s = 0; s < problem.steps.size(); ++s) {
+    const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
+    if (lr.space.cpu || problem.steps[s].inputs.empty()) continue;
+    const std::vector<TensorCompat> compat = problem.steps[s].groups.at(b.point.group[s]).compat;
+    if (compat.front().residence != Residence::Rolling) continue;
+    const JoinTensor& in = problem.tensors.at(static_cast<std::size_t>(problem.steps[s].inputs.front()));
+    if (in.producer_step < 0) continue;
+    const auto p = static_cast<std::size_t>(in.producer_step);
+    const int producer_rows = problem.steps[p].groups.at(b.point.group[p]).compat.back().rows;
+    if (producer_rows <= 0) continue;
+    const PmappingRow chosen = problem.steps[s].groups[b.point.group[s]].rows.at(b.point.row[s]);
+    const Template& tpl = lr.space.templates[stage.jobs[chosen.job].template_index];
+    const double metric = vela_candidate(arch, lr.space, tpl, chosen, chosen.candidate).metric;
+    const auto buffer = [&](std::uint32_t c) {
+      return rolling_buffer_bytes(in, producer_rows, rolling_consumer_rows(arch, lr.space, lr.space.block_configs[c]));
+    };
+    std::uint32_t best = chosen.candidate;
+    std::int64_t best_bytes = buffer(best);
+    for (const std::uint32_t c : vela_config_order(lr.space, limit)) {
+      if (c == chosen.candidate || buffer(c) >= best_bytes) continue;
+      if (vela_candidate(arch, lr.space, tpl, chosen, c).metric != metric) continue;
+      best = c, best_bytes = buffer(c);
+    }
+    if (best == chosen.candidate) continue;
+    const model::BlockConfig& bc = lr.space.block_configs[best];
+    std::vector<TensorCompat> want = compat;
+    want.front().rows = static_cast<std::uint16_t>(rolling_consumer_rows(arch, lr.space, bc));
+    if (want.back().residence == Residence::Rolling) want.back().rows = static_cast<std::uint16_t>(bc.ofm_h);
+    std::vector<PmappingGroup>& groups = problem.steps[s].groups;
+    auto git = std::find_if(groups.begin(), groups.end(), [&](const PmappingGroup& x) { return x.compat == want; });
+    if (git == groups.end()) git = groups.insert(groups.end(), PmappingGroup{want, {}});
+    auto rit = std::find_if(git->rows.begin(), git->rows.end(),
+                            [&](const PmappingRow& r) { return r.job == chosen.job && r.candidate == best; });
+    if (rit == git->rows.end()) rit = git->rows.insert(git->rows.end(), vela_candidate(arch, lr.space, tpl, chosen, best).row);
+    b.point.group[s] = static_cast<std::uint32_t>(git - groups.begin());
+    b.point.row[s] = static_cast<std::uint32_t>(rit - git->rows.begin());
+  }
+}
+
 /// Vela's use of the SRAM left after scheduling when the arena is off-chip (its
 /// use_fast_storage_for_feature_maps): each feature map passed between two cascaded passes on the NPU
 /// (produced by one, read only by NPU passes, not a network output) moves whole to SRAM, in order of
@@ -630,6 +708,8 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     for (std::size_t s = 0; s < b.point.group.size(); ++s) b.point.group[s] = origin[s][b.point.group[s]];
     cost_point(b.problem, b.point);
     choose_vela_block_configs(arch, workload, stage, block_config_limit, fresh, b);
+    break_rolling_ties(arch, workload, stage, block_config_limit, b);
+    cost_point(b.problem, b.point);
     if (arch.spilling_enabled) {
       fill_sram(arch, workload, stage, b);
       cost_point(b.problem, b.point);

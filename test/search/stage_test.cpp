@@ -3,10 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
+#include "mapper/search/lowering.hpp"
 #include "mapper/search/stage.hpp"
 #include "model/evaluate.hpp"
 #include "test_support.hpp"
@@ -293,6 +296,45 @@ namespace {
 // rule 6: the FC's IFM op shape is the tensor's whole 4-D shape; e.g. mcunet-10fps's classifier in
 // the reference compile reads "AvgPool2D/AvgPool" [1,1,1,160] as NHCWB16). An FC that flattens an
 // [1,H,W,C] map reads it with another shape and keeps it linear.
+// A fully-connected layer that reads one row of a larger tensor (an unrolled LSTM's step reading its
+// input through an absorbed SplitSliceRead): Vela's op sees the whole tensor as its IFM, its shape and
+// its bytes (docs/design/npu-model.md §7.3; basic_lstm's MatMul_10 in the reference compile reads
+// "model/lstm/transpose_npu" [49, 1, 10] as IFM shape [1, 49, 1, 10] and 490 bytes per depth stage).
+// By hand, for x = [1, 4, 1, 8] read as [1, 8] by an FC with 32 outputs and OFM block depth 16: the
+// IFM is read once per OFM depth stage, ceil(32 / 16) = 2 times, each time whole: 2 x (4 x 8) = 64
+// bytes, where the FC `whole` reading its own [1, 8] tensor reads 2 x 8 = 16; both do 8 x 32 = 256 MACs.
+TEST(Mapspace, AFullyConnectedReadingASliceReadsTheWholeTensorAsVelaDoes) {
+  const workloads::Workload w = workloads::load_workload_from_string(R"(
+name: slice_fc
+inputs:
+  - {name: x, shape: [1, 4, 1, 8], dtype: int8}
+  - {name: r, shape: [1, 8], dtype: int8}
+layers:
+  - {name: step, op: fully_connected, inputs: [x], input_shapes: [[1, 8]], output: y, output_shape: [1, 32], bias: false}
+  - {name: whole, op: fully_connected, inputs: [r], output: z, output_shape: [1, 32], bias: false}
+)",
+                                                                     "slice_fc.yaml");
+  const arch::Arch a = arch::load_arch("ethos-u55-256");
+  const auto ifm_read = [&](int layer) {
+    const LoweredLayer low = lower_layer(a, w, layer);
+    model::Pass pass = low.base;
+    pass.block_config = {1, 1, 8, 16};
+    const model::PassMetrics m = model::evaluate(a, pass);
+    EXPECT_EQ(m.macs, 256);
+    double bytes = 0.0;
+    for (const auto& area : m.bandwidth)
+      bytes += area[static_cast<int>(model::TensorPurpose::FeatureMap)][static_cast<int>(model::Direction::Read)];
+    return std::make_pair(pass, bytes);
+  };
+  const auto [step, step_bytes] = ifm_read(0);
+  EXPECT_EQ(step.ifm.shape, model::Shape::of({1, 4, 1, 8}));
+  EXPECT_EQ(step.ifm_op_shape(), (std::array<int, 4>{1, 4, 1, 8}));
+  EXPECT_DOUBLE_EQ(step_bytes, 64.0);
+  const auto [whole, whole_bytes] = ifm_read(1);
+  EXPECT_EQ(whole.ifm.shape, model::Shape::of({1, 8}));
+  EXPECT_DOUBLE_EQ(whole_bytes, 16.0);
+}
+
 TEST(Mapspace, APooledFeatureMapFeedingAClassifierMayBeNhcwb16) {
   const workloads::Workload w = workloads::load_workload_from_string(R"(
 name: pool_fc

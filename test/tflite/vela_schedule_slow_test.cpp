@@ -20,12 +20,14 @@
 //   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
 //     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
 //     later than Vela's (not yet understood);
-//   * block configs of yolo-fastest and vww2 on U65 (about 45 passes, most in cascades): Vela's is
-//     often ours with H and W transposed at equal cycles, or deeper (more OFM channels per block) at
-//     more cycles; our pass metric ranks them otherwise (its bytes; cause not yet found; exact ties
-//     follow Vela's order of candidates);
-//   * fully connected layers of basic_lstm on U65 (about 50 passes): Vela takes a deeper OFM block
-//     (fewer IFM re-reads) at more cycles than ours; not yet understood;
+//   * block configs (95 passes: yolo-fastest 36, ssd_slim 20, vww2 18, person_detect 9, kws_micronet_m
+//     5, kws_ref_model 4, cnn_s 2, pretrainedResnet 1; 60 on U55, 35 on U65). On U55 (60) the
+//     placement or the SRAM differs: 25 are IFM-streamed passes of Vela's (15 in its cascades) that
+//     ours double-buffers, and 35 weight-streamed passes whose double buffer (its size follows the
+//     OFM block depth) Vela's 16-candidate cut and SRAM accounting weigh otherwise than our exact
+//     least metric. On U65 (35) 33 are in Vela's cascades, where Vela's dynamic program keeps the
+//     16 best partial cascades by metric and SRAM while the join minimises the metric alone, and
+//     where ties follow our approximation of Vela's order (break_rolling_ties);
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
 //     operand differs (on U65 which feature maps the SRAM fill moved);
 //   * SRAM: Vela's tensor allocator (alignment, fragmentation, its bisection of the fill's SRAM limit)
@@ -198,15 +200,15 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   EXPECT_EQ(cycles_within_5, 32);
   EXPECT_EQ(cycles_within_15, 36);
   EXPECT_EQ(sram_exact, 12);
-  EXPECT_EQ(sram_within_10, 26);
+  EXPECT_EQ(sram_within_10, 27);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (240 on U65), ours 236 (all on
   // U65, none where the arena is SRAM).
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
-  EXPECT_EQ(passes.same_block, 3281);
-  EXPECT_EQ(passes.cycles_exact, 3128);
+  EXPECT_EQ(passes.same_block, 3403);
+  EXPECT_EQ(passes.cycles_exact, 3196);
   EXPECT_EQ(passes.vela_cascaded, 280);
   EXPECT_EQ(passes.ours_cascaded, 236);
 }
