@@ -23,15 +23,18 @@ inline bool is_packed(const Json& v) {
   return v.is_binary() && v.get_binary().has_subtype() && v.get_binary().subtype() == kPackedSubtype;
 }
 
-/// `v` packed (see kPackedSubtype); its key order is kept.
+/// `v` packed (see kPackedSubtype); its key order is kept. A packed node inside `v` stays packed
+/// (a CBOR tag carries its subtype), so a layer mapping packed whole keeps its `pass` packed within.
 template <class J>
 Json packed(const J& v) {
-  return Json::binary(J::to_cbor(v), kPackedSubtype);
+  std::vector<std::uint8_t> bytes = J::to_cbor(v);
+  bytes.shrink_to_fit();  // held for the run: not the writer's doubling capacity
+  return Json::binary(std::move(bytes), kPackedSubtype);
 }
 
-/// The JSON a packed node stands for, or `v` itself.
+/// The JSON a packed node stands for (packed nodes within it still packed), or `v` itself.
 inline Json unpacked(const Json& v) {
-  return is_packed(v) ? Json::from_cbor(v.get_binary()) : v;
+  return is_packed(v) ? Json::from_cbor(v.get_binary(), true, true, Json::cbor_tag_handler_t::store) : v;
 }
 
 /// The layer's `pass` (unpacked), or null when it has none.

@@ -1,9 +1,11 @@
 #pragma once
 // An immutable vector whose copies share one buffer: a layer's mapspace (its block configs and
-// templates) is copied to every layer of a workload with identical layers (a 50,000-layer chain of
-// one layer repeated), and each copy would otherwise hold its own kilobytes.
+// templates) and its pmapping groups' compatibilities are copied to every layer of a workload with
+// identical layers (a 50,000-layer chain of one layer repeated) and into the join problems, and each
+// copy would otherwise hold its own kilobytes.
 
 #include <cstddef>
+#include <initializer_list>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -18,6 +20,8 @@ class SharedVector {
   SharedVector() = default;
   SharedVector(std::vector<T> v)  // NOLINT(google-explicit-constructor): assigned from a built vector
       : data_(v.empty() ? nullptr : std::make_shared<const std::vector<T>>(std::move(v))) {}
+
+  SharedVector(std::initializer_list<T> items) : SharedVector(std::vector<T>(items)) {}
 
   const std::vector<T>& vector() const { return data_ ? *data_ : none(); }
   operator const std::vector<T>&() const { return vector(); }  // NOLINT(google-explicit-constructor)
