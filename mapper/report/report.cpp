@@ -29,11 +29,9 @@ using detail::Json;
 using detail::num;
 using detail::shape_str;
 
-Json LayerList::layer(std::size_t i) const { return detail::unpacked(*entries_.at(i)); }
-
-LayerList point_layers(const Json& r, const Json& p) {
+std::vector<const Json*> point_layers(const Json& r, const Json& p) {
   std::vector<const Json*> out;
-  if (!p.contains("layers")) return LayerList(std::move(out));
+  if (!p.contains("layers")) return out;
   for (const Json& ref : p["layers"]) {
     if (ref.is_number_unsigned() && r.contains("layer_mappings") && ref.get<std::size_t>() < r["layer_mappings"].size()) {
       out.push_back(&r["layer_mappings"][ref.get<std::size_t>()]);
@@ -41,7 +39,7 @@ LayerList point_layers(const Json& r, const Json& p) {
       out.push_back(&ref);
     }
   }
-  return LayerList(std::move(out));
+  return out;
 }
 
 std::string render_csv(const Json& r) {
@@ -63,8 +61,7 @@ std::string render_csv(const Json& r) {
   int i = 0;
   for (const auto& p : r["front"]) {
     int fused = 0;
-    const LayerList layers = point_layers(r, p);
-    for (std::size_t i = 0; i < layers.size(); ++i) fused += layers.layer(i)["fused_with_next"].get<bool>() ? 1 : 0;
+    for (const Json* l : point_layers(r, p)) fused += (*l)["fused_with_next"].get<bool>() ? 1 : 0;
     out += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{},{},{},{}\n", i, num(p, "cycles"),
                        num(p, "offchip_bytes"), num(p, "sram_bytes"), num(p, "energy_pj"), num(p, "edp"), fused,
                        static_cast<std::size_t>(i) == chosen_point(r) ? 1 : 0, num(p, "latency_ms"), num(p, "inferences_per_s"), num(p, "macs_per_cycle"),
@@ -96,14 +93,7 @@ std::string block_config_text(const Json& l) {
   return block;
 }
 
-/// The layers of Vela's schedule (result.json's vela_baseline.layers).
-LayerList vela_baseline_layers(const Json& r) {
-  std::vector<const Json*> layers;
-  for (const Json& l : r["vela_baseline"]["layers"]) layers.push_back(&l);
-  return LayerList(std::move(layers));
-}
-
-std::string layers_csv(const LayerList& layers, const Json* live) {
+std::string layers_csv(const std::vector<const Json*>& layers, const Json* live) {
   std::string out =
       "layer,op,ofm_shape,cycles,bound_by,npu_cycles,sram_cycles,dram_cycles,onchip_flash_cycles,offchip_flash_cycles,"
       "macs,macs_per_cycle,utilisation,latency_ms,sram_bytes,dram_bytes,onchip_flash_bytes,offchip_flash_bytes,"
@@ -112,7 +102,7 @@ std::string layers_csv(const LayerList& layers, const Json* live) {
   const auto field = [](const std::string& v) { return common::csv_field(v); };
   const bool have_live = live != nullptr && live->is_array() && live->size() == layers.size();
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    const Json l = layers.layer(i);
+    const Json& l = *layers[i];
     const Json none = Json::object();
     const Json& cyc = l.contains("cycles_by_component") ? l["cycles_by_component"] : none;
     const Json& bytes = l.contains("bytes_by_area") ? l["bytes_by_area"] : none;
@@ -155,15 +145,13 @@ std::string render_vela_comparison_csv(const Json& r) {
       "offchip_bytes_vela,offchip_bytes_chosen,block_config_vela,block_config_chosen,traversal_vela,traversal_chosen,"
       "weights_vela,weights_chosen,fusion_vela,fusion_chosen,changed\n";
   if (!r.contains("vela_baseline") || !r.contains("front") || r["front"].empty()) return out;
-  const LayerList vela_layers = vela_baseline_layers(r);
-  std::map<std::string, std::size_t> vela;
-  for (std::size_t i = 0; i < vela_layers.size(); ++i) vela.emplace(vela_layers.layer(i)["layer"].get<std::string>(), i);
-  const LayerList chosen = point_layers(r, r["front"][chosen_point(r)]);
-  for (std::size_t i = 0; i < chosen.size(); ++i) {
-    const Json c = chosen.layer(i);
+  std::map<std::string, const Json*> vela;
+  for (const Json& l : r["vela_baseline"]["layers"]) vela.emplace(l["layer"].get<std::string>(), &l);
+  for (const Json* chosen : point_layers(r, r["front"][chosen_point(r)])) {
+    const Json& c = *chosen;
     const auto found = vela.find(c["layer"].get<std::string>());
     if (found == vela.end()) continue;
-    const Json v = vela_layers.layer(found->second);
+    const Json& v = *found->second;
     const double vc = num(v, "cycles"), cc = num(c, "cycles");
     // What differs between the two mappings of the layer, in the order a reader checks them.
     std::string changed;
@@ -186,15 +174,17 @@ std::string render_vela_comparison_csv(const Json& r) {
 }
 
 std::string render_layers_csv(const Json& r, std::size_t point) {
-  if (!r.contains("front") || point >= r["front"].size()) return layers_csv(LayerList(), nullptr);
+  if (!r.contains("front") || point >= r["front"].size()) return layers_csv({}, nullptr);
   const Json& p = r["front"][point];
   return layers_csv(point_layers(r, p), p.contains("sram_in_use_bytes") ? &p["sram_in_use_bytes"] : nullptr);
 }
 
 std::string render_vela_layers_csv(const Json& r) {
-  if (!r.contains("vela_baseline")) return layers_csv(LayerList(), nullptr);
+  if (!r.contains("vela_baseline")) return layers_csv({}, nullptr);
   const Json& v = r["vela_baseline"];
-  return layers_csv(vela_baseline_layers(r), v.contains("sram_in_use_bytes") ? &v["sram_in_use_bytes"] : nullptr);
+  std::vector<const Json*> layers;
+  for (const Json& l : v["layers"]) layers.push_back(&l);
+  return layers_csv(layers, v.contains("sram_in_use_bytes") ? &v["sram_in_use_bytes"] : nullptr);
 }
 
 namespace {
@@ -205,7 +195,7 @@ using Serializer = nlohmann::detail::serializer<Json>;
 /// written as the JSON it stands for. Only the containers holding packed sections are walked here.
 void dump_value(Serializer& serializer, std::ostream& out, const Json& v, unsigned indent) {
   if (detail::is_packed(v)) {
-    dump_value(serializer, out, detail::unpacked(v), indent);  // it may hold packed nodes itself
+    serializer.dump(detail::unpacked(v), true, false, 1, indent);
     return;
   }
   if (!(v.is_object() || v.is_array()) || v.empty()) {

@@ -11,25 +11,10 @@
 
 namespace npumap::report {
 
-/// Layer mappings read one at a time: in a document built in memory each is held packed (a long
-/// chain's layer mappings as JSON trees would be most of the run's memory), and `layer(i)` unpacks
-/// entry i alone; in a document read back they are plain and `layer(i)` is a copy.
-class LayerList {
- public:
-  LayerList() = default;
-  explicit LayerList(std::vector<const nlohmann::ordered_json*> entries) : entries_(std::move(entries)) {}
-  std::size_t size() const { return entries_.size(); }
-  bool empty() const { return entries_.empty(); }
-  /// Entry i as plain JSON (a `pass` within it may still be packed: read it with detail::layer_pass).
-  nlohmann::ordered_json layer(std::size_t i) const;
-
- private:
-  std::vector<const nlohmann::ordered_json*> entries_;
-};
-
 /// The layers of a front point, resolved: entry i is the mapping of the i-th layer in topological
 /// order (a point lists indices into the result's `layer_mappings`; older results inline them).
-LayerList point_layers(const nlohmann::ordered_json& result, const nlohmann::ordered_json& point);
+std::vector<const nlohmann::ordered_json*> point_layers(const nlohmann::ordered_json& result,
+                                                        const nlohmann::ordered_json& point);
 
 /// What the text report shows beyond its default blocks.
 struct TextOptions {

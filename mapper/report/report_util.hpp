@@ -18,56 +18,20 @@ using Json = nlohmann::ordered_json;
 /// under 1 KB packed). write_document writes it out as the JSON it stands for, so result.json is the
 /// same; a result.json read back holds plain JSON, which `unpacked` returns as it is.
 inline constexpr std::uint8_t kPackedSubtype = 0x4a;
-/// A layer mapping held packed (packed_layer): four bytes giving the length n of the CBOR of its
-/// fields but `pass`, those n bytes, then its `pass` as a packed node's bytes (none without a pass).
-/// Reading a layer then decodes its few fields and copies its pass's bytes whole, where a pass
-/// packed inside the CBOR would be decoded byte by byte on every read.
-inline constexpr std::uint8_t kPackedLayerSubtype = 0x4b;
 
 inline bool is_packed(const Json& v) {
-  if (!v.is_binary() || !v.get_binary().has_subtype()) return false;
-  const auto subtype = v.get_binary().subtype();
-  return subtype == kPackedSubtype || subtype == kPackedLayerSubtype;
+  return v.is_binary() && v.get_binary().has_subtype() && v.get_binary().subtype() == kPackedSubtype;
 }
 
-/// `v` packed (see kPackedSubtype); its key order is kept. A packed node inside `v` stays packed
-/// (a CBOR tag carries its subtype).
+/// `v` packed (see kPackedSubtype); its key order is kept.
 template <class J>
 Json packed(const J& v) {
-  std::vector<std::uint8_t> bytes = J::to_cbor(v);
-  bytes.shrink_to_fit();  // held for the run: not the writer's doubling capacity
-  return Json::binary(std::move(bytes), kPackedSubtype);
+  return Json::binary(J::to_cbor(v), kPackedSubtype);
 }
 
-/// A layer mapping `layer` packed (kPackedLayerSubtype); its `pass`, if any, is its last key and a
-/// packed node.
-inline Json packed_layer(Json layer) {
-  std::vector<std::uint8_t> pass;
-  if (const auto it = layer.find("pass"); it != layer.end()) {
-    pass = it->get_binary();
-    layer.erase("pass");
-  }
-  const std::vector<std::uint8_t> head = Json::to_cbor(layer);
-  const auto n = static_cast<std::uint32_t>(head.size());
-  std::vector<std::uint8_t> bytes;
-  bytes.reserve(4 + head.size() + pass.size());
-  for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<std::uint8_t>(n >> (8 * i)));
-  bytes.insert(bytes.end(), head.begin(), head.end());
-  bytes.insert(bytes.end(), pass.begin(), pass.end());
-  return Json::binary(std::move(bytes), kPackedLayerSubtype);
-}
-
-/// The JSON a packed node stands for (packed nodes within it still packed), or `v` itself.
+/// The JSON a packed node stands for, or `v` itself.
 inline Json unpacked(const Json& v) {
-  if (!is_packed(v)) return v;
-  const auto& bytes = v.get_binary();
-  if (bytes.subtype() == kPackedSubtype) return Json::from_cbor(bytes, true, true, Json::cbor_tag_handler_t::store);
-  std::uint32_t n = 0;
-  for (int i = 0; i < 4; ++i) n |= static_cast<std::uint32_t>(bytes[static_cast<std::size_t>(i)]) << (8 * i);
-  const auto head_end = bytes.begin() + 4 + static_cast<std::ptrdiff_t>(n);
-  Json layer = Json::from_cbor(bytes.begin() + 4, head_end);
-  if (head_end != bytes.end()) layer["pass"] = Json::binary(std::vector<std::uint8_t>(head_end, bytes.end()), kPackedSubtype);
-  return layer;
+  return is_packed(v) ? Json::from_cbor(v.get_binary()) : v;
 }
 
 /// The layer's `pass` (unpacked), or null when it has none.

@@ -286,8 +286,7 @@ void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Wo
                        const FrontMappings& mappings, const std::vector<FrontPoint>& points) {
   const FrontPoint& v = r.vela->point;
   Json layers = Json::array();
-  for (const std::uint32_t i : mappings.points[0].layers)
-    layers.push_back(detail::packed_layer(layer_mapping_json(arch, workload, mappings.layers[i])));  // as layer_mappings
+  for (const std::uint32_t i : mappings.points[0].layers) layers.push_back(layer_mapping_json(arch, workload, mappings.layers[i]));
   Json best = nullptr, best_at_sram = nullptr;
   for (const FrontPoint& p : points) {
     if (best.is_null() || p.cycles < best.get<double>()) best = p.cycles;
@@ -411,9 +410,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   result["front_summary"] = summary;
   result["front"] = std::move(front);
   Json layer_mappings = Json::array();
-  // Packed whole (report_util.hpp), read back one at a time (report::LayerList): on a long chain the
-  // layer mappings as JSON trees were most of the document's memory.
-  for (const LayerMapping& m : mappings.layers) layer_mappings.push_back(detail::packed_layer(layer_mapping_json(arch, workload, m)));
+  for (const LayerMapping& m : mappings.layers) layer_mappings.push_back(layer_mapping_json(arch, workload, m));
   result["layer_mappings"] = std::move(layer_mappings);
   mappings = FrontMappings();  // written out: only Vela's mappings are read below
   result["chosen"] = points.empty() ? Json(nullptr) : Json(run.keep_pareto ? chosen : 0);

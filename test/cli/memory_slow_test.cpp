@@ -165,12 +165,12 @@ Usage map_chain(int n) {
 
 TEST(MemoryBounds, ALongChainMapsInMemoryAndTimeLinearInItsLayers) {
   // 2,000 and 8,000 layers: the difference divides out what any run costs (libraries, presets).
-  // Measured at -j 1: about 16 KiB per layer (27 KiB before identical layers shared their
-  // mapspaces and the document held its layer mappings packed) and about 0.7 s of CPU per 1,000
+  // Measured at -j 1: about 18 KiB per layer (28 KiB before identical layers shared their
+  // mapspaces and the layer mappings dropped their metrics) and about 0.5 s of CPU per 1,000
   // layers. The bound is a regression guard, not yet the target of 10 KB per layer: the
   // YAML tree while loading (about 7 KiB per layer), then each layer's own jobs and pmapping groups
-  // in the stage, Vela's stage and the join problems hold most of it. The code before that sharing
-  // and packing (27 KiB per layer) fails the bound of 20.
+  // in the stage, Vela's stage and the join problems, then the document's layer mappings hold most
+  // of it. The code before that sharing (28 KiB per layer) fails the bound of 20.
   // Time: 4 times the layers may take at most 5.5 times the CPU (a quadratic step would take 16).
   const Usage small = map_chain(2'000);
   const Usage large = map_chain(8'000);
