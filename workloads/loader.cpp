@@ -343,6 +343,11 @@ class Loader {
     const common::YamlNode layers = root_.at("layers");
     const auto layer_items = layers.items();
     if (layer_items.empty()) throw layers.error("must list at least one layer", "add `- name: ...` entries");
+    // Sized once: a long chain's layers grown by doubling held up to 2.5 times their size while the
+    // YAML tree (the load's peak) is still held.
+    w_.layers.reserve(w_.layers.size() + layer_items.size());
+    pending_.reserve(pending_.size() + layer_items.size());
+    w_.tensors.reserve(w_.tensors.size() + layer_items.size());  // most layers write a tensor of their own
     for (std::size_t i = 0; i < layer_items.size(); ++i) {
       if (i % 256 == 255) common::throw_if_stopped(stop_, "loading the workload");
       read_layer(layer_items[i]);

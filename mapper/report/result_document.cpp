@@ -86,19 +86,20 @@ Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, co
   // Where the layer's time goes: each component's cycles (the pass's total is their maximum, so the
   // largest bounds it) and the bytes each memory moves; a batched matmul repeats the pass.
   const double repeat = m.repeat;
+  const model::PassMetrics metrics = search::layer_metrics(arch, m);
   Json components = Json::object();
   model::PassCycles bound = model::PassCycles::Npu;
   for (int c = 0; c < static_cast<int>(model::PassCycles::Total); ++c) {
     const auto pc = static_cast<model::PassCycles>(c);
-    components[std::string(model::pass_cycles_name(pc))] = m.metrics.cycle(pc) * repeat;
-    if (m.metrics.cycle(pc) > m.metrics.cycle(bound)) bound = pc;
+    components[std::string(model::pass_cycles_name(pc))] = metrics.cycle(pc) * repeat;
+    if (metrics.cycle(pc) > metrics.cycle(bound)) bound = pc;
   }
   lj["cycles_by_component"] = components;
   lj["bound_by"] = std::string(model::pass_cycles_name(bound));
   Json bytes = Json::object();
   for (int a = 0; a < arch::kNumMemAreas; ++a) {
     const auto area = static_cast<arch::MemArea>(a);
-    const double b = model::area_bytes(m.metrics, area) * repeat;
+    const double b = model::area_bytes(metrics, area) * repeat;
     if (b > 0) bytes[std::string(arch::mem_area_name(area))] = b;
   }
   lj["bytes_by_area"] = bytes;

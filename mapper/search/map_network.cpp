@@ -106,13 +106,14 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     const bool compare = options.fusion && options.compare_without_fusion && can_fuse;
     if (progress != nullptr) progress->steps_planned.fetch_add(problem.steps.size() * (compare ? 2 : 1));
     if (compare) {
-      const JoinProblem plain = make_join_problem(arch, w, r.stage, false);
       if (tbb::this_task_arena::max_concurrency() > 1) {
+        const JoinProblem plain = make_join_problem(arch, w, r.stage, false);
         tbb::parallel_invoke([&] { r.joined = join(problem, join_options, context); },
                              [&] { unfused = join_best(plain, join_options, context); });
       } else {
         r.joined = join(problem, join_options, context);
-        if (!r.joined->front.empty()) unfused = join_best(plain, join_options, context);
+        // Made once the join is done, so the two problems and the join's tables do not peak together.
+        if (!r.joined->front.empty()) unfused = join_best(make_join_problem(arch, w, r.stage, false), join_options, context);
       }
     } else {
       r.joined = join(problem, join_options, context);
@@ -127,8 +128,15 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
       if (!unfused->front.empty()) r.unfused = UnfusedSummary{unfused->front[0]};
     }
   }
-  if (options.vela_baseline && !options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial)
+  if (options.vela_baseline && !options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial) {
+    // The join problem is a copy of the stage's groups: it goes while Vela's stage and problem are
+    // built (on a long chain the four together were the run's peak) and is made again after; the
+    // join did not change it, so the copy is the same.
+    const bool had_problem = r.problem.has_value();
+    r.problem.reset();
     find_vela_schedule(arch, w, options, stop, r);
+    if (had_problem) r.problem = make_join_problem(arch, w, r.stage, options.fusion);
+  }
   if (r.partial) {
     r.status = SearchStatus::Interrupted;
   } else if (some_layer_empty || (r.joined && r.joined->front.empty())) {

@@ -35,11 +35,14 @@ LayerMapping layer_mapping(const arch::Arch& arch, const workloads::Workload& w,
   m.bias = tpl.bias;
   m.fused_with_previous = g.compat.front().residence == Residence::Rolling;
   m.fused_with_next = g.compat.back().residence == Residence::Rolling;
-  m.metrics = model::evaluate(arch, m.pass);
   return m;
 }
 
 }  // namespace
+
+model::PassMetrics layer_metrics(const arch::Arch& arch, const LayerMapping& mapping) {
+  return model::evaluate(arch, mapping.pass);
+}
 
 FrontMappings front_mappings(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                              const JoinProblem& problem, const std::vector<const FrontPoint*>& points, std::size_t memory_of) {
@@ -48,6 +51,8 @@ FrontMappings front_mappings(const arch::Arch& arch, const workloads::Workload& 
   for (std::size_t i = 0; i < points.size(); ++i) {
     const FrontPoint* point = points[i];
     PointMapping pm;
+    pm.layers.reserve(workload.topological_order.size());
+    if (i == 0) out.layers.reserve(workload.topological_order.size());  // the first point's are all new
     for (std::size_t s = 0; s < workload.topological_order.size(); ++s) {
       const auto key = std::make_tuple(s, point->group[s], point->row[s]);
       auto it = known.find(key);

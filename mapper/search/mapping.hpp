@@ -1,9 +1,9 @@
 #pragma once
 // Front points as mappings: what the search chose for each layer of a point (the pass with its block
 // config, traversal and placements, where each tensor lives, whether it fuses), what it costs (the
-// pmapping's totals and the cycle model's breakdown of its pass) and the memory in use at each layer.
-// The reports render these; they neither decode the join's (group, row) indices nor run the cycle
-// model themselves.
+// pmapping's totals and, through layer_metrics, the cycle model's breakdown of its pass) and the
+// memory in use at each layer. The reports render these; they neither decode the join's (group, row)
+// indices nor run the cycle model themselves.
 
 #include <cstddef>
 #include <cstdint>
@@ -39,9 +39,12 @@ struct LayerMapping {
   double energy_pj = 0.0;
   double sram_bytes = 0.0;
   int repeat = 1;                 ///< a batched matmul runs the pass this many times
-  model::PassMetrics metrics;     ///< the cycle model on one run of `pass` (NPU layers)
   int num_block_configs = 0;      ///< valid block configs of the layer (Vela's pass label)
 };
+
+/// The cycle model on one run of an NPU layer's pass. Computed when asked, not held: the metrics are
+/// three times the size of the rest of a mapping, and a 50,000-layer chain holds 50,000 mappings.
+model::PassMetrics layer_metrics(const arch::Arch& arch, const LayerMapping& mapping);
 
 /// One front point: its layers (indices into FrontMappings::layers, per join step in topological
 /// order) and, when asked for, the memory in use at each step.

@@ -92,7 +92,7 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
     Template t;
     t.inputs.assign(static_cast<std::size_t>(lowered.num_inputs), FmChoice{Residence::Arena, Layout::Linear});
     t.output = FmChoice{Residence::Arena, Layout::Linear};
-    space.templates.push_back(t);
+    space.templates = std::vector<Template>{t};
     return space;
   }
 
@@ -139,6 +139,7 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
   // Inputs an elementwise output may overwrite: same shape and data type as the output.
   std::array<bool, 2> in_place_ok{};
   const bool elementwise = model::npu_block_type(p.op.type) == NpuBlockType::ElementWise;
+  std::vector<Template> templates;
   in_place_ok[0] = elementwise && p.ifm.shape == p.ofm.shape && p.ifm.dtype == p.ofm.dtype;
   in_place_ok[1] = elementwise && p.ifm2 && p.ifm2->shape == p.ofm.shape && p.ifm2->dtype == p.ofm.dtype;
   for (auto trav : traversals) {
@@ -156,7 +157,7 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
               t.output = out;
               t.input_may_roll[0] = in_roll[0] && is_rolling_site(arch, in0);
               t.output_may_roll = out_roll && is_rolling_site(arch, out);
-              space.templates.push_back(t);
+              templates.push_back(t);
               // In-place elementwise: the same choices with the output written over input i.
               for (std::size_t i = 0; options.in_place && i < t.inputs.size(); ++i) {
                 if (!in_place_ok[i] || !(t.inputs[i] == out)) continue;
@@ -164,7 +165,7 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
                 ip.output_over_input = static_cast<int>(i);
                 ip.output_may_roll = false;
                 ip.input_may_roll[i] = false;
-                space.templates.push_back(ip);
+                templates.push_back(ip);
               }
             }
           }
@@ -172,6 +173,7 @@ LayerSpace make_layer_space(const arch::Arch& arch, const LoweredLayer& lowered,
       }
     }
   }
+  space.templates = std::move(templates);
   return space;
 }
 

@@ -19,6 +19,7 @@
 #include "arch/arch.hpp"
 #include "mapper/search/compat.hpp"
 #include "mapper/search/lowering.hpp"
+#include "mapper/search/shared_vector.hpp"
 #include "model/block_config.hpp"
 #include "model/pass.hpp"
 #include "workloads/workload.hpp"
@@ -65,18 +66,19 @@ struct SpaceOptions {
   bool in_place = true;  ///< offer elementwise outputs written over an input (off: for metamorphic tests)
 };
 
-/// Everything about one layer's mapspace.
+/// Everything about one layer's mapspace. Its templates, block configs and weight variants are
+/// shared by its copies (an identical layer's space is a copy of the one computed).
 struct LayerSpace {
   int layer = -1;
   int num_inputs = 1;
   model::Pass base;             ///< the pass with the layer's shapes; templates and block configs fill in the rest
   int batch_repeat = 1;         ///< a batched matmul runs as this many identical passes
   std::vector<bool> input_constant;  ///< per input: a constant read in place (placement fixed by `base`)
-  std::vector<Template> templates;
-  std::vector<model::BlockConfig> block_configs;  ///< every valid config (§8), Vela's order
+  SharedVector<Template> templates;
+  SharedVector<model::BlockConfig> block_configs;  ///< every valid config (§8), Vela's order
   std::uint64_t block_config_grid = 0;  ///< configs tried before the SHRAM check (§8.4 loop)
   std::string unsupported;      ///< non-empty: why the NPU cannot run this layer at all
-  std::vector<WeightVariantCost> weight_variants;  ///< LoweredLayer::weight_variants
+  SharedVector<WeightVariantCost> weight_variants;  ///< LoweredLayer::weight_variants
   bool cpu = false;             ///< a CPU operator: one template, no block configs, one zero-cost pmapping
 };
 

@@ -6,6 +6,7 @@
 
 #include "mapper/search/compat.hpp"
 #include "mapper/search/objectives.hpp"
+#include "mapper/search/shared_vector.hpp"
 
 namespace npumap::search {
 
@@ -33,9 +34,10 @@ struct PmappingRow {
 };
 
 /// A compatibility and the Pareto-optimal pmappings that have it. compat[i] is the layer's i-th
-/// input tensor's side; compat.back() is the output tensor's side.
+/// input tensor's side; compat.back() is the output tensor's side. The compatibility is shared by
+/// the group's copies (identical layers, the join problems).
 struct PmappingGroup {
-  std::vector<TensorCompat> compat;
+  SharedVector<TensorCompat> compat;
   std::vector<PmappingRow> rows;
 };
 

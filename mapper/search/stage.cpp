@@ -388,12 +388,17 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
 
 namespace {
 
-/// Moves the distinct inputs of `all` (in order of first appearance) into `distinct`, and returns
-/// for each input the index of its distinct one. Candidates are found by a cheap key, then compared
-/// whole. With `share` false every input is its own.
-std::vector<std::uint32_t> deduplicate(std::vector<StageInput>& all, std::vector<StageInput>& distinct, bool share) {
-  std::vector<std::uint32_t> distinct_of;
+/// The distinct stage inputs seen so far, found by a cheap key, then compared whole.
+struct Deduplicator {
   std::map<std::tuple<std::uint64_t, std::size_t, std::size_t, std::array<int, 4>>, std::vector<std::uint32_t>> buckets;
+};
+
+/// Moves the distinct inputs of `all` (in order of first appearance) into `distinct`, and appends
+/// for each input the index of its distinct one to `distinct_of`; inputs equal to an earlier one are
+/// dropped. With `share` false every input is its own.
+void deduplicate(std::vector<StageInput>& all, std::vector<StageInput>& distinct, bool share, Deduplicator& seen,
+                 std::vector<std::uint32_t>& distinct_of) {
+  auto& buckets = seen.buckets;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const model::Pass& b = all[i].space.base;
     const auto key = std::make_tuple(all[i].space.block_config_grid, all[i].space.templates.size(),
@@ -411,8 +416,8 @@ std::vector<std::uint32_t> deduplicate(std::vector<StageInput>& all, std::vector
       distinct.push_back(std::move(all[i]));
     }
     distinct_of.push_back(found);
+    all[i] = StageInput();  // a copy of a distinct one: its mapspace goes now
   }
-  return distinct_of;
 }
 
 }  // namespace
@@ -463,13 +468,21 @@ StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& w, 
 
 SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>& layers, const StageOptions& options,
                              StageProgress* progress, bool share_identical) {
-  std::vector<StageInput> all(layers.size());
-  tbb::parallel_for(std::size_t{0}, layers.size(), [&](std::size_t i) {
-    all[i] = make_stage_input(arch, *layers[i].workload, layers[i].layer, options.space);
-  });
+  // The layers' mapspaces are made in blocks and deduplicated block by block, so a long chain of
+  // identical layers never holds more than a block of copies (each a few kilobytes).
+  constexpr std::size_t kBlock = 1024;
   SharedStage shared;
   std::vector<StageInput> distinct;
-  shared.distinct_of = deduplicate(all, distinct, share_identical);
+  Deduplicator seen;
+  std::vector<StageInput> block;
+  for (std::size_t first = 0; first < layers.size(); first += kBlock) {
+    block.resize(std::min(kBlock, layers.size() - first));
+    tbb::parallel_for(std::size_t{0}, block.size(), [&](std::size_t i) {
+      const LayerRef& ref = layers[first + i];
+      block[i] = make_stage_input(arch, *ref.workload, ref.layer, options.space);
+    });
+    deduplicate(block, distinct, share_identical, seen, shared.distinct_of);
+  }
   shared.stage = run_stage(arch, distinct, options, progress);
   return shared;
 }
