@@ -3,8 +3,6 @@
 #include "mapper/search/vela_cascades.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <set>
 #include <vector>
@@ -282,6 +280,42 @@ double best_run(std::size_t a, std::size_t b, double limit, const std::vector<st
   return f[n];
 }
 
+/// A schedule's choices: per step the way it runs (best_run's picks) and what was considered.
+struct VelaChoices {
+  std::vector<std::vector<CascadeOption>> alone;                 ///< per step
+  std::vector<std::vector<std::vector<CascadeOption>>> cascades;  ///< per first step, per last step
+  std::vector<std::pair<std::size_t, std::size_t>> runs;         ///< steps that may cascade, first..last
+};
+
+/// Vela's choice for one NPU subgraph, the runs [r0, r1) of `c`: the least candidate metric over the
+/// limits on its largest cascaded pass's SRAM. The metric only falls as the limit rises, so the search
+/// stops once the SRAM alone costs more than the best. Writes the picks of its steps into `pick`.
+void choose_subgraph(const VelaChoices& c, std::size_t r0, std::size_t r1, double sram_weight, double capacity,
+                     std::vector<std::pair<int, int>>& pick) {
+  std::vector<double> limits;
+  for (std::size_t r = r0; r < r1; ++r)
+    for (std::size_t s = c.runs[r].first; s <= c.runs[r].second; ++s) {
+      for (const CascadeOption& o : c.alone[s]) limits.push_back(o.sram);
+      for (const std::vector<CascadeOption>& opts : c.cascades[s])
+        for (const CascadeOption& o : opts) limits.push_back(o.sram);
+    }
+  std::sort(limits.begin(), limits.end());
+  limits.erase(std::unique(limits.begin(), limits.end()), limits.end());
+  std::vector<std::pair<int, int>> scratch = pick;
+  double lowest = 0.0;
+  for (std::size_t r = r0; r < r1; ++r) lowest += best_run(c.runs[r].first, c.runs[r].second, kNoSchedule, c.alone, c.cascades, scratch);
+  double best = kNoSchedule;
+  for (const double limit : limits) {
+    if (limit > capacity || sram_weight * limit + lowest >= best) break;
+    double total = 0.0;
+    for (std::size_t r = r0; r < r1; ++r) total += best_run(c.runs[r].first, c.runs[r].second, limit, c.alone, c.cascades, scratch);
+    if (total == kNoSchedule || !(sram_weight * limit + total < best)) continue;
+    best = sram_weight * limit + total;
+    for (std::size_t r = r0; r < r1; ++r)
+      for (std::size_t s = c.runs[r].first; s <= c.runs[r].second; ++s) pick[s] = scratch[s];
+  }
+}
+
 }  // namespace
 
 void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<VelaPassRows>& shapes,
@@ -289,64 +323,37 @@ void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu,
   const std::size_t n = problem.steps.size();
   if (n == 0) return;
   const VelaSramView view = sram_view(problem);
-  std::vector<std::vector<CascadeOption>> alone(n);
-  std::vector<double> limits;
+  VelaChoices c{std::vector<std::vector<CascadeOption>>(n), std::vector<std::vector<std::vector<CascadeOption>>>(n), {}};
   for (std::size_t s = 0; s < n; ++s) {
-    alone[s] = alone_options(problem, point, cost, view, shapes, npu[s], sram_weight, s);
-    if (alone[s].empty()) return;  // keep the point as it is
-    for (const CascadeOption& o : alone[s]) limits.push_back(o.sram);
+    c.alone[s] = alone_options(problem, point, cost, view, shapes, npu[s], sram_weight, s);
+    if (c.alone[s].empty()) return;  // keep the point as it is
   }
   // Runs: maximal stretches of steps each of whose output may be rolled into the next step's IFM.
   std::vector<bool> edge(n, false);
   for (std::size_t s = 0; s + 1 < n; ++s)
     edge[s] = npu[s] && npu[s + 1] && !problem.steps[s + 1].inputs.empty() && problem.steps[s + 1].inputs[0] == problem.steps[s].output &&
               !role_rows(problem, point, cost, s, false, true).empty() && !role_rows(problem, point, cost, s + 1, true, false).empty();
-  std::vector<std::pair<std::size_t, std::size_t>> runs;
-  std::vector<std::vector<std::vector<CascadeOption>>> cascades(n);
   for (std::size_t s = 0; s < n;) {
     std::size_t e = s;
     while (e + 1 < n && edge[e]) ++e;
-    runs.emplace_back(s, e);
-    for (std::size_t i = s; i < e; ++i) {
-      cascades[i] = cascades_from(problem, point, cost, view, shapes, sram_weight, i, e);
-      for (const std::vector<CascadeOption>& opts : cascades[i])
-        for (const CascadeOption& o : opts) limits.push_back(o.sram);
-    }
+    c.runs.emplace_back(s, e);
+    for (std::size_t i = s; i < e; ++i) c.cascades[i] = cascades_from(problem, point, cost, view, shapes, sram_weight, i, e);
     s = e + 1;
   }
-  std::sort(limits.begin(), limits.end());
-  limits.erase(std::unique(limits.begin(), limits.end()), limits.end());
-  // The least candidate metric over the limits on the largest cascaded pass's SRAM: the metric only
-  // falls as the limit rises, so the search stops once the SRAM alone costs more than the best.
-  std::vector<std::pair<int, int>> scratch(n), best_pick;
-  double lowest = 0.0;
-  for (const auto& [a, b] : runs) lowest += best_run(a, b, kNoSchedule, alone, cascades, scratch);
-  double best = kNoSchedule;
-  for (const double limit : limits) {
-    if (limit > static_cast<double>(problem.sram_capacity) || sram_weight * limit + lowest >= best) break;
-    double total = 0.0;
-    for (const auto& [a, b] : runs) total += best_run(a, b, limit, alone, cascades, scratch);
-    if (total == kNoSchedule || !(sram_weight * limit + total < best)) continue;
-    best = sram_weight * limit + total;
-    best_pick = scratch;
+  // Vela schedules each NPU subgraph (the NPU layers between two CPU layers) on its own, each with
+  // its own largest cascaded pass.
+  std::vector<std::pair<int, int>> pick(n, {-1, -1});
+  for (std::size_t r0 = 0; r0 < c.runs.size();) {
+    std::size_t r1 = r0;
+    while (r1 < c.runs.size() && npu[c.runs[r1].first]) ++r1;
+    if (r1 > r0) choose_subgraph(c, r0, r1, sram_weight, static_cast<double>(problem.sram_capacity), pick);
+    r0 = r1 == r0 ? r0 + 1 : r1;
   }
-  const bool dbg = std::getenv("NPUMAP_VELA_CASCADE_DEBUG") != nullptr;
-  if (dbg) std::printf("cascade: best %.0f limits %zu\n", best, limits.size());
-  for (std::size_t s = 0; s < n && dbg && n < 20; ++s) {
-    std::printf("  step %zu in %.0f out %.0f live %.0f edge %d:", s, view.inputs[s], view.output[s], view.live[s], edge[s] ? 1 : 0);
-    for (const CascadeOption& o : alone[s]) std::printf(" (%.0f %.0f bh%d ifs%d)", o.sram, o.metric, o.members[0].cost.block_h, o.members[0].cost.ifm_stream ? 1 : 0);
-    std::printf("\n");
-    if (s < n - 1 && !cascades[s].empty()) for (const CascadeOption& o : cascades[s][0]) std::printf("     c2 %.0f %.0f bh%d,%d\n", o.sram, o.metric, o.members[0].cost.block_h, o.members[1].cost.block_h);
-  }
-  for (std::size_t s = 0; s < n && !best_pick.empty(); ++s) {
-    const auto [len, k] = best_pick[s];
-    if (dbg && len >= 0) {
-      const CascadeOption& o = len == 0 ? alone[s][static_cast<std::size_t>(k)] : cascades[s][static_cast<std::size_t>(len - 2)][static_cast<std::size_t>(k)];
-      std::printf("  step %zu len %d sram %.0f metric %.0f live %.0f own %.0f bh %d ifs %d\n", s, len, o.sram, o.metric, view.live[s], o.members[0].own, o.members[0].cost.block_h, o.members[0].cost.ifm_stream ? 1 : 0);
-    }
+  for (std::size_t s = 0; s < n; ++s) {
+    const auto [len, k] = pick[s];
     if (len < 0) continue;
-    const CascadeOption& o = len == 0 ? alone[s][static_cast<std::size_t>(k)]
-                                      : cascades[s][static_cast<std::size_t>(len - 2)][static_cast<std::size_t>(k)];
+    const CascadeOption& o = len == 0 ? c.alone[s][static_cast<std::size_t>(k)]
+                                      : c.cascades[s][static_cast<std::size_t>(len - 2)][static_cast<std::size_t>(k)];
     for (std::size_t m = 0; m < o.members.size(); ++m) {
       point.group[s + m] = o.members[m].group;
       point.row[s + m] = o.members[m].row;
