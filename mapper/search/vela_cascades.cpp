@@ -3,8 +3,10 @@
 #include "mapper/search/vela_cascades.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <set>
+#include <tuple>
 #include <vector>
 
 namespace npumap::search {
@@ -64,24 +66,27 @@ std::vector<CascadeMember> role_rows(const JoinProblem& problem, const FrontPoin
   return out;
 }
 
+/// Every step's rows per role (index: 2 for a rolling IFM plus 1 for a rolling output).
+using RoleTable = std::vector<std::array<std::vector<CascadeMember>, 4>>;
+
+const std::vector<CascadeMember>& rows_of(const RoleTable& roles, std::size_t s, bool in_roll, bool out_roll) {
+  return roles[s][(in_roll ? 2U : 0U) + (out_roll ? 1U : 0U)];
+}
+
 /// Keeps the options no other beats in both SRAM and metric (the first of equal ones), at most `cap`,
-/// those with the least candidate metric (Vela's cut of its candidates to 16). With `by_rows`, options
-/// whose last member has another OFM block height never beat each other (the next rolling buffer
-/// depends on it).
-void prune_options(std::vector<CascadeOption>& opts, double sram_weight, std::size_t cap, bool by_rows) {
+/// those with the least candidate metric (Vela's cut of its candidates to 16).
+void prune_options(std::vector<CascadeOption>& opts, double sram_weight, std::size_t cap) {
+  std::vector<std::size_t> order(opts.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return std::tie(opts[x].sram, opts[x].metric, x) < std::tie(opts[y].sram, opts[y].metric, y);
+  });
   std::vector<CascadeOption> kept;
-  for (std::size_t i = 0; i < opts.size(); ++i) {
-    bool beaten = false;
-    for (std::size_t j = 0; j < opts.size() && !beaten; ++j) {
-      if (i == j || (by_rows && opts[j].members.back().out_rows != opts[i].members.back().out_rows)) continue;
-      const bool no_worse = opts[j].sram <= opts[i].sram && opts[j].metric <= opts[i].metric;
-      const bool better = opts[j].sram < opts[i].sram || opts[j].metric < opts[i].metric;
-      beaten = no_worse && (better || j < i);
-    }
-    if (!beaten) kept.push_back(opts[i]);
-  }
-  std::stable_sort(kept.begin(), kept.end(), [&](const CascadeOption& a, const CascadeOption& b) {
-    return sram_weight * a.sram + a.metric < sram_weight * b.sram + b.metric;
+  double least = kNoSchedule;  // the least metric of the options with less or equal SRAM
+  for (const std::size_t i : order)
+    if (opts[i].metric < least) least = opts[i].metric, kept.push_back(std::move(opts[i]));
+  std::stable_sort(kept.begin(), kept.end(), [&](const CascadeOption& x, const CascadeOption& y) {
+    return sram_weight * x.sram + x.metric < sram_weight * y.sram + y.metric;
   });
   if (kept.size() > cap) kept.resize(cap);
   opts = std::move(kept);
@@ -176,20 +181,19 @@ double linear_rolling_bytes(const JoinTensor& t, int producer_rows, int consumer
 /// Pareto set of (Vela's cascaded-pass SRAM, metric) over its members' rows. The SRAM is Vela's: the
 /// tensors live at the last pass that are not its own, its output, the first pass's inputs, every
 /// member's own SRAM and the rolling buffers, less the OFM-over-IFM overlap.
-std::vector<std::vector<CascadeOption>> cascades_from(const JoinProblem& problem, const FrontPoint& point,
-                                                      const VelaRowCostFn& cost, const VelaSramView& view,
+std::vector<std::vector<CascadeOption>> cascades_from(const JoinProblem& problem, const RoleTable& roles, const VelaSramView& view,
                                                       const std::vector<VelaPassRows>& shapes, double sram_weight,
                                                       std::size_t i, std::size_t chain_end) {
   std::vector<std::vector<CascadeOption>> out;
   std::vector<CascadeOption> open;
-  for (const CascadeMember& m : role_rows(problem, point, cost, i, false, true))
+  for (const CascadeMember& m : rows_of(roles, i, false, true))
     open.push_back({view.inputs[i] + m.own, m.cost.metric, {m}});
-  prune_options(open, sram_weight, 16, false);
+  prune_options(open, sram_weight, 16);
   for (std::size_t j = i + 1; j <= chain_end && j - i < kVelaMaxCascade && !open.empty(); ++j) {
     const JoinTensor& rolled = problem.tensors[static_cast<std::size_t>(problem.steps[j].inputs[0])];
     const auto extend = [&](bool last) {
       std::vector<CascadeOption> next;
-      for (const CascadeMember& m : role_rows(problem, point, cost, j, true, !last))
+      for (const CascadeMember& m : rows_of(roles, j, true, !last))
         for (const CascadeOption& o : open) {
           const int out_rows = o.members.back().out_rows;
           if (out_rows <= 0 || m.in_rows <= 0) continue;
@@ -201,7 +205,7 @@ std::vector<std::vector<CascadeOption>> cascades_from(const JoinProblem& problem
         }
       // Vela filters a pass's candidates before it knows whether a later pass continues the cascade
       // (so before the overlap and the tensors at the cascade's end count), then again once it ends.
-      prune_options(next, sram_weight, 16, false);
+      prune_options(next, sram_weight, 16);
       if (!last) return next;
       for (CascadeOption& x : next) {
         std::vector<const VelaPassRows*> sh;
@@ -209,7 +213,7 @@ std::vector<std::vector<CascadeOption>> cascades_from(const JoinProblem& problem
         for (std::size_t q = 0; q < x.members.size(); ++q) sh.push_back(&shapes[i + q]), bh.push_back(x.members[q].cost.block_h);
         x.sram += view.live[j] - view.local[j] + view.output[j] - ifm_overlap(sh, bh);
       }
-      prune_options(next, sram_weight, 16, false);
+      prune_options(next, sram_weight, 16);
       return next;
     };
     out.push_back(extend(true));
@@ -222,7 +226,7 @@ std::vector<std::vector<CascadeOption>> cascades_from(const JoinProblem& problem
 /// (weights whole, OFM over IFM) or weight-streamed, each with Vela's SRAM (the live feature maps and
 /// the row's own, less the overlap) and metric, Pareto-pruned. A CPU step counts nothing (Vela
 /// schedules the NPU subgraph alone).
-std::vector<CascadeOption> alone_options(const JoinProblem& problem, const FrontPoint& point, const VelaRowCostFn& cost,
+std::vector<CascadeOption> alone_options(const JoinProblem& problem, const FrontPoint& point, const RoleTable& roles,
                                          const VelaSramView& view, const std::vector<VelaPassRows>& shapes, bool npu,
                                          double sram_weight, std::size_t s) {
   std::vector<CascadeOption> out;
@@ -235,16 +239,16 @@ std::vector<CascadeOption> alone_options(const JoinProblem& problem, const Front
   // and, for IFM streaming, subtracts the overlap; weights held whole cost the same SRAM at every
   // block config, so IFM streaming keeps the configs of least metric.
   std::vector<CascadeOption> ws, ifs;
-  for (const CascadeMember& m : role_rows(problem, point, cost, s, false, false))
+  for (const CascadeMember& m : rows_of(roles, s, false, false))
     (m.cost.ifm_stream ? ifs : ws).push_back({m.own, m.cost.metric, {m}});
-  prune_options(ws, sram_weight, 16, false);
-  prune_options(ifs, sram_weight, 16, false);
+  prune_options(ws, sram_weight, 16);
+  prune_options(ifs, sram_weight, 16);
   for (CascadeOption& o : ws) o.sram += view.live[s], out.push_back(std::move(o));
   for (CascadeOption& o : ifs) {
     o.sram += view.live[s] - ifm_overlap({&shapes[s]}, {o.members[0].cost.block_h});
     out.push_back(std::move(o));
   }
-  prune_options(out, sram_weight, 16, false);
+  prune_options(out, sram_weight, 16);
   return out;
 }
 
@@ -324,20 +328,23 @@ void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu,
   if (n == 0) return;
   const VelaSramView view = sram_view(problem);
   VelaChoices c{std::vector<std::vector<CascadeOption>>(n), std::vector<std::vector<std::vector<CascadeOption>>>(n), {}};
+  RoleTable roles(n);
+  for (std::size_t s = 0; s < n; ++s)
+    for (unsigned r = 0; r < 4 && npu[s]; ++r) roles[s][r] = role_rows(problem, point, cost, s, (r & 2U) != 0, (r & 1U) != 0);
   for (std::size_t s = 0; s < n; ++s) {
-    c.alone[s] = alone_options(problem, point, cost, view, shapes, npu[s], sram_weight, s);
+    c.alone[s] = alone_options(problem, point, roles, view, shapes, npu[s], sram_weight, s);
     if (c.alone[s].empty()) return;  // keep the point as it is
   }
   // Runs: maximal stretches of steps each of whose output may be rolled into the next step's IFM.
   std::vector<bool> edge(n, false);
   for (std::size_t s = 0; s + 1 < n; ++s)
     edge[s] = npu[s] && npu[s + 1] && !problem.steps[s + 1].inputs.empty() && problem.steps[s + 1].inputs[0] == problem.steps[s].output &&
-              !role_rows(problem, point, cost, s, false, true).empty() && !role_rows(problem, point, cost, s + 1, true, false).empty();
+              !rows_of(roles, s, false, true).empty() && !rows_of(roles, s + 1, true, false).empty();
   for (std::size_t s = 0; s < n;) {
     std::size_t e = s;
     while (e + 1 < n && edge[e]) ++e;
     c.runs.emplace_back(s, e);
-    for (std::size_t i = s; i < e; ++i) c.cascades[i] = cascades_from(problem, point, cost, view, shapes, sram_weight, i, e);
+    for (std::size_t i = s; i < e; ++i) c.cascades[i] = cascades_from(problem, roles, view, shapes, sram_weight, i, e);
     s = e + 1;
   }
   // Vela schedules each NPU subgraph (the NPU layers between two CPU layers) on its own, each with
