@@ -31,8 +31,9 @@ struct CascadeOption {
   std::vector<CascadeMember> members;
 };
 
-/// A step's rows in a role: those of the groups whose placements are the point's group's but for a
-/// rolling IFM (`in_roll`) and/or output (`out_roll`).
+/// A step's rows in a role: those of the groups whose placements are the point's group's (a rolling
+/// buffer of the point's counted as the tensor whole in the arena) but for a rolling IFM (`in_roll`)
+/// and/or output (`out_roll`).
 std::vector<CascadeMember> role_rows(const JoinProblem& problem, const FrontPoint& point, const VelaRowCostFn& cost,
                                      std::size_t s, bool in_roll, bool out_roll) {
   std::vector<CascadeMember> out;
@@ -44,8 +45,12 @@ std::vector<CascadeMember> role_rows(const JoinProblem& problem, const FrontPoin
     bool same = true;
     for (std::size_t i = 0; i < c.size() && same; ++i) {
       const bool rolls = (i == 0 && in_roll && i + 1 < c.size()) || (i + 1 == c.size() && out_roll);
-      same = rolls ? c[i].residence == Residence::Rolling
-                   : c[i].residence == chosen[i].residence && c[i].layout == chosen[i].layout;
+      // A tensor the point rolls is, unrolled, whole in the arena in NHCWB16 (Vela's layout between
+      // NPU passes).
+      const bool was_rolled = chosen[i].residence == Residence::Rolling;
+      const Residence base = was_rolled ? Residence::Arena : chosen[i].residence;
+      const Layout layout = was_rolled ? Layout::Nhcwb16 : chosen[i].layout;
+      same = rolls ? c[i].residence == Residence::Rolling : c[i].residence == base && c[i].layout == layout;
     }
     if (!same) continue;
     for (std::size_t r = 0; r < groups[gi].rows.size(); ++r) {

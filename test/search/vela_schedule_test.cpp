@@ -5,6 +5,10 @@
 //      (vela_template: DMA to SRAM, double buffer or whole copy) and, unless the arch spills, every
 //      feature map in the arena or a cascade's rolling buffer (no whole-tensor SRAM copy: Vela 2.1
 //      moves feature maps to SRAM only where the arena is off-chip);
+//  (d) add_vela_cascades (Vela's choice where the arena is SRAM): with no weight on SRAM and no row
+//      able to stream its IFM it takes, per step, the row of least metric among its group's rows
+//      (oracle: the minimum per step by brute force), and where the arena is SRAM every rolling
+//      output of the schedule meets a rolling IFM of the next step and vice versa;
 //  (c) metamorphic: without the shortlist (block_config_limit 0) Vela's problem (without its weight
 //      placements) is never worse in its first objective (least SRAM, or cycles when the arch
 //      spills), and
@@ -13,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "mapper/search/map_network.hpp"
+#include "mapper/search/vela_cascades.hpp"
 #include "mapper/search/vela_schedule.hpp"
 #include "model/block_config.hpp"
 #include "test/search/test_support.hpp"
@@ -96,6 +101,45 @@ TEST(VelaSchedule, OnlyVelasChoices) {
         const model::BlockConfig bc = lr.space.block_configs.at(row.candidate);
         EXPECT_NE(std::find(shortlist.begin(), shortlist.end(), bc), shortlist.end()) << w.name << " step " << s;
       }
+    }
+  }
+}
+
+TEST(VelaSchedule, CascadesPairAndLeastMetricWithoutSramWeight) {
+  for (const std::string& name : kPresets) {
+    const arch::Arch a = preset(name);
+    for (const workloads::Workload& w : workloads_under_test()) {
+      const StageResult stage = run_per_layer(a, w, StageOptions{});
+      const auto v = vela_schedule(a, w, stage);
+      ASSERT_TRUE(v.has_value()) << w.name << " on " << name;
+      const std::size_t n = v->problem.steps.size();
+      // Rolling buffers pair up: a rolling output is the next step's rolling IFM.
+      for (std::size_t s = 0; s < n; ++s) {
+        const auto& g = v->problem.steps[s].groups.at(v->point.group[s]);
+        const bool out_rolls = g.compat.back().residence == Residence::Rolling;
+        const bool next_in_rolls = s + 1 < n && v->problem.steps[s + 1].groups.at(v->point.group[s + 1]).compat.front().residence ==
+                                                    Residence::Rolling &&
+                                   v->problem.steps[s + 1].inputs.front() == v->problem.steps[s].output;
+        EXPECT_EQ(out_rolls, next_in_rolls) << w.name << " step " << s << " on " << name;
+      }
+      if (a.spilling_enabled) continue;
+      // Oracle: with SRAM unweighted and no IFM streaming, each step takes its group's least metric
+      // (here the row's cycles); the sum is the sum of the per-step minima.
+      FrontPoint p = v->point;
+      const std::vector<bool> npu(n, true);
+      const std::vector<VelaPassRows> shapes(n);
+      const VelaRowCostFn cost = [](std::size_t, const PmappingRow& r) { return VelaRowCost{r.cycles, false, 1}; };
+      add_vela_cascades(v->problem, npu, shapes, cost, 0.0, p);
+      double got = 0.0, least = 0.0;
+      for (std::size_t s = 0; s < n; ++s) {
+        const auto& g = v->problem.steps[s].groups.at(p.group[s]);
+        for (const TensorCompat& c : g.compat) EXPECT_NE(c.residence, Residence::Rolling) << w.name << " step " << s;
+        got += g.rows.at(p.row[s]).cycles;
+        double m = g.rows.front().cycles;
+        for (const PmappingRow& r : g.rows) m = std::min(m, r.cycles);
+        least += m;
+      }
+      EXPECT_EQ(got, least) << w.name << " on " << name;
     }
   }
 }

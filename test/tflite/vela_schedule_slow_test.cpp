@@ -109,6 +109,7 @@ PassCounts compare_passes(const json& rec, const workloads::Workload& w, const s
     bool rolling = false;
     for (const search::TensorCompat& c : g.compat) rolling = rolling || c.residence == search::Residence::Rolling;
     n.ours_cascaded += rolling ? 1 : 0;
+    if (dump && rolling) std::printf("    ours cascaded: %s\n", w.layers.at(static_cast<std::size_t>(lr.space.layer)).name.c_str());
     const auto it = vela.find(w.layers.at(static_cast<std::size_t>(lr.space.layer)).name);
     if (it == vela.end()) continue;
     ++n.matched;
