@@ -138,43 +138,6 @@ VelaSramView sram_view(const JoinProblem& problem) {
   return v;
 }
 
-/// Vela's allowance for an IFM-streamed cascaded pass of `shapes` (first to last) with these OFM
-/// block heights to write its OFM over the first pass's IFM: its command stream (each pass in stripes
-/// of its block height, a stripe issued once the stripes of the pass before it have produced the IFM
-/// rows it reads) tracks the lowest IFM byte the first pass still reads and the highest OFM byte the
-/// last has written; the OFM bytes never above the former may share its storage.
-double ifm_overlap(const std::vector<const VelaPassRows*>& shapes, const std::vector<int>& block_h) {
-  const std::size_t k = shapes.size();
-  for (std::size_t i = 0; i < k; ++i)
-    if (!shapes[i]->rows || block_h[i] <= 0) return 0.0;
-  const double ofm_size = shapes.back()->ofm_row_bytes * shapes.back()->ofm_h;
-  double ifm_read = shapes.front()->ifm_row_bytes * shapes.front()->ifm_h, highest = 0.0, least = kNoSchedule;
-  std::vector<int> produced(k, 0);
-  // Issues pass i's stripes until it has produced `rows` OFM rows (an explicit stack of the recursion).
-  std::vector<std::pair<std::size_t, int>> stack{{k - 1, shapes.back()->ofm_h}};
-  while (!stack.empty()) {
-    const auto [i, rows] = stack.back();
-    if (produced[i] >= rows) {
-      stack.pop_back();
-      continue;
-    }
-    const VelaPassRows& p = *shapes[i];
-    const int start = produced[i], end = std::min(start + block_h[i], p.ofm_h);
-    const int in_start = std::max(0, start * p.stride - p.pad_top);
-    const int in_end = std::min(p.ifm_h, (end - 1) * p.stride - p.pad_top + p.kernel_h);
-    if (i > 0 && produced[i - 1] < in_end) {
-      stack.emplace_back(i - 1, in_end);
-      continue;
-    }
-    produced[i] = end;
-    if (i == 0) ifm_read = in_start * p.ifm_row_bytes;
-    if (i + 1 == k) highest = std::max(highest, end * p.ofm_row_bytes);
-    if (i == 0 || i + 1 == k) least = std::min(least, ofm_size - std::max(0.0, highest - std::min(ifm_read, ofm_size)));
-    if (i == 0) ifm_read = std::max(0, in_end) * p.ifm_row_bytes;
-  }
-  return least == kNoSchedule ? 0.0 : std::max(0.0, least);
-}
-
 /// Bytes of a rolling buffer in NHWC (Vela sizes it before choosing NHCWB16): the rows our
 /// rolling_buffer_bytes keeps, whole rows of the tensor.
 double linear_rolling_bytes(const JoinTensor& t, int producer_rows, int consumer_rows) {
@@ -216,7 +179,7 @@ std::vector<std::vector<CascadeOption>> cascades_from(const JoinProblem& problem
         std::vector<const VelaPassRows*> sh;
         std::vector<int> bh;
         for (std::size_t q = 0; q < x.members.size(); ++q) sh.push_back(&shapes[i + q]), bh.push_back(x.members[q].cost.block_h);
-        x.sram += view.live[j] - view.local[j] + view.output[j] - ifm_overlap(sh, bh);
+        x.sram += view.live[j] - view.local[j] + view.output[j] - vela_ifm_overlap(sh, bh);
       }
       prune_options(next, sram_weight, 16);
       return next;
@@ -250,7 +213,7 @@ std::vector<CascadeOption> alone_options(const JoinProblem& problem, const Front
   prune_options(ifs, sram_weight, 16);
   for (CascadeOption& o : ws) o.sram += view.live[s], out.push_back(std::move(o));
   for (CascadeOption& o : ifs) {
-    o.sram += view.live[s] - ifm_overlap({&shapes[s]}, {o.members[0].cost.block_h});
+    o.sram += view.live[s] - vela_ifm_overlap({&shapes[s]}, {o.members[0].cost.block_h});
     out.push_back(std::move(o));
   }
   prune_options(out, sram_weight, 16);
@@ -371,6 +334,40 @@ void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu,
       point.row[s + m] = o.members[m].row;
     }
   }
+}
+
+// The walk of vela_ifm_overlap (see the header).
+double vela_ifm_overlap(const std::vector<const VelaPassRows*>& shapes, const std::vector<int>& block_h) {
+  const std::size_t k = shapes.size();
+  for (std::size_t i = 0; i < k; ++i)
+    if (!shapes[i]->rows || block_h[i] <= 0) return 0.0;
+  const double ofm_size = shapes.back()->ofm_row_bytes * shapes.back()->ofm_h;
+  double ifm_read = shapes.front()->ifm_row_bytes * shapes.front()->ifm_h, highest = 0.0, least = kNoSchedule;
+  std::vector<int> produced(k, 0);
+  // Issues pass i's stripes until it has produced `rows` OFM rows, or all it has (an explicit stack of
+  // the recursion). Every stripe raises a pass's produced rows, so the walk ends.
+  std::vector<std::pair<std::size_t, int>> stack{{k - 1, shapes.back()->ofm_h}};
+  while (!stack.empty()) {
+    const auto [i, rows] = stack.back();
+    if (produced[i] >= std::min(rows, shapes[i]->ofm_h)) {
+      stack.pop_back();
+      continue;
+    }
+    const VelaPassRows& p = *shapes[i];
+    const int start = produced[i], end = std::min(start + block_h[i], p.ofm_h);
+    const int in_start = std::max(0, start * p.stride - p.pad_top);
+    const int in_end = std::min(p.ifm_h, (end - 1) * p.stride - p.pad_top + p.kernel_h);
+    if (i > 0 && produced[i - 1] < std::min(in_end, shapes[i - 1]->ofm_h)) {
+      stack.emplace_back(i - 1, in_end);
+      continue;
+    }
+    produced[i] = end;
+    if (i == 0) ifm_read = in_start * p.ifm_row_bytes;
+    if (i + 1 == k) highest = std::max(highest, end * p.ofm_row_bytes);
+    if (i == 0 || i + 1 == k) least = std::min(least, ofm_size - std::max(0.0, highest - std::min(ifm_read, ofm_size)));
+    if (i == 0) ifm_read = std::max(0, in_end) * p.ifm_row_bytes;
+  }
+  return least == kNoSchedule ? 0.0 : std::max(0.0, least);
 }
 
 }  // namespace npumap::search

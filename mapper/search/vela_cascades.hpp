@@ -30,6 +30,14 @@ struct VelaPassRows {
   double ifm_row_bytes = 0.0, ofm_row_bytes = 0.0;  ///< NHWC (Vela schedules before choosing NHCWB16)
 };
 
+/// Vela's allowance for an IFM-streamed cascaded pass of `shapes` (first to last) with these OFM block
+/// heights to write its last OFM over its first IFM (its calc_allowed_ofm_ifm_overlap_for_pass_list):
+/// its command stream (each pass in stripes of its block height, a stripe issued once the pass before
+/// has produced the IFM rows it reads) tracks the lowest IFM byte the first pass still reads and the
+/// highest OFM byte the last has written; the OFM bytes that never pass the former may share its
+/// storage. 0 where a pass has no rows.
+double vela_ifm_overlap(const std::vector<const VelaPassRows*>& shapes, const std::vector<int>& block_h);
+
 /// Chooses, in `point` (a point of `problem`; its groups fix each step's feature-map placements), each
 /// NPU step's row and the runs of consecutive steps cascaded through rolling buffers as Vela's
 /// scheduler would where the arena is SRAM: the least candidate metric, `sram_weight` per byte of the

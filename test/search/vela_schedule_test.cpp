@@ -144,6 +144,29 @@ TEST(VelaSchedule, CascadesPairAndLeastMetricWithoutSramWeight) {
   }
 }
 
+TEST(VelaSchedule, IfmOverlapByHand) {
+  // A 1x1 convolution, 4 rows of 10 bytes in and out, stride 1, block height 1: stripe k reads IFM
+  // row k (lowest IFM byte still read: 10k) and writes OFM row k (highest written: 10(k+1)), so it
+  // needs 10(k+1) - 10k = 10 bytes apart and 40 - 10 = 30 OFM bytes may overwrite the IFM.
+  VelaPassRows one{true, 4, 4, 1, 0, 1, 10.0, 10.0};
+  EXPECT_EQ(vela_ifm_overlap({&one}, {1}), 30.0);
+  // A 3x3 convolution, padding 1, block height 2: stripe 0 (OFM rows 0-1) reads IFM rows 0-2 from
+  // byte 0 and writes up to byte 20 (20 apart); stripe 1 (rows 2-3) reads from IFM row 1 (byte 10)
+  // and writes up to byte 40 (30 apart): 40 - 30 = 10.
+  VelaPassRows three{true, 4, 4, 1, 1, 3, 10.0, 10.0};
+  EXPECT_EQ(vela_ifm_overlap({&three}, {2}), 10.0);
+  // A cascade of the 1x1 (block height 1) into the 3x3 (block height 2). The 3x3's stripe 0 needs
+  // rows 0-2, so the 1x1 runs stripes 0, 1, 2 (IFM read from 0, 10, 20; nothing written yet: each
+  // leaves 40), after which the first pass's IFM is read up to byte 30 (the end of its last box);
+  // the 3x3 then writes up to byte 20: 40 - max(0, 20 - 30) = 40. Its stripe 1 needs row 3: the
+  // 1x1's stripe 3 reads from 30 (40 - max(0, 20 - 30) = 40) and ends at 40; the 3x3 writes up to
+  // 40: 40 - max(0, 40 - 40) = 40. The whole OFM may overwrite the IFM.
+  EXPECT_EQ(vela_ifm_overlap({&one, &three}, {1, 2}), 40.0);
+  // Without rows (not a 4-D pass) nothing overlaps.
+  VelaPassRows none;
+  EXPECT_EQ(vela_ifm_overlap({&none}, {1}), 0.0);
+}
+
 TEST(VelaSchedule, WithoutTheShortlistNeverSlower) {
   for (const std::string& name : kPresets) {
     const arch::Arch a = preset(name);
