@@ -8,9 +8,10 @@
 // those choices with Vela's rows costed afresh (vela_problem), replaces each row's cycles by Vela's
 // pass metric (which adds up over passes) and joins for its least: exactly where the arch spills (one
 // additive column, no feature map whole in SRAM, no SRAM weight), else over the (peak SRAM, metric)
-// front without rolling buffers; where the arch spills it then moves feature maps to SRAM as Vela's
-// post-schedule pass does. Vela's 16-candidate cut and its own SRAM accounting are not modelled (the
-// design note lists the differences this leaves).
+// front without rolling buffers, after which add_vela_cascades chooses the rows and cascades with
+// Vela's own SRAM accounting (vela_cascades.hpp); where the arch spills it then moves feature maps to
+// SRAM as Vela's post-schedule pass does. Vela's recursion and its 16-candidate cuts are not
+// modelled (the design note lists the differences this leaves).
 
 #include <optional>
 #include <vector>
@@ -52,7 +53,7 @@ inline constexpr int kVelaBlockConfigLimit = 16;
 /// The join problem of Vela's mapspace: make_join_problem (fusion only where the arch spills), each
 /// step with, under `vela_templates`, Vela's groups costed afresh: per template of Vela's weight
 /// placement, traversal and bias placement (vela_template) with its feature maps in the arena or
-/// rolled (rolling buffers only where the arch spills), each config of Vela's shortlist of
+/// rolled, each config of Vela's shortlist of
 /// `block_config_limit` (0: every config), a rolling variant never double-buffering its weights;
 /// with `vela_layouts`, only the groups whose feature maps are NHCWB16 wherever the layer may use it
 /// (Vela's layouts). A layer without such groups keeps the stage's groups, filtered likewise where a

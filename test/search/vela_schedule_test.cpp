@@ -3,8 +3,12 @@
 //      good in every objective (the front is exact and Vela's mapspace is a subset of ours);
 //  (b) it uses only Vela's choices: block configs from Vela's shortlist, Vela's weight placements
 //      (vela_template: DMA to SRAM, double buffer or whole copy) and, unless the arch spills, every
-//      feature map in the arena (no whole-tensor SRAM copy, no rolling buffer: Vela 2.1 moves feature
-//      maps to SRAM and, in practice, cascades only where the arena is off-chip);
+//      feature map in the arena or a cascade's rolling buffer (no whole-tensor SRAM copy: Vela 2.1
+//      moves feature maps to SRAM only where the arena is off-chip);
+//  (d) add_vela_cascades (Vela's choice where the arena is SRAM): with no weight on SRAM and no row
+//      able to stream its IFM it takes, per step, the row of least metric among its group's rows
+//      (oracle: the minimum per step by brute force), and where the arena is SRAM every rolling
+//      output of the schedule meets a rolling IFM of the next step and vice versa;
 //  (c) metamorphic: without the shortlist (block_config_limit 0) Vela's problem (without its weight
 //      placements) is never worse in its first objective (least SRAM, or cycles when the arch
 //      spills), and
@@ -13,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "mapper/search/map_network.hpp"
+#include "mapper/search/vela_cascades.hpp"
 #include "mapper/search/vela_schedule.hpp"
 #include "model/block_config.hpp"
 #include "test/search/test_support.hpp"
@@ -70,7 +75,7 @@ TEST(VelaSchedule, OnlyVelasChoices) {
       for (std::size_t s = 0; s < v->problem.steps.size(); ++s) {
         const PmappingGroup& g = v->problem.steps[s].groups.at(v->point.group[s]);
         if (!a.spilling_enabled) {
-          for (const TensorCompat& c : g.compat) EXPECT_EQ(c.residence, Residence::Arena) << w.name << " step " << s;
+          for (const TensorCompat& c : g.compat) EXPECT_NE(c.residence, Residence::Sram) << w.name << " step " << s;
         }
         const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(w.topological_order.at(s)));
         if (lr.space.cpu) continue;
@@ -98,6 +103,68 @@ TEST(VelaSchedule, OnlyVelasChoices) {
       }
     }
   }
+}
+
+TEST(VelaSchedule, CascadesPairAndLeastMetricWithoutSramWeight) {
+  for (const std::string& name : kPresets) {
+    const arch::Arch a = preset(name);
+    for (const workloads::Workload& w : workloads_under_test()) {
+      const StageResult stage = run_per_layer(a, w, StageOptions{});
+      const auto v = vela_schedule(a, w, stage);
+      ASSERT_TRUE(v.has_value()) << w.name << " on " << name;
+      const std::size_t n = v->problem.steps.size();
+      // Rolling buffers pair up: a rolling output is the next step's rolling IFM.
+      for (std::size_t s = 0; s < n; ++s) {
+        const auto& g = v->problem.steps[s].groups.at(v->point.group[s]);
+        const bool out_rolls = g.compat.back().residence == Residence::Rolling;
+        const bool next_in_rolls = s + 1 < n && v->problem.steps[s + 1].groups.at(v->point.group[s + 1]).compat.front().residence ==
+                                                    Residence::Rolling &&
+                                   v->problem.steps[s + 1].inputs.front() == v->problem.steps[s].output;
+        EXPECT_EQ(out_rolls, next_in_rolls) << w.name << " step " << s << " on " << name;
+      }
+      if (a.spilling_enabled) continue;
+      // Oracle: with SRAM unweighted and no IFM streaming, each step takes its group's least metric
+      // (here the row's cycles); the sum is the sum of the per-step minima.
+      FrontPoint p = v->point;
+      const std::vector<bool> npu(n, true);
+      const std::vector<VelaPassRows> shapes(n);
+      const VelaRowCostFn cost = [](std::size_t, const PmappingRow& r) { return VelaRowCost{r.cycles, false, 1}; };
+      add_vela_cascades(v->problem, npu, shapes, cost, 0.0, p);
+      double got = 0.0, least = 0.0;
+      for (std::size_t s = 0; s < n; ++s) {
+        const auto& g = v->problem.steps[s].groups.at(p.group[s]);
+        for (const TensorCompat& c : g.compat) EXPECT_NE(c.residence, Residence::Rolling) << w.name << " step " << s;
+        got += g.rows.at(p.row[s]).cycles;
+        double m = g.rows.front().cycles;
+        for (const PmappingRow& r : g.rows) m = std::min(m, r.cycles);
+        least += m;
+      }
+      EXPECT_EQ(got, least) << w.name << " on " << name;
+    }
+  }
+}
+
+TEST(VelaSchedule, IfmOverlapByHand) {
+  // A 1x1 convolution, 4 rows of 10 bytes in and out, stride 1, block height 1: stripe k reads IFM
+  // row k (lowest IFM byte still read: 10k) and writes OFM row k (highest written: 10(k+1)), so it
+  // needs 10(k+1) - 10k = 10 bytes apart and 40 - 10 = 30 OFM bytes may overwrite the IFM.
+  VelaPassRows one{true, 4, 4, 1, 0, 1, 10.0, 10.0};
+  EXPECT_EQ(vela_ifm_overlap({&one}, {1}), 30.0);
+  // A 3x3 convolution, padding 1, block height 2: stripe 0 (OFM rows 0-1) reads IFM rows 0-2 from
+  // byte 0 and writes up to byte 20 (20 apart); stripe 1 (rows 2-3) reads from IFM row 1 (byte 10)
+  // and writes up to byte 40 (30 apart): 40 - 30 = 10.
+  VelaPassRows three{true, 4, 4, 1, 1, 3, 10.0, 10.0};
+  EXPECT_EQ(vela_ifm_overlap({&three}, {2}), 10.0);
+  // A cascade of the 1x1 (block height 1) into the 3x3 (block height 2). The 3x3's stripe 0 needs
+  // rows 0-2, so the 1x1 runs stripes 0, 1, 2 (IFM read from 0, 10, 20; nothing written yet: each
+  // leaves 40), after which the first pass's IFM is read up to byte 30 (the end of its last box);
+  // the 3x3 then writes up to byte 20: 40 - max(0, 20 - 30) = 40. Its stripe 1 needs row 3: the
+  // 1x1's stripe 3 reads from 30 (40 - max(0, 20 - 30) = 40) and ends at 40; the 3x3 writes up to
+  // 40: 40 - max(0, 40 - 40) = 40. The whole OFM may overwrite the IFM.
+  EXPECT_EQ(vela_ifm_overlap({&one, &three}, {1, 2}), 40.0);
+  // Without rows (not a 4-D pass) nothing overlaps.
+  VelaPassRows none;
+  EXPECT_EQ(vela_ifm_overlap({&none}, {1}), 0.0);
 }
 
 TEST(VelaSchedule, WithoutTheShortlistNeverSlower) {

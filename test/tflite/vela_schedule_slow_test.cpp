@@ -4,19 +4,29 @@
 // against the record's printed "SRAM used"; and pass by pass, block configs, cycles and cascades. The
 // counts are pinned, so a change that moves any record across a bound fails here (raise them as the
 // schedule gets closer); the table is printed, and NPUMAP_VELA_PASS_DUMP=1 also lists every pass
-// whose block config or cycles differ from Vela's.
+// whose block config or cycles differ from Vela's and every layer of ours in a cascade.
 //
 // Exact means within Vela's printing: cycles within 0.5 of the record's integer, SRAM within 0.05 KiB
 // of its one-decimal KiB. Vela's cycles are those of its NPU passes (velas_npu_pass_cycles). The
 // remaining differences, by cause:
-//   * the choice where the arena is SRAM (U55): we take the exact least of Vela's candidate metric over
-//     our (peak SRAM, pass metric) front; Vela's dynamic program cuts its candidates to 16 per pass and
-//     counts SRAM its own way (a cascade's SRAM is its last pass's non-local tensors, its outputs, its
-//     first IFM, rolling buffers and weights, from live ranges taken before scheduling), so it may keep
-//     a schedule our accounting ranks worse: ours is faster on ssd_slim, vww2 and kws_micronet_m U55;
-//   * cascades where the arena is SRAM (U55): Vela cascades 40 passes over the 24 U55 records, ours
-//     none: with our SRAM accounting the exact least metric would cascade far more (a cascade saves
-//     SRAM, weighted 1,000 per byte), so the join there has no rolling buffers (see the design note);
+//   * the choice where the arena is SRAM (U55): add_vela_cascades takes, per NPU subgraph, the exact
+//     least of Vela's candidate metric with Vela's own SRAM accounting (every feature map whole and
+//     NHWC, the OFM written over the IFM of IFM-streamed passes, each pass's candidates filtered before
+//     the tensors around it count), where Vela's dynamic program recurses from the last pass back,
+//     keeps Pareto sets in three values and cuts them to 16; so ours cascades other passes on
+//     yolo-fastest (10 and 10 cascaded against Vela's 8 and 6; our SRAM accounting of those cascades
+//     is 11% and 18% over Vela's SRAM used), fewer on vww2 (3 and 2 against 6 and 4; -8.6% cycles on
+//     u55-128), 2 and 6 passes on person_detect where Vela has none (+3.9% cycles on u55-256), and 7
+//     of the 8 passes of Vela's longest cascade on ssd_slim u55-128 (-3.1%); Vela cascades 40 passes
+//     over the U55 records, ours 48, the same passes on ssd_slim u55-256 (exact there in cycles, block
+//     configs and cascades) and kws_micronet_m. cascade_u55 compares the passes' metrics with each
+//     bias as Vela finally places it (copied to SRAM for an IFM-streamed pass), not the int32 bias
+//     read in place that ranks block configs: with the latter the U55 cascades grow to 98 passes
+//     (person_detect u55-256 +11.1%); why our cascade model reacts so to the bias latency when Vela's
+//     does not is not yet understood;
+//   * kws_ref_model on u55-256 (+9.4%): three pointwise convolutions take 16-deep blocks where Vela's
+//     take 32 (a deeper weight double buffer): the SRAM Vela counts for its largest pass lets it, ours
+//     does not (Vela's figure for that pass is not reproduced);
 //   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
 //     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
 //     later than Vela's (not yet understood);
@@ -111,6 +121,7 @@ PassCounts compare_passes(const json& rec, const workloads::Workload& w, const s
     bool rolling = false;
     for (const search::TensorCompat& c : g.compat) rolling = rolling || c.residence == search::Residence::Rolling;
     n.ours_cascaded += rolling ? 1 : 0;
+    if (dump && rolling) std::printf("    ours cascaded: %s\n", w.layers.at(static_cast<std::size_t>(lr.space.layer)).name.c_str());
     const auto it = vela.find(w.layers.at(static_cast<std::size_t>(lr.space.layer)).name);
     if (it == vela.end()) continue;
     ++n.matched;
@@ -196,21 +207,23 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
               sram_within_10);
   EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
-  EXPECT_EQ(cycles_exact, 9);
-  EXPECT_EQ(cycles_within_5, 32);
+  EXPECT_EQ(cycles_exact, 10);
+  EXPECT_EQ(cycles_within_5, 34);
   EXPECT_EQ(cycles_within_15, 36);
   EXPECT_EQ(sram_exact, 12);
-  EXPECT_EQ(sram_within_10, 27);
+  // SRAM within 10%: 26, one below b38's alone (27): yolo-fastest on U55, whose cascades (n38's
+  // add_vela_cascades, not in b38) put our SRAM 11% and 18% over Vela's.
+  EXPECT_EQ(sram_within_10, 26);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
-  // placement or an operand's residence does; Vela cascades 280 passes (240 on U65), ours 236 (all on
-  // U65, none where the arena is SRAM).
+  // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours
+  // 284 (48 on U55, 236 on U65; not all the same passes, see above).
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
-  EXPECT_EQ(passes.same_block, 3403);
-  EXPECT_EQ(passes.cycles_exact, 3196);
+  EXPECT_EQ(passes.same_block, 3404);
+  EXPECT_EQ(passes.cycles_exact, 3208);
   EXPECT_EQ(passes.vela_cascaded, 280);
-  EXPECT_EQ(passes.ours_cascaded, 236);
+  EXPECT_EQ(passes.ours_cascaded, 284);
 }
 
 }  // namespace

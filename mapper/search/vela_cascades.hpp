@@ -1,0 +1,54 @@
+#pragma once
+// Vela 2.1's cascades where the tensor arena is SRAM (U55), chosen as its scheduler chooses them
+// (docs/design/vela-schedule.md "Cascades where the arena is SRAM"): a point of Vela's problem
+// without rolling buffers gains the cascades (runs of consecutive passes joined by SRAM rolling
+// buffers) that give the least candidate metric, 1,000 per byte of the largest cascaded pass's SRAM
+// in Vela's own accounting plus the passes' summed pass metric.
+
+#include <cstddef>
+#include <functional>
+
+#include "mapper/search/join/join.hpp"
+
+namespace npumap::search {
+
+/// What Vela's scheduler sees of a row of a step.
+struct VelaRowCost {
+  double metric = 0.0;       ///< its pass metric: 40 per cycle plus each memory's bytes times its bandwidth weight
+  bool ifm_stream = false;   ///< Vela's IfmStream strategy may run it (a convolution, depthwise or pooling pass
+                             ///< whose weights are not double-buffered)
+  int block_h = 0;           ///< its block config's OFM block height
+};
+using VelaRowCostFn = std::function<VelaRowCost(std::size_t step, const PmappingRow& row)>;
+
+/// The geometry of a step's pass in rows, for Vela's OFM-over-IFM overlap of IFM-streamed passes
+/// (its calc_allowed_ofm_ifm_overlap_for_pass_list); `rows` false: no overlap (not a 4-D pass, or
+/// an upscaling one).
+struct VelaPassRows {
+  bool rows = false;
+  int ifm_h = 0, ofm_h = 0, stride = 1, pad_top = 0, kernel_h = 1;
+  double ifm_row_bytes = 0.0, ofm_row_bytes = 0.0;  ///< NHWC (Vela schedules before choosing NHCWB16)
+};
+
+/// Vela's allowance for an IFM-streamed cascaded pass of `shapes` (first to last) with these OFM block
+/// heights to write its last OFM over its first IFM (its calc_allowed_ofm_ifm_overlap_for_pass_list):
+/// its command stream (each pass in stripes of its block height, a stripe issued once the pass before
+/// has produced the IFM rows it reads) tracks the lowest IFM byte the first pass still reads and the
+/// highest OFM byte the last has written; the OFM bytes that never pass the former may share its
+/// storage. 0 where a pass has no rows.
+double vela_ifm_overlap(const std::vector<const VelaPassRows*>& shapes, const std::vector<int>& block_h);
+
+/// Chooses, in `point` (a point of `problem`; its groups fix each step's feature-map placements), each
+/// NPU step's row and the runs of consecutive steps cascaded through rolling buffers as Vela's
+/// scheduler would where the arena is SRAM: the least candidate metric, `sram_weight` per byte of the
+/// largest cascaded pass's SRAM in Vela's own accounting plus the summed pass metric
+/// (docs/design/vela-schedule.md). A step's rows are those of its group; a cascade member's those of
+/// the groups with the same placements but its IFM and/or output rolled. `npu[s]` tells whether step s
+/// runs on the NPU. The caller recosts the point.
+void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<VelaPassRows>& shapes,
+                       const VelaRowCostFn& cost, double sram_weight, FrontPoint& point);
+
+/// The longest cascade tried (Vela's search is unbounded; its U55 cascades are two to four passes).
+inline constexpr std::size_t kVelaMaxCascade = 8;
+
+}  // namespace npumap::search
