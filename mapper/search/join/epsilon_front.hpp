@@ -13,13 +13,14 @@
 //  2. The join with an error budget ε1 (JoinOptions::step_slack; StepSlack in tolerance_grid.hpp,
 //     prune.cpp): each row carries, per summed objective and for peak SRAM, how far it may lie above
 //     the rows it stands in for (JoinRow::err, so low = value - err bounds them from below). A key's
-//     pruning keeps the exact front of (values, lows) (values alone first: a row without error is
-//     covered by a dominator as it is), then, better rows first, drops each row for a
-//     kept row y that may stand in for it: y_c - m <= ε1 (m + F_c) for each sum c (m the lesser low, F_c
-//     the least any completion adds), y's prefix peak <= (1 + ε1) max(m, the key's SRAM floor) and y's
-//     open cascade no larger; y's lows fall to m. The budget is relative to a lower bound of the final
-//     value and does not compound over the steps. Rules that drop a row for one they cannot name (the
-//     dominance filter) are off; the others stay on, and the quick passes' mappings (which the
+//     pruning keeps the exact front of the values; of the rows it drops, those with error stay unless
+//     a front row is at most them in every value and low; then, better rows first, it drops each row
+//     for a kept row y that may stand in for it: y_c - m <= ε1 m for each sum c (m the lesser low),
+//     y's prefix peak <= (1 + ε1) max(m, the key's SRAM floor) and y's open cascade no larger; y's lows
+//     fall to m. The budget is relative to a lower bound of the prefix's own value, so it does not
+//     compound over the steps and each step's additions bring budget of their own. The dominance filter
+//     drops only rows without error (a snapshot row dominating one stands in for it through whatever
+//     row covers the snapshot row); the other rules stay on, and the quick passes' mappings (which the
 //     incumbent bound drops rows for) are returned with the front. So for x on the true front some
 //     returned y is within 1 + ε1 of x in every objective (the proof: docs/design/search.md "ε-front").
 //  3. True values: each point's sums are added again from the true rows in step order (the exact

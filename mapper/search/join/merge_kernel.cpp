@@ -65,6 +65,8 @@ class KeyMerge {
   bool filtered(const MergeAcc& acc, const JoinRow& row) const {
     const DominanceFilter& f = acc.filter.empty() ? pilot_filter_ : acc.filter;
     if (!use_filter_ || f.empty()) return false;
+    // The ε-front's join: only a row without error, which stands in for itself alone (see the constructor).
+    if (epsilon_ && (row.err[0] != 0.0f || row.err[1] != 0.0f || row.err[2] != 0.0f || row.err[3] != 0.0f)) return false;
     double v[8];
     for (std::size_t c = 0; c < key_.cols.size(); ++c) v[c] = key_.value(row, key_.cols[c]);
     return f.dominated(v);
@@ -75,7 +77,8 @@ class KeyMerge {
   /// The least merge of lr with the pair's layer group is dropped: so is every merge of lr.
   bool least_dropped(const MergeAcc& acc, const PairTask& task, const JoinRow& lr, double cascade_in) const {
     const JoinRow least = least_merge(task, lr, cascade_in, step_.group_least[task.right]);
-    return filtered(acc, least) || (use_bound_ && completions_dominated(least));
+    // In the ε-front's join the merges of a range may carry error: the filter judges rows one by one.
+    return (!epsilon_ && filtered(acc, least)) || (use_bound_ && completions_dominated(least));
   }
 
   const PassContext& ctx_;
@@ -86,6 +89,7 @@ class KeyMerge {
   const DropRegions& regions_;
   const double* rest_;
   bool use_filter_ = false;
+  bool epsilon_ = false;  ///< the ε-front's join (StepSlack not exact)
   bool use_bound_ = false;
   bool use_sibling_ = false;
   bool use_least_ = false;
@@ -100,9 +104,13 @@ KeyMerge::KeyMerge(const PassContext& ctx, const PassRules& rules, const StepDat
                    const DropRegions& regions)
     : ctx_(ctx), rules_(rules), step_(step), kw_(kw), key_(key), regions_(regions), rest_(rules.bound.rest(step.s + 1)) {
   const JoinSpeedups& on = ctx.speedups;
-  // The filter drops a merge for a snapshot row it cannot name: off in the ε-front's join, whose
-  // pruning must know which row stands in for a dropped one (StepSlack).
-  use_filter_ = on.dominance_filter && ctx.grid.exact() && ctx.slack(step.s).exact() && key.cols.size() <= kFilterColumns;
+  // The filter drops a merge for a snapshot row it cannot name. In the ε-front's join (StepSlack) it
+  // drops only rows without error: a snapshot row y strictly dominating such a row x is a real merge of
+  // the key, so after the pruning a kept row z covers y (or the incumbent bound dropped y, and then x,
+  // with a returned mapping); z's lows are at most y's lows, at most y's values, at most x's values,
+  // which are x's lows, and z's completions are within 1 + ε1 of y's, at most x's: z covers x.
+  epsilon_ = !ctx.slack(step.s).exact();
+  use_filter_ = on.dominance_filter && ctx.grid.exact() && key.cols.size() <= kFilterColumns;
   use_bound_ = rules.bound.active();
   use_sibling_ = on.sibling_bound && ctx.grid.exact();
   use_least_ = on.least_value_skips;

@@ -10,8 +10,12 @@
 namespace npumap::search::join_internal {
 namespace {
 
-/// Kept rows the ε-front's pruning tries as stand-ins for a row.
+/// Kept rows, the most recent, that the ε-front's greedy pass tries as stand-ins for a row.
 constexpr std::size_t kScan = 128;
+
+/// Rows of a front tried, nearest first, as the cover of a row it dropped (front_with_lows,
+/// EpsilonPruning): a row none of them covers is kept, or goes on to the next filter.
+constexpr std::size_t kFrontScan = 256;
 
 bool summed_column(Column c) { return c == Column::Cycles || c == Column::OffchipBytes || c == Column::Energy; }
 /// The columns whose low the ε-front's pruning tracks: the sums and the peak.
@@ -23,8 +27,9 @@ bool low_column(Column c) { return summed_column(c) || c == Column::Sram; }
 /// values (the fast kernels of few columns). A dropped row without error (`has_err` 0: lows = values) is
 /// dominated in the values by a row of F, whose lows are at most its values, so it is covered as it is.
 /// Each dropped row with error is compared only with the rows of F no larger than it in the column
-/// where they are fewest (F sorted on each column); those no row of F covers are filtered among themselves on all k columns (a row
-/// dropped there is covered by one kept). Rows of F are never dropped (no two are equal in the values).
+/// where they are fewest (F sorted on each column), the nearest kFrontScan of them; those none of these covers are filtered among
+/// themselves on all k columns (a row dropped there is covered by one kept). Rows of F are never dropped (no two are equal in the
+/// values).
 /// Returns the kept rows in index order.
 void front_with_lows(const double* tab, std::size_t n, std::size_t nc, std::size_t k, const double* tie,
                      const std::vector<char>& has_err, ParetoWorkspace& ws, std::vector<double>& vals,
@@ -86,7 +91,8 @@ void front_with_lows(const double* tab, std::size_t n, std::size_t nc, std::size
     // end: the rows nearest e in that column are the likely coverers.
     bool covered = last != kNone && covers(last);
     const std::uint32_t* order = &by[best_c * m];
-    for (std::size_t i = end; i-- > 0 && !covered;) {
+    const std::size_t stop = end > kFrontScan ? end - kFrontScan : 0;
+    for (std::size_t i = end; i-- > stop && !covered;) {
       if (covers(order[i])) {
         covered = true;
         last = order[i];
@@ -113,106 +119,216 @@ void front_with_lows(const double* tab, std::size_t n, std::size_t nc, std::size
   std::inplace_merge(keep.begin(), keep.begin() + static_cast<std::ptrdiff_t>(front_size), keep.end());
 }
 
-/// The ε-front's pruning (StepSlack): the front of values and lows (front_with_lows: the exact front on
-/// the pruning columns, whose dropped rows without error are covered by their dominator as they are,
-/// and the dropped rows with error each against it); then, best rows first, each row is dropped for the
-/// first of the last kScan kept rows that may stand in for it within the budget, which lowers that
-/// row's lows, or else kept.
-std::size_t prune_rows_epsilon(std::vector<PendingRow>& rows, const KeyColumns& key, const StepSlack& slack, bool sram_tiebreak) {
-  const std::size_t n = rows.size();
-  const std::vector<Column>& cols = key.cols;
-  std::vector<Column> summed;  // the columns with a low
-  for (Column c : cols) {
-    if (low_column(c)) summed.push_back(c);
-  }
-  const double floor = key.sram_floor();
-  const std::size_t nc = cols.size();
-  const std::size_t k = nc + summed.size();
-  PruneScratch& x = prune_scratch();
-  x.tab.resize(n * k);
-  for (std::size_t r = 0; r < n; ++r) {
-    double* t = &x.tab[r * k];
-    for (std::size_t c = 0; c < nc; ++c) t[c] = key.value(rows[r].row, cols[c]);
-    for (std::size_t c = 0; c < summed.size(); ++c) t[nc + c] = rows[r].row.low(summed[c]);
-  }
-  // The front of values and lows (front_with_lows): the exact front on the values alone, then only the
-  // rows with error it dropped, each against that front.
-  {
-    std::vector<char> has_err(n, 0);
-    for (std::size_t r = 0; r < n; ++r) {
-      for (Column c : summed) has_err[r] = has_err[r] || rows[r].row.err_of(c) != 0.0;
+/// The ε-front's pruning of one key's rows (StepSlack; docs/design/search.md "ε-front", step 3). Every
+/// row keeps its lows (value - err per low column) in `low_`, which fall as it stands in for others.
+///  1. The exact front F on the pruning columns' values (the fast kernels of few columns). A dropped row
+///     without error is dominated or equal in the values by a row of F, whose lows are at most its
+///     values: that row covers it as it is. A dropped row x with error is dropped when a row of F is at
+///     most x in every value and every low (it stands in for all x stood in for, with no more error),
+///     tried among the rows of F no larger than x in the column where they are fewest, nearest first,
+///     at most kFrontScan of them. Rows none of these covers go on to 2 with F.
+///  2. The greedy pass: F and those rows, best first (the sum of the logs of the lower bounds of their
+///     final values), each dropped for the first of the last kScan kept rows that may stand in for it
+///     (its lows fall to the lesser), or else kept.
+/// A row no tried row stands in for is kept: the front is larger, never wrong.
+class EpsilonPruning {
+ public:
+  EpsilonPruning(std::vector<PendingRow>& rows, const KeyColumns& key, const StepSlack& slack, PruneScratch& x)
+      : rows_(rows), key_(key), slack_(slack), x_(x), n_(rows.size()), floor_(key.sram_floor()) {
+    for (Column c : key.cols) {
+      if (low_column(c)) summed_.push_back(c);
     }
-    if (sram_tiebreak) {
-      x.tie.resize(n);
-      for (std::size_t r = 0; r < n; ++r) x.tie[r] = key.value(rows[r].row, Column::Sram);
-      if (key.clamp != nullptr) clamp_tiebreak(x.tie, rows, x.scratch_a, x.scratch_b);
+    nc_ = key.cols.size();
+    ns_ = summed_.size();
+    x.tab.resize(n_ * nc_);
+    low_.resize(n_ * ns_);
+    for (std::size_t r = 0; r < n_; ++r) {
+      for (std::size_t c = 0; c < nc_; ++c) x.tab[r * nc_ + c] = key.value(rows[r].row, key.cols[c]);
+      for (std::size_t c = 0; c < ns_; ++c) low_[r * ns_ + c] = rows[r].row.low(summed_[c]);
     }
-    front_with_lows(x.tab.data(), n, nc, k, sram_tiebreak ? x.tie.data() : nullptr, has_err, x.ws, x.scratch_b, x.keep);
   }
-  // The greedy pass over the survivors, in lexicographic order of the pruning columns (then index).
-  std::vector<std::uint32_t> order = x.keep;
-  // Better rows first: by the sum of the logs of the lower bounds of their final values.
-  std::vector<double> score(n, 0.0);
-  for (std::uint32_t r : order) {
+  /// Step 1 with the SRAM tie-break `tie` (or null); the rows for step 2 in `candidates_`.
+  void front_and_dominated(const double* tie);
+  /// Step 2; the kept rows in `kept_`.
+  void greedy();
+  /// The kept rows in index order, each one's err raised to its lows; returns how many were dropped.
+  std::size_t finish();
+
+ private:
+  /// Row y may stand in for row x (StepSlack): per summed column, y's value within the budget of the
+  /// lesser low; y's prefix peak within the budget of the lesser peak low (or the key's SRAM floor);
+  /// in the other columns (the open cascade's SRAM) y at most x.
+  bool stands_in(std::uint32_t y, std::uint32_t x) const {
+    const double* ty = &x_.tab[y * nc_];
+    const double* tx = &x_.tab[x * nc_];
+    const double* ly = &low_[y * ns_];
+    const double* lx = &low_[x * ns_];
+    for (std::size_t c = 0, sc = 0; c < nc_; ++c) {
+      const Column col = key_.cols[c];
+      if (col == Column::Sram) {
+        if (!slack_.within_peak(rows_[y].row.peak, std::min(ly[sc], lx[sc]), floor_)) return false;
+        ++sc;
+      } else if (summed_column(col)) {
+        if (!slack_.within(ty[c], std::min(ly[sc], lx[sc]))) return false;
+        ++sc;
+      } else if (ty[c] > tx[c]) {
+        return false;
+      }
+    }
+    return true;
+  }
+  /// Row y covers row x as it is: at most x in every value and every low.
+  bool covers(std::uint32_t y, std::uint32_t x) const {
+    for (std::size_t c = 0; c < nc_; ++c) {
+      if (x_.tab[y * nc_ + c] > x_.tab[x * nc_ + c]) return false;
+    }
+    for (std::size_t sc = 0; sc < ns_; ++sc) {
+      if (low_[y * ns_ + sc] > low_[x * ns_ + sc]) return false;
+    }
+    return true;
+  }
+  /// y stands in for x: y's lows fall to x's where lower.
+  void absorb(std::uint32_t y, std::uint32_t x) {
+    for (std::size_t sc = 0; sc < ns_; ++sc) low_[y * ns_ + sc] = std::min(low_[y * ns_ + sc], low_[x * ns_ + sc]);
+  }
+  /// The sum of the logs of the lower bounds of row r's final values (the greedy pass's order).
+  double score(std::uint32_t r) const {
     double sc = 0.0;
-    for (std::size_t c = 0; c < nc; ++c) {
-      const double v = x.tab[r * k + c];
-      if (cols[c] == Column::Sram) sc += std::log(std::max({v, floor, 1.0}));
-      else if (summed_column(cols[c])) sc += std::log(std::max(v + slack.rest(cols[c]), 1.0));
+    for (std::size_t c = 0; c < nc_; ++c) {
+      const double v = x_.tab[r * nc_ + c];
+      if (key_.cols[c] == Column::Sram) sc += std::log(std::max({v, floor_, 1.0}));
+      else if (summed_column(key_.cols[c])) sc += std::log(std::max(v + slack_.rest(key_.cols[c]), 1.0));
     }
-    score[r] = sc;
+    return sc;
   }
+
+  std::vector<PendingRow>& rows_;
+  const KeyColumns& key_;
+  const StepSlack& slack_;
+  PruneScratch& x_;
+  std::size_t n_;
+  double floor_;
+  std::vector<Column> summed_;  ///< the columns with a low, in the key's order
+  std::size_t nc_ = 0;
+  std::size_t ns_ = 0;
+  std::vector<double> low_;                 ///< per row, its lows of the summed columns
+  std::vector<std::uint32_t> candidates_;  ///< the rows of step 2
+  std::vector<std::uint32_t> kept_;
+};
+
+void EpsilonPruning::front_and_dominated(const double* tie) {
+  std::vector<std::uint32_t>& front = x_.keep;
+  if (tie != nullptr) {
+    pareto_front_tiebreak(x_.tab.data(), n_, nc_, tie, x_.ws, front);
+  } else {
+    pareto_front(x_.tab.data(), n_, nc_, x_.ws, front);
+  }
+  candidates_ = front;
+  std::vector<char> on_front(n_, 0);
+  for (std::uint32_t r : front) on_front[r] = 1;
+  std::vector<std::uint32_t> err_rows;
+  for (std::uint32_t r = 0; r < n_; ++r) {
+    if (on_front[r]) continue;
+    bool err = false;
+    for (Column c : summed_) err = err || rows_[r].row.err_of(c) != 0.0;
+    if (err) err_rows.push_back(r);
+  }
+  if (err_rows.empty()) return;
+  // F sorted on each column: the rows of F no larger than x in a column are a prefix.
+  const std::size_t m = front.size();
+  std::vector<std::uint32_t> by(nc_ * m);
+  std::vector<double> key(nc_ * m);
+  std::vector<std::pair<double, std::uint32_t>> sorted(m);
+  for (std::size_t c = 0; c < nc_; ++c) {
+    for (std::size_t i = 0; i < m; ++i) sorted[i] = {x_.tab[front[i] * nc_ + c], front[i]};
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < m; ++i) {
+      key[c * m + i] = sorted[i].first;
+      by[c * m + i] = sorted[i].second;
+    }
+  }
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::uint32_t last = kNone;
+  for (std::uint32_t e : err_rows) {
+    const double* te = &x_.tab[static_cast<std::size_t>(e) * nc_];
+    std::size_t best_c = 0;
+    std::size_t end = m + 1;
+    for (std::size_t c = 0; c < nc_ && end > 0; ++c) {
+      const double* kc = &key[c * m];
+      const std::size_t cnt = static_cast<std::size_t>(std::upper_bound(kc, kc + m, te[c]) - kc);
+      if (cnt < end) {
+        end = cnt;
+        best_c = c;
+      }
+    }
+    // The last row that stood in first (rows with error come in runs from one merge), then the prefix
+    // from its end: the rows nearest e in that column are the likely stand-ins.
+    // The last row that covered one first (rows with error come in runs from one merge), then the
+    // prefix from its end: the rows nearest e in that column are the likely covers.
+    if (last != kNone && covers(last, e)) continue;
+    const std::uint32_t* order = &by[best_c * m];
+    const std::size_t stop = end > kFrontScan ? end - kFrontScan : 0;
+    bool covered = false;
+    for (std::size_t i = end; i-- > stop && !covered;) {
+      if (covers(order[i], e)) {
+        covered = true;
+        last = order[i];
+      }
+    }
+    if (!covered) candidates_.push_back(e);
+  }
+}
+
+void EpsilonPruning::greedy() {
+  std::vector<std::uint32_t>& order = candidates_;
+  // Better rows first: by the sum of the logs of the lower bounds of their final values.
+  std::vector<double> score(n_, 0.0);
+  for (std::uint32_t r : order) score[r] = this->score(r);
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     if (score[a] != score[b]) return score[a] < score[b];
     return a < b;
   });
-  std::vector<std::uint32_t> kept;
-  std::vector<double> low;  // per kept row, its low of each summed column (updated as it absorbs)
   for (std::uint32_t i : order) {
-    const double* ti = &x.tab[i * k];
+    // The last kScan kept rows, the most recent first (a row none of them stands in for is kept).
     bool absorbed = false;
-    // The kept rows nearest in the order are the likely stand-ins: at most kScan of them are tried, so
-    // the pass is O(n kScan) (a row no tried row covers is kept: larger, never wrong).
-    const std::size_t stop = kept.size() > kScan ? kept.size() - kScan : 0;
-    for (std::size_t j = kept.size(); j-- > stop && !absorbed;) {
-      const double* tj = &x.tab[kept[j] * k];
-      double* lj = &low[j * summed.size()];
-      bool ok = true;
-      for (std::size_t c = 0, sc = 0; c < nc && ok; ++c) {
-        if (cols[c] == Column::Sram) {
-          ok = slack.within_peak(rows[kept[j]].row.peak, std::min(lj[sc], ti[nc + sc]), floor);
-          ++sc;
-        } else if (summed_column(cols[c])) {
-          ok = slack.within(cols[c], tj[c], std::min(lj[sc], ti[nc + sc]));
-          ++sc;
-        } else {
-          ok = tj[c] <= ti[c];
-        }
+    const std::size_t stop = kept_.size() > kScan ? kept_.size() - kScan : 0;
+    for (std::size_t j = kept_.size(); j-- > stop && !absorbed;) {
+      if (stands_in(kept_[j], i)) {
+        absorb(kept_[j], i);
+        absorbed = true;
       }
-      if (!ok) continue;
-      for (std::size_t sc = 0; sc < summed.size(); ++sc) lj[sc] = std::min(lj[sc], ti[nc + sc]);
-      absorbed = true;
     }
-    if (absorbed) continue;
-    kept.push_back(i);
-    low.insert(low.end(), ti + nc, ti + k);
+    if (!absorbed) kept_.push_back(i);
   }
-  // Rows in their order, each kept row's err from its low.
-  std::vector<std::size_t> by_index(kept.size());
-  std::iota(by_index.begin(), by_index.end(), std::size_t{0});
-  std::sort(by_index.begin(), by_index.end(), [&](std::size_t a, std::size_t b) { return kept[a] < kept[b]; });
+}
+
+std::size_t EpsilonPruning::finish() {
+  std::sort(kept_.begin(), kept_.end());
   std::vector<PendingRow> out;
-  out.reserve(kept.size());
-  for (std::size_t j : by_index) {
-    PendingRow p = rows[kept[j]];
-    for (std::size_t sc = 0; sc < summed.size(); ++sc) {
-      const double v = p.row.value(summed[sc]);
-      if (low[j * summed.size() + sc] < p.row.low(summed[sc])) p.row.set_err(summed[sc], v - low[j * summed.size() + sc]);
+  out.reserve(kept_.size());
+  for (std::uint32_t r : kept_) {
+    PendingRow p = rows_[r];
+    for (std::size_t sc = 0; sc < ns_; ++sc) {
+      const double l = low_[r * ns_ + sc];
+      if (l < p.row.low(summed_[sc])) p.row.set_err(summed_[sc], p.row.value(summed_[sc]) - l);
     }
     out.push_back(p);
   }
-  rows.swap(out);
-  return n - rows.size();
+  rows_.swap(out);
+  return n_ - rows_.size();
+}
+
+std::size_t prune_rows_epsilon(std::vector<PendingRow>& rows, const KeyColumns& key, const StepSlack& slack, bool sram_tiebreak) {
+  PruneScratch& x = prune_scratch();
+  EpsilonPruning pruning(rows, key, slack, x);
+  if (sram_tiebreak) {
+    x.tie.resize(rows.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) x.tie[r] = key.value(rows[r].row, Column::Sram);
+    if (key.clamp != nullptr) clamp_tiebreak(x.tie, rows, x.scratch_a, x.scratch_b);
+  }
+  pruning.front_and_dominated(sram_tiebreak ? x.tie.data() : nullptr);
+  pruning.greedy();
+  return pruning.finish();
 }
 
 }  // namespace

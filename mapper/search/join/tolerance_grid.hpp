@@ -43,20 +43,21 @@ class ToleranceGrid {
 /// The ε-front's budget at one step (JoinOptions::step_slack = ε1; docs/design/search.md "ε-front"):
 /// while a key's rows are pruned (prune.hpp), a kept row y may stand in for a dropped row x when, in
 /// every summed column c, with m the least value any row either stands in for may have
-/// (min(low_y, low_x), JoinRow::low), y_c - m <= ε1 (m + F_c), F_c the least any completion of the step
-/// adds to c; and in the SRAM columns y is at most x. y's err becomes y_c - m. Whatever a row stands in
-/// for, z, then has y_c - z_c <= ε1 (z_c + F_c), and a common completion adding a_c >= F_c keeps
-/// y_c + a_c <= (1 + ε1)(z_c + a_c): the error of a row is relative to a lower bound of its final value
-/// and does not compound over the steps. Budget is spent only where rows are really merged.
+/// (min(low_y, low_x), JoinRow::low), y_c - m <= ε1 m; and in the SRAM columns y is at most x (the
+/// peak: within 1 + ε1 of max(m_peak, the key's SRAM floor)). y's err becomes y_c - m. Whatever a row
+/// stands in for, z, then has y_c <= (1 + ε1) z_c, and a common completion adding a_c >= 0 keeps
+/// y_c + a_c <= (1 + ε1)(z_c + a_c): the error of a row is relative to its own prefix, so it does not
+/// compound over the steps, and each step's additions bring budget of their own (ε1 a_c) to the steps
+/// after it. Budget is spent only where rows are really merged.
 class StepSlack {
  public:
   StepSlack() = default;
   StepSlack(double eps1, const std::array<double, 5>& least_rest) : eps_(eps1 > 0.0 ? eps1 : 0.0), rest_(least_rest) {}
   bool exact() const { return eps_ == 0.0; }
-  /// The least any completion adds to summed column c.
+  /// The least any completion adds to summed column c (it orders the pruning's greedy pass).
   double rest(Column c) const { return rest_[static_cast<std::size_t>(c)]; }
-  /// A row with value `v` in summed column c may stand in for rows whose values are at least `low`.
-  bool within(Column c, double v, double low) const { return v - low <= eps_ * (low + rest_[static_cast<std::size_t>(c)]); }
+  /// A row with value `v` in a summed column may stand in for rows whose values are at least `low`.
+  bool within(double v, double low) const { return v - low <= eps_ * low; }
   /// A row with prefix peak `peak` may stand in for rows whose peaks are at least `low` when every
   /// completion's peak is at least `floor` (and its cascade SRAM is at most theirs).
   bool within_peak(double peak, double low, double floor) const { return peak <= (1.0 + eps_) * std::max(low, floor); }
