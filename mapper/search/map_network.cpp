@@ -30,7 +30,7 @@ const std::vector<Objective>& vela_columns() {
 }
 
 /// Vela's schedule of `w` into r.vela: from the search's stage when it kept every column Vela reads
-/// and offers rolling buffers where Vela's schedule has them (where the arch spills), else from a
+/// and offers rolling buffers (Vela cascades on every arch), else from a
 /// stage of its own pruned on those columns, kept in r.vela_stage for the report. In the caller's
 /// arena, with the same stop.
 void find_vela_schedule(const arch::Arch& arch, const workloads::Workload& w, const SearchOptions& options,
@@ -38,7 +38,7 @@ void find_vela_schedule(const arch::Arch& arch, const workloads::Workload& w, co
   const bool stage_keeps_all = std::all_of(vela_columns().begin(), vela_columns().end(), [&](Objective o) {
     return std::find(options.objectives.begin(), options.objectives.end(), o) != options.objectives.end();
   });
-  const bool stage_rolls = options.fusion || !arch.spilling_enabled;
+  const bool stage_rolls = options.fusion;
   if ((stage_keeps_all && stage_rolls) || options.baseline_only) {  // a baseline-only stage is Vela's own
     r.vela = vela_schedule(arch, w, r.stage, stop, options.vela_block_config_limit);
     return;
@@ -46,7 +46,7 @@ void find_vela_schedule(const arch::Arch& arch, const workloads::Workload& w, co
   StageOptions own;
   own.chunk_size = options.chunk_size;
   own.objectives = vela_columns();
-  own.space.fusion = arch.spilling_enabled;  // Vela cascades (rolling buffers) only where the arch spills
+  own.space.fusion = true;  // Vela cascades (rolling buffers) on every arch
   own.stop = stop;
   std::vector<LayerRef> refs;
   for (int l = 0; l < static_cast<int>(w.layers.size()); ++l) refs.push_back(LayerRef{&w, l});
@@ -159,9 +159,9 @@ MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const worklo
   stage_options.objectives = options.objectives;
   stage_options.space.fusion = options.fusion;
   stage_options.stop = stop;
-  if (options.baseline_only) {  // only Vela's schedule: its columns, rolling buffers where Vela cascades
+  if (options.baseline_only) {  // only Vela's schedule: its columns, rolling buffers for its cascades
     stage_options.objectives = vela_columns();
-    stage_options.space.fusion = arch.spilling_enabled;
+    stage_options.space.fusion = true;
   }
   const SharedStage shared =
       run_shared_stage(arch, refs, stage_options, progress != nullptr ? &progress->stage : nullptr, options.share_layers);
