@@ -18,6 +18,61 @@ constexpr std::size_t kScan = 128;
 constexpr std::size_t kFrontScan = 256;
 
 bool summed_column(Column c) { return c == Column::Cycles || c == Column::OffchipBytes || c == Column::Energy; }
+
+/// A front F sorted on each of its k columns, to find a row of F that covers a row e (no larger than e
+/// in every column): such a row is among the rows of F no larger than e in the column where they are
+/// fewest, a prefix of F sorted on that column. `find` tries the last row that covered one first (rows
+/// with error come in runs from one merge), then that prefix from its end, the rows nearest e in that
+/// column, at most kFrontScan of them.
+class FrontCoverIndex {
+ public:
+  /// `tab` holds k values per row; `front` names the rows of F.
+  FrontCoverIndex(const double* tab, std::size_t k, const std::vector<std::uint32_t>& front)
+      : k_(k), m_(front.size()), by_(k * m_), key_(k * m_) {
+    std::vector<std::pair<double, std::uint32_t>> sorted(m_);
+    for (std::size_t c = 0; c < k_; ++c) {
+      for (std::size_t i = 0; i < m_; ++i) sorted[i] = {tab[front[i] * k_ + c], front[i]};
+      std::sort(sorted.begin(), sorted.end());
+      for (std::size_t i = 0; i < m_; ++i) {
+        key_[c * m_ + i] = sorted[i].first;
+        by_[c * m_ + i] = sorted[i].second;
+      }
+    }
+  }
+
+  /// Whether a tried row f of F has covers(f) (e's k values are `te`).
+  template <class Covers>
+  bool find(const double* te, const Covers& covers) {
+    std::size_t best_c = 0;
+    std::size_t end = m_ + 1;
+    for (std::size_t c = 0; c < k_ && end > 0; ++c) {
+      const double* kc = &key_[c * m_];
+      const std::size_t cnt = static_cast<std::size_t>(std::upper_bound(kc, kc + m_, te[c]) - kc);
+      if (cnt < end) {
+        end = cnt;
+        best_c = c;
+      }
+    }
+    if (last_ != kNone && covers(last_)) return true;
+    const std::uint32_t* order = &by_[best_c * m_];
+    const std::size_t stop = end > kFrontScan ? end - kFrontScan : 0;
+    for (std::size_t i = end; i-- > stop;) {
+      if (covers(order[i])) {
+        last_ = order[i];
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::size_t k_;
+  std::size_t m_;
+  std::vector<std::uint32_t> by_;
+  std::vector<double> key_;
+  std::uint32_t last_ = kNone;
+};
 /// The columns whose low the ε-front's pruning tracks: the sums and the peak.
 bool low_column(Column c) { return summed_column(c) || c == Column::Sram; }
 
@@ -48,35 +103,10 @@ void front_with_lows(const double* tab, std::size_t n, std::size_t nc, std::size
     if (!on_front[r] && has_err[r]) err_rows.push_back(r);
   }
   if (err_rows.empty()) return;
-  // F sorted on each column: a row of F covering e is no larger than e in every column, so it is among
-  // the rows of F no larger than e in the column where they are fewest; only those are compared.
-  const std::size_t m = keep.size();
-  std::vector<std::uint32_t> by(k * m);
-  std::vector<double> key(k * m);
-  std::vector<std::pair<double, std::uint32_t>> sorted(m);
-  for (std::size_t c = 0; c < k; ++c) {
-    for (std::size_t i = 0; i < m; ++i) sorted[i] = {tab[keep[i] * k + c], keep[i]};
-    std::sort(sorted.begin(), sorted.end());
-    for (std::size_t i = 0; i < m; ++i) {
-      key[c * m + i] = sorted[i].first;
-      by[c * m + i] = sorted[i].second;
-    }
-  }
+  FrontCoverIndex index(tab, k, keep);
   std::vector<std::uint32_t> left;
-  constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  std::uint32_t last = kNone;
   for (std::uint32_t e : err_rows) {
     const double* te = tab + static_cast<std::size_t>(e) * k;
-    std::size_t best_c = 0;
-    std::size_t end = m + 1;
-    for (std::size_t c = 0; c < k && end > 0; ++c) {
-      const double* kc = &key[c * m];
-      const std::size_t cnt = static_cast<std::size_t>(std::upper_bound(kc, kc + m, te[c]) - kc);
-      if (cnt < end) {
-        end = cnt;
-        best_c = c;
-      }
-    }
     const auto covers = [&](std::uint32_t f) {
       const double* tf = tab + static_cast<std::size_t>(f) * k;
       bool all = true;
@@ -87,18 +117,7 @@ void front_with_lows(const double* tab, std::size_t n, std::size_t nc, std::size
       }
       return all && (tie == nullptr || strict || tie[f] <= tie[e]);
     };
-    // The last coverer first (rows with error come in runs from one merge), then the prefix from its
-    // end: the rows nearest e in that column are the likely coverers.
-    bool covered = last != kNone && covers(last);
-    const std::uint32_t* order = &by[best_c * m];
-    const std::size_t stop = end > kFrontScan ? end - kFrontScan : 0;
-    for (std::size_t i = end; i-- > stop && !covered;) {
-      if (covers(order[i])) {
-        covered = true;
-        last = order[i];
-      }
-    }
-    if (!covered) left.push_back(e);
+    if (!index.find(te, covers)) left.push_back(e);
   }
   const std::size_t front_size = keep.size();
   if (left.size() > 1) {
@@ -234,48 +253,10 @@ void EpsilonPruning::front_and_dominated(const double* tie) {
     if (err) err_rows.push_back(r);
   }
   if (err_rows.empty()) return;
-  // F sorted on each column: the rows of F no larger than x in a column are a prefix.
-  const std::size_t m = front.size();
-  std::vector<std::uint32_t> by(nc_ * m);
-  std::vector<double> key(nc_ * m);
-  std::vector<std::pair<double, std::uint32_t>> sorted(m);
-  for (std::size_t c = 0; c < nc_; ++c) {
-    for (std::size_t i = 0; i < m; ++i) sorted[i] = {x_.tab[front[i] * nc_ + c], front[i]};
-    std::sort(sorted.begin(), sorted.end());
-    for (std::size_t i = 0; i < m; ++i) {
-      key[c * m + i] = sorted[i].first;
-      by[c * m + i] = sorted[i].second;
-    }
-  }
-  constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  std::uint32_t last = kNone;
+  FrontCoverIndex index(x_.tab.data(), nc_, front);
   for (std::uint32_t e : err_rows) {
     const double* te = &x_.tab[static_cast<std::size_t>(e) * nc_];
-    std::size_t best_c = 0;
-    std::size_t end = m + 1;
-    for (std::size_t c = 0; c < nc_ && end > 0; ++c) {
-      const double* kc = &key[c * m];
-      const std::size_t cnt = static_cast<std::size_t>(std::upper_bound(kc, kc + m, te[c]) - kc);
-      if (cnt < end) {
-        end = cnt;
-        best_c = c;
-      }
-    }
-    // The last row that stood in first (rows with error come in runs from one merge), then the prefix
-    // from its end: the rows nearest e in that column are the likely stand-ins.
-    // The last row that covered one first (rows with error come in runs from one merge), then the
-    // prefix from its end: the rows nearest e in that column are the likely covers.
-    if (last != kNone && covers(last, e)) continue;
-    const std::uint32_t* order = &by[best_c * m];
-    const std::size_t stop = end > kFrontScan ? end - kFrontScan : 0;
-    bool covered = false;
-    for (std::size_t i = end; i-- > stop && !covered;) {
-      if (covers(order[i], e)) {
-        covered = true;
-        last = order[i];
-      }
-    }
-    if (!covered) candidates_.push_back(e);
+    if (!index.find(te, [&](std::uint32_t f) { return covers(f, e); })) candidates_.push_back(e);
   }
 }
 
