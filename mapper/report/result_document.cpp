@@ -39,6 +39,18 @@ void add_timing(Json& j, double cycles, double macs, const arch::Arch& arch) {
   j["utilisation"] = cycles > 0 && peak > 0 ? macs / cycles / peak : 0.0;
 }
 
+/// `j` with every object and list in it holding no more room than its entries (a document built
+/// key by key leaves up to half of each vector unused: a chain's layer mappings, twice per layer).
+void shrink_to_fit(Json& j) {
+  if (j.is_object()) {
+    j.get_ref<Json::object_t&>().shrink_to_fit();
+    for (auto& [key, value] : j.items()) shrink_to_fit(value);
+  } else if (j.is_array()) {
+    j.get_ref<Json::array_t&>().shrink_to_fit();
+    for (Json& value : j) shrink_to_fit(value);
+  }
+}
+
 /// One layer mapping of the front as result.json's `layer_mappings` lists it: the layer, its choices,
 /// its costs and (NPU layers) where its time goes and its pass, to re-evaluate with `mapper eval`.
 Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
@@ -109,6 +121,7 @@ Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, co
   labels.num_valid_block_configs = m.num_block_configs;
   // Packed: on a long chain the passes (here and in vela_baseline) were most of the document's memory.
   lj["pass"] = detail::packed(model::write_pass_input(m.pass, arch, labels));
+  shrink_to_fit(lj);
   return lj;
 }
 
@@ -347,6 +360,8 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   // The join problem is read by that call only: it goes before Vela's mappings are made (on a long
   // chain the stage, the problem and both mappings would otherwise be the run's peak together).
   r.problem.reset();
+  // So is the search's stage when Vela's point reads a stage of its own.
+  if (r.vela_stage) r.stage = StageResult();
   std::optional<FrontMappings> vela_mappings;
   if (r.vela) vela_mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
   // Everything below reads the mappings, the front and Vela's point: the stages and problems go.

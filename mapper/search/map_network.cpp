@@ -29,17 +29,22 @@ const std::vector<Objective>& vela_columns() {
   return columns;
 }
 
+/// Whether Vela's schedule reads the search's stage (it kept every column Vela reads and offers
+/// rolling buffers, or it is Vela's own: --baseline-only), rather than a stage of its own.
+bool vela_reads_search_stage(const SearchOptions& options) {
+  const bool stage_keeps_all = std::all_of(vela_columns().begin(), vela_columns().end(), [&](Objective o) {
+    return std::find(options.objectives.begin(), options.objectives.end(), o) != options.objectives.end();
+  });
+  return (stage_keeps_all && options.fusion) || options.baseline_only;
+}
+
 /// Vela's schedule of `w` into r.vela: from the search's stage when it kept every column Vela reads
 /// and offers rolling buffers (Vela cascades on every arch), else from a
 /// stage of its own pruned on those columns, kept in r.vela_stage for the report. In the caller's
 /// arena, with the same stop.
 void find_vela_schedule(const arch::Arch& arch, const workloads::Workload& w, const SearchOptions& options,
                         const common::StopToken& stop, SearchResult& r) {
-  const bool stage_keeps_all = std::all_of(vela_columns().begin(), vela_columns().end(), [&](Objective o) {
-    return std::find(options.objectives.begin(), options.objectives.end(), o) != options.objectives.end();
-  });
-  const bool stage_rolls = options.fusion;
-  if ((stage_keeps_all && stage_rolls) || options.baseline_only) {  // a baseline-only stage is Vela's own
+  if (vela_reads_search_stage(options)) {
     r.vela = vela_schedule(arch, w, r.stage, stop, options.vela_block_config_limit);
     return;
   }
@@ -60,9 +65,10 @@ void find_vela_schedule(const arch::Arch& arch, const workloads::Workload& w, co
   r.vela_stage = std::move(vela_stage);
 }
 
-/// The join of one workload whose stage is done.
+/// The join of one workload whose stage is done (r.stage: stage_of_workload(shared, first_ref, ...)).
 void join_network(const arch::Arch& arch, const workloads::Workload& w, const SearchOptions& options,
-                  const common::StopToken& stop, JoinProgress* progress, SearchResult& r) {
+                  const SharedStage& shared, std::size_t first_ref, const common::StopToken& stop,
+                  JoinProgress* progress, SearchResult& r) {
   r.keep_rates = r.stage.overall;
   r.partial = r.stage.partial;
   bool some_layer_empty = false;
@@ -131,10 +137,15 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
   if (options.vela_baseline && !options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial) {
     // The join problem is a copy of the stage's groups: it goes while Vela's stage and problem are
     // built (on a long chain the four together were the run's peak) and is made again after; the
-    // join did not change it, so the copy is the same.
+    // join did not change it, so the copy is the same. So does the stage when Vela builds one of its
+    // own: every layer's jobs and groups, expanded from the shared stage, which expands it again
+    // after (the same function of the same data, so the same stage).
     const bool had_problem = r.problem.has_value();
     r.problem.reset();
+    const bool own_stage = !vela_reads_search_stage(options);
+    if (own_stage) r.stage = StageResult();
     find_vela_schedule(arch, w, options, stop, r);
+    if (own_stage) r.stage = stage_of_workload(shared, first_ref, w.layers.size());
     if (had_problem) r.problem = make_join_problem(arch, w, r.stage, options.fusion);
   }
   if (r.partial) {
@@ -175,7 +186,7 @@ MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const worklo
     SearchResult& r = out.networks[i];
     r.stage = stage_of_workload(shared, first_ref[i], workloads[i]->layers.size());
     for (const Job& j : r.stage.jobs) r.evaluated += r.stage.counters_of(j).evaluated;
-    join_network(arch, *workloads[i], options, stop, progress != nullptr ? &progress->join : nullptr, r);
+    join_network(arch, *workloads[i], options, shared, first_ref[i], stop, progress != nullptr ? &progress->join : nullptr, r);
   });
   for (const SearchResult& r : out.networks) out.partial = out.partial || r.partial;
   return out;
