@@ -190,9 +190,8 @@ struct DpContext {
 std::vector<DpCandidate> ifm_bodies(const DpContext& x, std::size_t s, bool out_roll, const std::vector<DpCandidate>& done,
                                     const std::vector<DpCandidate>& open) {
   std::vector<DpCandidate> body;
-  for (const CascadeMember& m : rows_of(x.roles, s, false, out_roll))
-    if (m.cost.ifm_stream)
-      for (const DpCandidate& c : done) body.push_back({c.metric + m.cost.metric, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
+  // Vela lists a pass's continuing candidates before those starting there, so of equal ones its
+  // filter keeps the cascade.
   if (!open.empty()) {
     const JoinTensor& rolled = x.problem.tensors[static_cast<std::size_t>(x.problem.steps[s].inputs[0])];
     for (const CascadeMember& m : rows_of(x.roles, s, true, out_roll))
@@ -202,6 +201,9 @@ std::vector<DpCandidate> ifm_bodies(const DpContext& x, std::size_t s, bool out_
                         o.node, &m, o.first, -1});
       }
   }
+  for (const CascadeMember& m : rows_of(x.roles, s, false, out_roll))
+    if (m.cost.ifm_stream)
+      for (const DpCandidate& c : done) body.push_back({c.metric + m.cost.metric, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
   vela_filter(body, x.limit, x.sram_weight);
   return body;
 }
