@@ -24,13 +24,6 @@ struct CascadeMember {
   int in_rows = 0;      ///< consumer side of a rolling IFM: IFM block height
 };
 
-/// One way to run a cascaded pass: its SRAM in Vela's accounting, its summed pass metric, the members.
-struct CascadeOption {
-  double sram = 0.0;
-  double metric = 0.0;
-  std::vector<CascadeMember> members;
-};
-
 /// A step's rows in a role: those of the groups whose placements are the point's group's (a rolling
 /// buffer of the point's counted as the tensor whole in the arena) but for a rolling IFM (`in_roll`)
 /// and/or output (`out_roll`).
@@ -78,25 +71,6 @@ const std::vector<CascadeMember>& rows_of(const RoleTable& roles, std::size_t s,
   return roles[s][(in_roll ? 2U : 0U) + (out_roll ? 1U : 0U)];
 }
 
-/// Keeps the options no other beats in both SRAM and metric (the first of equal ones), at most `cap`,
-/// those with the least candidate metric (Vela's cut of its candidates to 16).
-void prune_options(std::vector<CascadeOption>& opts, double sram_weight, std::size_t cap) {
-  std::vector<std::size_t> order(opts.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    return std::tie(opts[x].sram, opts[x].metric, x) < std::tie(opts[y].sram, opts[y].metric, y);
-  });
-  std::vector<CascadeOption> kept;
-  double least = kNoSchedule;  // the least metric of the options with less or equal SRAM
-  for (const std::size_t i : order)
-    if (opts[i].metric < least) least = opts[i].metric, kept.push_back(std::move(opts[i]));
-  std::stable_sort(kept.begin(), kept.end(), [&](const CascadeOption& x, const CascadeOption& y) {
-    return sram_weight * x.sram + x.metric < sram_weight * y.sram + y.metric;
-  });
-  if (kept.size() > cap) kept.resize(cap);
-  opts = std::move(kept);
-}
-
 /// Sizes as Vela's scheduler counts them before it schedules: every feature map whole and NHWC, live
 /// from its first use to its last (to the end for a network output).
 struct VelaSramView {
@@ -138,153 +112,163 @@ VelaSramView sram_view(const JoinProblem& problem) {
   return v;
 }
 
-/// Bytes of a rolling buffer in NHWC (Vela sizes it before choosing NHCWB16): the rows our
-/// rolling_buffer_bytes keeps, whole rows of the tensor.
-double linear_rolling_bytes(const JoinTensor& t, int producer_rows, int consumer_rows) {
+/// Bytes of a rolling buffer as Vela's scheduler counts it (its storage_size_for_sub_purpose for
+/// RollingBufferY): the rows our rolling_buffer_bytes keeps, whole rows of the tensor with the
+/// channels rounded up to 16 (a rolling buffer is always NHCWB16), rounded up to 16 bytes.
+double rolling_bytes(const JoinTensor& t, int producer_rows, int consumer_rows) {
   const std::int64_t height = (consumer_rows + producer_rows + producer_rows - 1) / producer_rows * producer_rows;
-  return static_cast<double>(std::min<std::int64_t>(t.height, height) * t.width * t.channels * t.element_bytes);
+  const std::int64_t bytes = std::min<std::int64_t>(t.height, height) * t.width * ((t.channels + 15) / 16 * 16) * t.element_bytes;
+  return static_cast<double>((bytes + 15) / 16 * 16);
 }
 
-/// Ways to run the steps i..j as one cascaded pass (j > i), per j (index j - i - 1), each with the
-/// Pareto set of (Vela's cascaded-pass SRAM, metric) over its members' rows. The SRAM is Vela's: the
-/// tensors live at the last pass that are not its own, its output, the first pass's inputs, every
-/// member's own SRAM and the rolling buffers, less the OFM-over-IFM overlap.
-std::vector<std::vector<CascadeOption>> cascades_from(const JoinProblem& problem, const RoleTable& roles, const VelaSramView& view,
-                                                      const std::vector<VelaPassRows>& shapes, double sram_weight,
-                                                      std::size_t i, std::size_t chain_end) {
-  std::vector<std::vector<CascadeOption>> out;
-  std::vector<CascadeOption> open;
-  for (const CascadeMember& m : rows_of(roles, i, false, true))
-    open.push_back({view.inputs[i] + m.own, m.cost.metric, {m}});
-  prune_options(open, sram_weight, 16);
-  for (std::size_t j = i + 1; j <= chain_end && j - i < kVelaMaxCascade && !open.empty(); ++j) {
-    const JoinTensor& rolled = problem.tensors[static_cast<std::size_t>(problem.steps[j].inputs[0])];
-    const auto extend = [&](bool last) {
-      std::vector<CascadeOption> next;
-      for (const CascadeMember& m : rows_of(roles, j, true, !last))
-        for (const CascadeOption& o : open) {
-          const int out_rows = o.members.back().out_rows;
-          if (out_rows <= 0 || m.in_rows <= 0) continue;
-          CascadeOption x = o;
-          x.sram += linear_rolling_bytes(rolled, out_rows, m.in_rows) + m.own;
-          x.metric += m.cost.metric;
-          x.members.push_back(m);
-          next.push_back(std::move(x));
-        }
-      // Vela filters a pass's candidates before it knows whether a later pass continues the cascade
-      // (so before the overlap and the tensors at the cascade's end count), then again once it ends.
-      prune_options(next, sram_weight, 16);
-      if (!last) return next;
-      for (CascadeOption& x : next) {
-        std::vector<const VelaPassRows*> sh;
-        std::vector<int> bh;
-        for (std::size_t q = 0; q < x.members.size(); ++q) sh.push_back(&shapes[i + q]), bh.push_back(x.members[q].cost.block_h);
-        x.sram += view.live[j] - view.local[j] + view.output[j] - vela_ifm_overlap(sh, bh);
-      }
-      prune_options(next, sram_weight, 16);
-      return next;
-    };
-    out.push_back(extend(true));
-    open = extend(false);
-  }
-  return out;
-}
-
-/// Per step, the ways to run it as a cascaded pass of its own: its group's rows, IFM-streamed
-/// (weights whole, OFM over IFM) or weight-streamed, each with Vela's SRAM (the live feature maps and
-/// the row's own, less the overlap) and metric, Pareto-pruned. A CPU step counts nothing (Vela
-/// schedules the NPU subgraph alone).
-std::vector<CascadeOption> alone_options(const JoinProblem& problem, const FrontPoint& point, const RoleTable& roles,
-                                         const VelaSramView& view, const std::vector<VelaPassRows>& shapes, bool npu,
-                                         double sram_weight, std::size_t s) {
-  std::vector<CascadeOption> out;
-  if (!npu) {
-    const PmappingRow& row = problem.steps[s].groups[point.group[s]].rows[point.row[s]];
-    out.push_back({0.0, 0.0, {{point.group[s], point.row[s], row.sram_bytes, {}, 0, 0}}});
-    return out;
-  }
-  // Vela filters each strategy's candidates by their SRAM before it adds the tensors around the pass
-  // and, for IFM streaming, subtracts the overlap; weights held whole cost the same SRAM at every
-  // block config, so IFM streaming keeps the configs of least metric.
-  std::vector<CascadeOption> ws, ifs;
-  for (const CascadeMember& m : rows_of(roles, s, false, false))
-    (m.cost.ifm_stream ? ifs : ws).push_back({m.own, m.cost.metric, {m}});
-  prune_options(ws, sram_weight, 16);
-  prune_options(ifs, sram_weight, 16);
-  for (CascadeOption& o : ws) o.sram += view.live[s], out.push_back(std::move(o));
-  for (CascadeOption& o : ifs) {
-    o.sram += view.live[s] - vela_ifm_overlap({&shapes[s]}, {o.members[0].cost.block_h});
-    out.push_back(std::move(o));
-  }
-  prune_options(out, sram_weight, 16);
-  return out;
-}
-
-/// The least total metric of the steps a..b with every cascaded pass's SRAM within `limit`: each step
-/// alone or in a cascade of `cascades`; fills `pick` per step: (0, option) alone, (members, option)
-/// where a cascade starts, (-1, -1) inside one. Infinite if none fits.
-double best_run(std::size_t a, std::size_t b, double limit, const std::vector<std::vector<CascadeOption>>& alone,
-                const std::vector<std::vector<std::vector<CascadeOption>>>& cascades, std::vector<std::pair<int, int>>& pick) {
-  const std::size_t n = b - a + 1;
-  std::vector<double> f(n + 1, kNoSchedule);
-  std::vector<std::pair<int, int>> from(n + 1, {-1, -1});  // (start offset, option) of the last cascaded pass
-  f[0] = 0.0;
-  for (std::size_t e = 1; e <= n; ++e) {
-    const std::vector<CascadeOption>& own = alone[a + e - 1];
-    for (std::size_t k = 0; k < own.size() && f[e - 1] != kNoSchedule; ++k)
-      if (own[k].sram <= limit && f[e - 1] + own[k].metric < f[e]) f[e] = f[e - 1] + own[k].metric, from[e] = {static_cast<int>(e - 1), static_cast<int>(k)};
-    for (std::size_t st = 0; st + 1 < e; ++st) {
-      const std::vector<std::vector<CascadeOption>>& c = cascades[a + st];
-      const std::size_t len = e - 1 - st;  // members after the first
-      if (len > c.size() || f[st] == kNoSchedule) continue;
-      const std::vector<CascadeOption>& opts = c[len - 1];
-      for (std::size_t k = 0; k < opts.size(); ++k)
-        if (opts[k].sram <= limit && f[st] + opts[k].metric < f[e]) f[e] = f[st] + opts[k].metric, from[e] = {static_cast<int>(st), static_cast<int>(k)};
-    }
-  }
-  for (std::size_t e = n; e > 0 && f[n] != kNoSchedule;) {
-    const auto [st, k] = from[e];
-    const auto start = static_cast<std::size_t>(st);
-    for (std::size_t x = start; x < e; ++x) pick[a + x] = {-1, -1};
-    pick[a + start] = {e - start == 1 ? 0 : static_cast<int>(e - start), k};
-    e = start;
-  }
-  return f[n];
-}
-
-/// A schedule's choices: per step the way it runs (best_run's picks) and what was considered.
-struct VelaChoices {
-  std::vector<std::vector<CascadeOption>> alone;                 ///< per step
-  std::vector<std::vector<std::vector<CascadeOption>>> cascades;  ///< per first step, per last step
-  std::vector<std::pair<std::size_t, std::size_t>> runs;         ///< steps that may cascade, first..last
+/// A step's member row in a candidate's history, and the node of the step before (-1: none).
+struct DpNode {
+  int parent = -1;
+  std::size_t step = 0;
+  const CascadeMember* member = nullptr;
 };
 
-/// Vela's choice for one NPU subgraph, the runs [r0, r1) of `c`: the least candidate metric over the
-/// limits on its largest cascaded pass's SRAM. The metric only falls as the limit rises, so the search
-/// stops once the SRAM alone costs more than the best. Writes the picks of its steps into `pick`.
-void choose_subgraph(const VelaChoices& c, std::size_t r0, std::size_t r1, double sram_weight, double capacity,
-                     std::vector<std::pair<int, int>>& pick) {
-  std::vector<double> limits;
-  for (std::size_t r = r0; r < r1; ++r)
-    for (std::size_t s = c.runs[r].first; s <= c.runs[r].second; ++s) {
-      for (const CascadeOption& o : c.alone[s]) limits.push_back(o.sram);
-      for (const std::vector<CascadeOption>& opts : c.cascades[s])
-        for (const CascadeOption& o : opts) limits.push_back(o.sram);
+/// One of Vela's candidates at a step: a schedule of the subgraph's steps up to it, as finished
+/// cascaded passes plus (in an IFM-streamed body) the open one.
+struct DpCandidate {
+  double metric = 0.0;  ///< the summed pass metric of every member so far
+  double done = 0.0;    ///< the finished cascaded passes' largest SRAM
+  double open = 0.0;    ///< the open cascaded pass's SRAM so far
+  int parent = -1;      ///< the node of the step before
+  const CascadeMember* member = nullptr;  ///< this step's row
+  std::size_t first = 0;  ///< the open cascaded pass's first step
+  int node = -1;          ///< this step's node, once the candidate survives its step's filter
+};
+
+/// Vela's candidate metric: `sram_weight` per byte of the largest SRAM plus the summed pass metric.
+double candidate_metric(const DpCandidate& c, double sram_weight) {
+  return sram_weight * std::max(c.done, c.open) + c.metric;
+}
+
+/// Vela's filter of a step's candidates (its filter_pareto_frontier): drops those over the SRAM
+/// limit; in the order of (metric, finished SRAM, open SRAM), stable, keeps a candidate unless one kept
+/// before it is no worse in all three (so the first of equal ones); more than 16 kept are cut to the
+/// 16 of least candidate metric (a stable sort of the kept).
+void vela_filter(std::vector<DpCandidate>& c, double limit, double sram_weight) {
+  std::vector<DpCandidate> in;
+  for (const DpCandidate& x : c)
+    if (std::max(x.done, x.open) <= limit) in.push_back(x);
+  std::stable_sort(in.begin(), in.end(), [](const DpCandidate& x, const DpCandidate& y) {
+    return std::tie(x.metric, x.done, x.open) < std::tie(y.metric, y.done, y.open);
+  });
+  std::vector<DpCandidate> kept;
+  std::vector<char> alive(in.size(), 1);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (alive[i] == 0) continue;
+    kept.push_back(in[i]);
+    for (std::size_t j = i + 1; j < in.size(); ++j)
+      alive[j] = alive[j] != 0 && (in[j].metric < in[i].metric || in[j].done < in[i].done || in[j].open < in[i].open) ? 1 : 0;
+  }
+  if (kept.size() > kVelaCandidates) {
+    std::stable_sort(kept.begin(), kept.end(), [&](const DpCandidate& x, const DpCandidate& y) {
+      return candidate_metric(x, sram_weight) < candidate_metric(y, sram_weight);
+    });
+    kept.resize(kVelaCandidates);
+  }
+  c = std::move(kept);
+}
+
+/// What the dynamic program over one NPU subgraph reads.
+struct DpContext {
+  const JoinProblem& problem;
+  const RoleTable& roles;
+  const VelaSramView& view;
+  const std::vector<VelaPassRows>& shapes;
+  const std::vector<bool>& edge;  ///< edge[s]: step s's output may roll into step s + 1's IFM
+  double sram_weight = 0.0;
+  double limit = 0.0;  ///< the SRAM limit of every cascaded pass
+};
+
+/// Vela's IFM-streamed bodies at step s: the candidates whose open cascaded pass ends with a row of s
+/// whose output rolls (`out_roll`) or is whole, each started at s from a finished candidate of the
+/// steps before (`done`) or continuing an open one whose output rolls into s's IFM (`open`).
+std::vector<DpCandidate> ifm_bodies(const DpContext& x, std::size_t s, bool out_roll, const std::vector<DpCandidate>& done,
+                                    const std::vector<DpCandidate>& open) {
+  std::vector<DpCandidate> body;
+  // Vela lists a pass's continuing candidates before those starting there, so of equal ones its
+  // filter keeps the cascade.
+  if (!open.empty()) {
+    const JoinTensor& rolled = x.problem.tensors[static_cast<std::size_t>(x.problem.steps[s].inputs[0])];
+    for (const CascadeMember& m : rows_of(x.roles, s, true, out_roll))
+      for (const DpCandidate& o : open) {
+        if (o.member->out_rows <= 0 || m.in_rows <= 0) continue;
+        body.push_back({o.metric + m.cost.metric, o.done, o.open + rolling_bytes(rolled, o.member->out_rows, m.in_rows) + m.own,
+                        o.node, &m, o.first, -1});
+      }
+  }
+  for (const CascadeMember& m : rows_of(x.roles, s, false, out_roll))
+    if (m.cost.ifm_stream)
+      for (const DpCandidate& c : done) body.push_back({c.metric + m.cost.metric, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
+  vela_filter(body, x.limit, x.sram_weight);
+  return body;
+}
+
+/// Vela's dynamic program over the NPU steps a..b, one subgraph in step order (docs/design/vela-schedule.md):
+/// per step the finished candidates (each weight-streamed or ending an IFM-streamed cascaded pass there)
+/// and the open ones, each set filtered as Vela filters it; the finished candidate of least candidate
+/// metric at b gives every step's row. Leaves `point` as it is where no candidate fits.
+void schedule_subgraph(const DpContext& x, std::size_t a, std::size_t b, FrontPoint& point) {
+  std::vector<DpNode> nodes;
+  const auto settle = [&](std::vector<DpCandidate>& v, std::size_t s) {
+    for (DpCandidate& c : v) nodes.push_back({c.parent, s, c.member}), c.node = static_cast<int>(nodes.size()) - 1;
+  };
+  // The finished cascaded pass's SRAM, Vela's: the tensors live at its last step that are not the
+  // step's own, its output, then (IFM streaming) less the OFM-over-IFM overlap. Vela drops a candidate
+  // over the limit before subtracting the overlap.
+  const auto finish = [&](std::vector<DpCandidate>& v, std::size_t s, bool ifm_stream) {
+    const double around = x.view.live[s] - x.view.local[s] + x.view.output[s];
+    std::vector<DpCandidate> out;
+    for (DpCandidate c : v) {
+      if (c.open + around > x.limit) continue;
+      c.open += around;
+      if (ifm_stream) {
+        std::vector<const VelaPassRows*> sh;
+        std::vector<int> bh;
+        for (int n = c.node; n >= 0 && nodes[static_cast<std::size_t>(n)].step >= c.first; n = nodes[static_cast<std::size_t>(n)].parent)
+          sh.push_back(&x.shapes[nodes[static_cast<std::size_t>(n)].step]), bh.push_back(nodes[static_cast<std::size_t>(n)].member->cost.block_h);
+        std::reverse(sh.begin(), sh.end());
+        std::reverse(bh.begin(), bh.end());
+        c.open -= vela_ifm_overlap(sh, bh);
+      }
+      c.done = std::max(c.done, c.open), c.open = 0.0;
+      out.push_back(c);
     }
-  std::sort(limits.begin(), limits.end());
-  limits.erase(std::unique(limits.begin(), limits.end()), limits.end());
-  std::vector<std::pair<int, int>> scratch = pick;
-  double lowest = 0.0;
-  for (std::size_t r = r0; r < r1; ++r) lowest += best_run(c.runs[r].first, c.runs[r].second, kNoSchedule, c.alone, c.cascades, scratch);
-  double best = kNoSchedule;
-  for (const double limit : limits) {
-    if (limit > capacity || sram_weight * limit + lowest >= best) break;
-    double total = 0.0;
-    for (std::size_t r = r0; r < r1; ++r) total += best_run(c.runs[r].first, c.runs[r].second, limit, c.alone, c.cascades, scratch);
-    if (total == kNoSchedule || !(sram_weight * limit + total < best)) continue;
-    best = sram_weight * limit + total;
-    for (std::size_t r = r0; r < r1; ++r)
-      for (std::size_t s = c.runs[r].first; s <= c.runs[r].second; ++s) pick[s] = scratch[s];
+    vela_filter(out, x.limit, x.sram_weight);
+    return out;
+  };
+  std::vector<DpCandidate> done{DpCandidate{}}, open;
+  for (std::size_t s = a; s <= b; ++s) {
+    std::vector<DpCandidate> ws;
+    for (const CascadeMember& m : rows_of(x.roles, s, false, false))
+      if (!m.cost.ifm_stream)
+        for (const DpCandidate& c : done) ws.push_back({c.metric + m.cost.metric, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
+    vela_filter(ws, x.limit, x.sram_weight);
+    settle(ws, s);
+    const std::vector<DpCandidate> none;
+    const std::vector<DpCandidate>& feeding = s > a && x.edge[s - 1] ? open : none;
+    std::vector<DpCandidate> ends = ifm_bodies(x, s, false, done, feeding);
+    std::vector<DpCandidate> rolls = s < b && x.edge[s] ? ifm_bodies(x, s, true, done, feeding) : std::vector<DpCandidate>{};
+    settle(ends, s);
+    settle(rolls, s);
+    std::vector<DpCandidate> next = finish(ws, s, false);
+    for (DpCandidate& c : finish(ends, s, true)) next.push_back(std::move(c));
+    vela_filter(next, x.limit, x.sram_weight);
+    if (next.empty()) return;
+    done = std::move(next);
+    open = std::move(rolls);
+  }
+  const DpCandidate* best = &done.front();
+  for (const DpCandidate& c : done)
+    if (candidate_metric(c, x.sram_weight) < candidate_metric(*best, x.sram_weight)) best = &c;
+  for (int n = best->node; n >= 0; n = nodes[static_cast<std::size_t>(n)].parent) {
+    const DpNode& d = nodes[static_cast<std::size_t>(n)];
+    point.group[d.step] = d.member->group;
+    point.row[d.step] = d.member->row;
   }
 }
 
@@ -295,44 +279,26 @@ void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu,
   const std::size_t n = problem.steps.size();
   if (n == 0) return;
   const VelaSramView view = sram_view(problem);
-  VelaChoices c{std::vector<std::vector<CascadeOption>>(n), std::vector<std::vector<std::vector<CascadeOption>>>(n), {}};
   RoleTable roles(n);
   for (std::size_t s = 0; s < n; ++s)
     for (unsigned r = 0; r < 4 && npu[s]; ++r) roles[s][r] = role_rows(problem, point, cost, s, (r & 2U) != 0, (r & 1U) != 0);
-  for (std::size_t s = 0; s < n; ++s) {
-    c.alone[s] = alone_options(problem, point, roles, view, shapes, npu[s], sram_weight, s);
-    if (c.alone[s].empty()) return;  // keep the point as it is
-  }
-  // Runs: maximal stretches of steps each of whose output may be rolled into the next step's IFM.
+  // A step's output may roll into the next step's IFM where both are NPU steps with rows for it.
   std::vector<bool> edge(n, false);
   for (std::size_t s = 0; s + 1 < n; ++s)
     edge[s] = npu[s] && npu[s + 1] && !problem.steps[s + 1].inputs.empty() && problem.steps[s + 1].inputs[0] == problem.steps[s].output &&
               !rows_of(roles, s, false, true).empty() && !rows_of(roles, s + 1, true, false).empty();
-  for (std::size_t s = 0; s < n;) {
-    std::size_t e = s;
-    while (e + 1 < n && edge[e]) ++e;
-    c.runs.emplace_back(s, e);
-    for (std::size_t i = s; i < e; ++i) c.cascades[i] = cascades_from(problem, roles, view, shapes, sram_weight, i, e);
-    s = e + 1;
-  }
   // Vela schedules each NPU subgraph (the NPU layers between two CPU layers) on its own, each with
   // its own largest cascaded pass.
-  std::vector<std::pair<int, int>> pick(n, {-1, -1});
-  for (std::size_t r0 = 0; r0 < c.runs.size();) {
-    std::size_t r1 = r0;
-    while (r1 < c.runs.size() && npu[c.runs[r1].first]) ++r1;
-    if (r1 > r0) choose_subgraph(c, r0, r1, sram_weight, static_cast<double>(problem.sram_capacity), pick);
-    r0 = r1 == r0 ? r0 + 1 : r1;
-  }
-  for (std::size_t s = 0; s < n; ++s) {
-    const auto [len, k] = pick[s];
-    if (len < 0) continue;
-    const CascadeOption& o = len == 0 ? c.alone[s][static_cast<std::size_t>(k)]
-                                      : c.cascades[s][static_cast<std::size_t>(len - 2)][static_cast<std::size_t>(k)];
-    for (std::size_t m = 0; m < o.members.size(); ++m) {
-      point.group[s + m] = o.members[m].group;
-      point.row[s + m] = o.members[m].row;
+  const DpContext x{problem, roles, view, shapes, edge, sram_weight, static_cast<double>(problem.sram_capacity)};
+  for (std::size_t a = 0; a < n;) {
+    if (!npu[a]) {
+      ++a;
+      continue;
     }
+    std::size_t b = a;
+    while (b + 1 < n && npu[b + 1]) ++b;
+    schedule_subgraph(x, a, b, point);
+    a = b + 1;
   }
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // Vela 2.1's cascades where the tensor arena is SRAM (U55), chosen as its scheduler chooses them
-// (docs/design/vela-schedule.md "Cascades where the arena is SRAM"): a point of Vela's problem
-// without rolling buffers gains the cascades (runs of consecutive passes joined by SRAM rolling
-// buffers) that give the least candidate metric, 1,000 per byte of the largest cascaded pass's SRAM
-// in Vela's own accounting plus the passes' summed pass metric.
+// (docs/design/vela-schedule.md "What we reproduce"): a point of Vela's problem without rolling
+// buffers gains the cascades (runs of consecutive passes joined by SRAM rolling buffers) that Vela's
+// dynamic program keeps: per step Pareto sets in (summed pass metric, the finished cascaded passes'
+// largest SRAM in Vela's own accounting, the open one's), each cut to the 16 of least candidate
+// metric (1,000 per byte of the largest SRAM plus the summed pass metric).
 
 #include <cstddef>
 #include <functional>
@@ -40,15 +41,16 @@ double vela_ifm_overlap(const std::vector<const VelaPassRows*>& shapes, const st
 
 /// Chooses, in `point` (a point of `problem`; its groups fix each step's feature-map placements), each
 /// NPU step's row and the runs of consecutive steps cascaded through rolling buffers as Vela's
-/// scheduler would where the arena is SRAM: the least candidate metric, `sram_weight` per byte of the
-/// largest cascaded pass's SRAM in Vela's own accounting plus the summed pass metric
-/// (docs/design/vela-schedule.md). A step's rows are those of its group; a cascade member's those of
+/// scheduler would where the arena is SRAM: per NPU subgraph, Vela's dynamic program over its steps
+/// in order, its candidates filtered per step as Vela filters them, and of the last step's the least
+/// candidate metric, `sram_weight` per byte of the largest cascaded pass's SRAM in Vela's own
+/// accounting plus the summed pass metric (docs/design/vela-schedule.md). A step's rows are those of its group; a cascade member's those of
 /// the groups with the same placements but its IFM and/or output rolled. `npu[s]` tells whether step s
 /// runs on the NPU. The caller recosts the point.
 void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<VelaPassRows>& shapes,
                        const VelaRowCostFn& cost, double sram_weight, FrontPoint& point);
 
-/// The longest cascade tried (Vela's search is unbounded; its U55 cascades are two to four passes).
-inline constexpr std::size_t kVelaMaxCascade = 8;
+/// How many candidates Vela's scheduler keeps per step (its pareto_max_candidates).
+inline constexpr std::size_t kVelaCandidates = 16;
 
 }  // namespace npumap::search

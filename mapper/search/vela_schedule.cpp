@@ -227,7 +227,12 @@ bool vela_layouts_of(const LayerSpace& space, const std::vector<TensorCompat>& c
 /// and own SRAM (the first of equal rows, in Vela's order).
 std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr, int limit) {
   const std::vector<std::uint32_t> order = vela_config_order(lr.space, limit);
-  std::map<std::vector<TensorCompat>, std::pair<std::vector<PmappingRow>, std::vector<double>>> groups;
+  struct Rows {
+    std::vector<PmappingRow> rows;
+    std::vector<double> metric;
+    std::vector<bool> streamed;  ///< the weights double-buffered (Vela's WeightStream)
+  };
+  std::map<std::vector<TensorCompat>, Rows> groups;
   const LayerSpace& space = lr.space;
   for (std::size_t ti = 0; ti < space.templates.size() && ti < lr.jobs.size(); ++ti) {
     const Template& tpl = space.templates[ti];
@@ -254,20 +259,26 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
           std::vector<TensorCompat> key = base;
           if (in_roll != 0) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(in_rows)};
           if (out_roll != 0) key.back() = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(bc.ofm_h)};
-          auto& g = groups[key];
-          g.first.push_back(cand.row);
-          g.second.push_back(cand.metric);
+          Rows& g = groups[key];
+          g.rows.push_back(cand.row);
+          g.metric.push_back(cand.metric);
+          g.streamed.push_back(tpl.weights == WeightPlacement::DoubleBuffer);
         }
     }
   }
   std::vector<PmappingGroup> out;
+  // Where the arena is SRAM, a row is beaten only by one of the same weight placement: Vela filters
+  // each strategy's candidates on their own, and an IFM-streamed pass's SRAM (its weights whole, at
+  // one estimate, less the OFM written over its IFM; vela_cascades) is not the row's own SRAM.
+  const bool by_strategy = !arch.spilling_enabled;
   for (auto& [compat, rows] : groups) {
-    const std::vector<PmappingRow>& all = rows.first;
-    const std::vector<double>& metric = rows.second;
+    const std::vector<PmappingRow>& all = rows.rows;
+    const std::vector<double>& metric = rows.metric;
     PmappingGroup g{compat, {}};
     for (std::size_t i = 0; i < all.size(); ++i) {
       bool beaten = false;
       for (std::size_t j = 0; j < all.size() && !beaten; ++j) {
+        if (by_strategy && rows.streamed[j] != rows.streamed[i]) continue;
         const bool no_worse = metric[j] <= metric[i] && all[j].sram_bytes <= all[i].sram_bytes;
         const bool better = metric[j] < metric[i] || all[j].sram_bytes < all[i].sram_bytes;
         beaten = no_worse && (better || j < i);
@@ -679,10 +690,9 @@ VelaPassRows vela_pass_rows(const LayerSpace& space) {
 
 /// Vela's rows and cascades where the arena is SRAM (add_vela_cascades), each row's metric as
 /// row_metrics costs it but with the bias where the row places it (not the int32 bias read in place
-/// that ranks block configs, scheduling_pass): with the in-place bias's per-block latency our cascade
-/// choice grows from 48 to 98 cascaded passes over the U55 records where Vela's has 40 (the reason is
-/// not yet understood; docs/design/vela-schedule.md); kept only where our accounting of the point's
-/// SRAM stays within the capacity.
+/// that ranks block configs, scheduling_pass): with the in-place bias fewer passes take Vela's block
+/// config over the U55 records (docs/design/vela-schedule.md); kept only where our accounting of the
+/// point's SRAM stays within the capacity.
 void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage, int limit,
                  VelaBaseline& b) {
   const std::size_t n = b.problem.steps.size();

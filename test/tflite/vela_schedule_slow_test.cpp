@@ -9,33 +9,38 @@
 // Exact means within Vela's printing: cycles within 0.5 of the record's integer, SRAM within 0.05 KiB
 // of its one-decimal KiB. Vela's cycles are those of its NPU passes (velas_npu_pass_cycles). The
 // remaining differences, by cause:
-//   * the choice where the arena is SRAM (U55): add_vela_cascades takes, per NPU subgraph, the exact
-//     least of Vela's candidate metric with Vela's own SRAM accounting (every feature map whole and
-//     NHWC, the OFM written over the IFM of IFM-streamed passes, each pass's candidates filtered before
-//     the tensors around it count), where Vela's dynamic program recurses from the last pass back,
-//     keeps Pareto sets in three values and cuts them to 16; so ours cascades other passes on
-//     yolo-fastest (10 and 10 cascaded against Vela's 8 and 6; our SRAM accounting of those cascades
-//     is 11% and 18% over Vela's SRAM used), fewer on vww2 (3 and 2 against 6 and 4; -8.6% cycles on
-//     u55-128), 2 and 6 passes on person_detect where Vela has none (+3.9% cycles on u55-256), and 7
-//     of the 8 passes of Vela's longest cascade on ssd_slim u55-128 (-3.1%); Vela cascades 40 passes
-//     over the U55 records, ours 48, the same passes on ssd_slim u55-256 (exact there in cycles, block
-//     configs and cascades) and kws_micronet_m. cascade_u55 compares the passes' metrics with each
-//     bias as Vela finally places it (copied to SRAM for an IFM-streamed pass), not the int32 bias
-//     read in place that ranks block configs: with the latter the U55 cascades grow to 98 passes
-//     (person_detect u55-256 +11.1%); why our cascade model reacts so to the bias latency when Vela's
-//     does not is not yet understood;
-//   * kws_ref_model on u55-256 (+9.4%): three pointwise convolutions take 16-deep blocks where Vela's
+//   * the choice where the arena is SRAM (U55): add_vela_cascades runs Vela's dynamic program (its
+//     candidates per pass in three values, cut to 16 by candidate metric) per NPU subgraph over our
+//     layers in step order, where Vela's covers each pass's ancestors, with our pass metrics and
+//     Vela's SRAM accounting (every feature map whole and NHWC, rolling buffers NHCWB16, the OFM
+//     written over the IFM of IFM-streamed passes, each pass's candidates filtered before the
+//     tensors around it count). Vela cascades 40 passes over the U55 records, ours 27, 26 of them
+//     the same: the same passes on ssd_slim (exact in cascades on both), kws_micronet_m and
+//     person_detect (none); on yolo-fastest the first of Vela's three pairs (and not its late pair on
+//     u55-128), on vww2 u55-128 two of Vela's three pairs, joined by a pass before them into a run of
+//     three (-7.5% cycles), on u55-256 one of its two (-1.8%). cascade_u55 compares the passes'
+//     metrics with each bias as Vela finally places it (copied to SRAM for an IFM-streamed pass), not
+//     the int32 bias read in place that ranks block configs. With the latter the U55 cascades once
+//     grew to 98 passes: the cause was fresh_groups dropping a layer's IFM-streamed rows wherever a
+//     weight-streamed row had less own SRAM (an IFM-streamed pass's SRAM in Vela's accounting is
+//     not its own SRAM), so the cascade choice saved by cascading the SRAM that Vela saves by
+//     streaming single passes; with those rows kept the in-place bias gives 33 cascaded passes, but
+//     17 fewer passes with Vela's block config and person_detect u55-256 at +7.5%, so the bias as
+//     placed stays;
+//   * kws_ref_model on u55-256 (+6.2%): three pointwise convolutions take 16-deep blocks where Vela's
 //     take 32 (a deeper weight double buffer): the SRAM Vela counts for its largest pass lets it, ours
 //     does not (Vela's figure for that pass is not reproduced);
 //   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
 //     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
 //     later than Vela's (not yet understood);
-//   * block configs (95 passes: yolo-fastest 36, ssd_slim 20, vww2 18, person_detect 9, kws_micronet_m
-//     5, kws_ref_model 4, cnn_s 2, pretrainedResnet 1; 60 on U55, 35 on U65). On U55 (60) the
-//     placement or the SRAM differs: 25 are IFM-streamed passes of Vela's (15 in its cascades) that
-//     ours double-buffers, and 35 weight-streamed passes whose double buffer (its size follows the
-//     OFM block depth) Vela's 16-candidate cut and SRAM accounting weigh otherwise than our exact
-//     least metric. On U65 (35) 33 are in Vela's cascades, where Vela's dynamic program keeps the
+//   * block configs (86 passes: yolo-fastest 32, vww2 22, ssd_slim 13, person_detect 8, kws_micronet_m
+//     4, kws_ref_model 4, pretrainedResnet 2, cnn_s 1; 51 on U55, 35 on U65). On U55 (51) 14 are
+//     IFM-streamed passes of Vela's (6 in its cascades), 5 of which ours double-buffers and 2 reads in
+//     place; 7 are weight-streamed passes of Vela's that ours IFM-streams; 30 are weight-streamed by
+//     both, with another double buffer (its size follows the OFM block depth): the candidate sets
+//     (Vela's cover each pass's ancestors, ours every layer before it), our pass metric against
+//     Vela's and the SRAM figures are not yet told apart. On U65 (35) 33 are in Vela's cascades,
+//     where Vela's dynamic program keeps the
 //     16 best partial cascades by metric and SRAM while the join minimises the metric alone, and
 //     where ties follow our approximation of Vela's order (break_rolling_ties);
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
@@ -142,9 +147,11 @@ PassCounts compare_passes(const json& rec, const workloads::Workload& w, const s
         }
       const std::array<int, 4>& vb = it->second.block;
       const search::Template& tpl = lr.space.templates.at(stage.jobs[row.job].template_index);
+      // The name's last 40 characters (many models' names share long prefixes).
+      const std::string tail = it->first.size() > 40 ? it->first.substr(it->first.size() - 40) : it->first;
       std::printf("    %-40.40s %-14s vela %dx%dx%dx%d %8.0f ours %dx%dx%dx%d %8.0f tpl %u %s/%s/%s; vela's config in rows: %8.0f "
                   "(%zu configs)\n",
-                  it->first.c_str(), std::string(model::op_type_name(lr.space.base.op.type)).c_str(), vb[0], vb[1], vb[2], vb[3],
+                  tail.c_str(), std::string(model::op_type_name(lr.space.base.op.type)).c_str(), vb[0], vb[1], vb[2], vb[3],
                   it->second.cycles, bc.ofm_h, bc.ofm_w, bc.ifm_d, bc.ofm_d, row.cycles,
                   stage.jobs[row.job].template_index, std::string(model::traversal_name(tpl.traversal)).c_str(),
                   search::weight_placement_name(tpl.weights), search::bias_placement_name(tpl.bias), vela_rows_cycles,
@@ -208,23 +215,23 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
               sram_within_10);
   EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
-  EXPECT_EQ(cycles_exact, 10);
+  EXPECT_EQ(cycles_exact, 12);
   EXPECT_EQ(cycles_within_5, 34);
   EXPECT_EQ(cycles_within_15, 36);
-  EXPECT_EQ(sram_exact, 12);
-  // SRAM within 10%: 26, one below b38's alone (27): yolo-fastest on U55, whose cascades (n38's
-  // add_vela_cascades, not in b38) put our SRAM 11% and 18% over Vela's.
-  EXPECT_EQ(sram_within_10, 26);
+  EXPECT_EQ(sram_exact, 22);
+  // SRAM exact 22 and within 10% 30 since Vela's groups keep their IFM-streamed rows where the arena
+  // is SRAM (fresh_groups: a row beaten only by one of the same weight placement).
+  EXPECT_EQ(sram_within_10, 30);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours
-  // 284 (48 on U55, 236 on U65; not all the same passes, see above).
+  // 263 (27 on U55, 236 on U65; not all the same passes, see above).
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
-  EXPECT_EQ(passes.same_block, 3404);
-  EXPECT_EQ(passes.cycles_exact, 3208);
+  EXPECT_EQ(passes.same_block, 3412);
+  EXPECT_EQ(passes.cycles_exact, 3218);
   EXPECT_EQ(passes.vela_cascaded, 280);
-  EXPECT_EQ(passes.ours_cascaded, 284);
+  EXPECT_EQ(passes.ours_cascaded, 263);
 }
 
 // The Vela point every report shows is the schedule checked above, whatever the run's options: the
