@@ -45,6 +45,7 @@
 //     SRAM in use at every step; where the stage dropped a layer's weight copy, our SRAM lacks it;
 //   * bias: Vela copies the bias of an IFM-streamed pass only where it fits, ours always.
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -60,6 +61,7 @@
 
 #include "arch/arch_loader.hpp"
 #include "mapper/search/map_network.hpp"
+#include "mapper/search/point_memory.hpp"
 #include "mapper/search/vela_schedule.hpp"
 #include "workloads/tflite/import.hpp"
 #include "test/support/reference_data.hpp"
@@ -188,9 +190,11 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
     cycles_within_15 += std::abs(dc) <= 0.15 ? 1 : 0;
     sram_exact += std::abs(ours_kib - vela_sram_kib) <= 0.05 ? 1 : 0;
     sram_within_10 += std::abs(ours_kib - vela_sram_kib) <= 0.1 * std::max(vela_sram_kib, 1.0) ? 1 : 0;
-    std::printf("%-45s %-14s cycles vela %10.0f ours %10.0f %+6.1f%%  SRAM KiB vela %7.1f ours %7.1f  (stage %.0f ms, "
-                "schedule %.0f ms)\n",
-                model.c_str(), config.c_str(), vela_cycles, v->point.cycles, 100.0 * dc, vela_sram_kib, ours_kib,
+    const search::PointMemory live = search::point_memory(v->problem, v->point);
+    const double live_kib = live.sram_bytes.empty() ? 0.0 : *std::max_element(live.sram_bytes.begin(), live.sram_bytes.end()) / 1024.0;
+    std::printf("%-45s %-14s cycles vela %10.0f ours %10.0f %+6.1f%%  SRAM KiB vela %7.2f ours %7.2f (live sum %7.2f)  "
+                "(stage %.0f ms, schedule %.0f ms)\n",
+                model.c_str(), config.c_str(), vela_cycles, v->point.cycles, 100.0 * dc, vela_sram_kib, ours_kib, live_kib,
                 ms(t1 - t0), ms(t2 - t1));
     const PassCounts n = compare_passes(rec, w, stage, *v, std::getenv("NPUMAP_VELA_PASS_DUMP") != nullptr);
     std::printf("  passes: Vela %d, ours matched by name %d, same block config %d, same cycles %d; cascaded: Vela %d, "
