@@ -235,6 +235,45 @@ std::int64_t vela_hillclimb_size(const std::vector<VelaLiveRange>& ranges) {
   return size;
 }
 
+std::vector<std::size_t> vela_pass_order(const JoinProblem& problem) {
+  const std::size_t n = problem.steps.size();
+  std::vector<int> consumers(problem.tensors.size(), 0), visits(problem.tensors.size(), 0);
+  std::vector<std::vector<std::size_t>> writers(problem.tensors.size());
+  for (std::size_t s = 0; s < n; ++s) {
+    for (const int t : problem.steps[s].inputs) ++consumers[static_cast<std::size_t>(t)];
+    writers[static_cast<std::size_t>(problem.steps[s].output)].push_back(s);
+  }
+  for (std::size_t t = 0; t < problem.tensors.size(); ++t) consumers[t] += problem.tensors[t].network_output ? 1 : 0;
+  std::vector<std::size_t> reverse;
+  std::vector<char> placed(n, 0);
+  // Vela's pass packing: a tensor is visited once per reader (and once as a network output); at its
+  // last visit its writers (the last first) become passes, each then visiting its inputs in order.
+  std::vector<std::size_t> todo;  // tensors still to visit, as a stack (Vela recurses)
+  const auto visit = [&](std::size_t t) {
+    if (++visits[t] != consumers[t]) return;
+    for (auto w = writers[t].rbegin(); w != writers[t].rend(); ++w) {
+      if (placed[*w]) continue;
+      placed[*w] = 1;
+      reverse.push_back(*w);
+      const std::vector<int>& in = problem.steps[*w].inputs;
+      for (auto it = in.begin(); it != in.end(); ++it) todo.push_back(static_cast<std::size_t>(*it));
+    }
+  };
+  for (std::size_t t = 0; t < problem.tensors.size(); ++t) {
+    if (!problem.tensors[t].network_output) continue;
+    todo.push_back(t);
+    while (!todo.empty()) {
+      const std::size_t next = todo.back();
+      todo.pop_back();
+      visit(next);
+    }
+  }
+  std::vector<std::size_t> order(reverse.rbegin(), reverse.rend());
+  for (std::size_t s = 0; s < n; ++s)
+    if (!placed[s]) order.push_back(s);  // not reached from an output: after the rest, in step order
+  return order;
+}
+
 std::vector<VelaLiveRange> vela_sram_ranges(const JoinProblem& problem, const FrontPoint& point,
                                             const std::vector<VelaSramStep>& steps) {
   const std::vector<JoinTensor>& tensors = problem.tensors;
@@ -242,15 +281,20 @@ std::vector<VelaLiveRange> vela_sram_ranges(const JoinProblem& problem, const Fr
   const auto compat_of = [&](std::size_t s) -> const std::vector<TensorCompat>& {
     return problem.steps[s].groups[point.group[s]].compat;
   };
+  const std::vector<std::size_t> order = vela_pass_order(problem);
+  std::vector<std::size_t> pos(n);
+  for (std::size_t k = 0; k < n; ++k) pos[order[k]] = k;
   // Where each tensor lives: as its producer writes it (a network input: as its first reader reads it).
   std::vector<TensorCompat> home(tensors.size());
   std::vector<int> consumers(tensors.size(), 0), rolling_rows(tensors.size(), 0);
+  std::vector<std::size_t> last_read(tensors.size(), 0);
   std::vector<char> homed(tensors.size(), 0);
   for (std::size_t s = 0; s < n; ++s) {
     const JoinStep& step = problem.steps[s];
     for (std::size_t i = 0; i < step.inputs.size(); ++i) {
       const auto t = static_cast<std::size_t>(step.inputs[i]);
       ++consumers[t];
+      last_read[t] = std::max(last_read[t], pos[s]);
       if (compat_of(s)[i].residence == Residence::Rolling) rolling_rows[t] = compat_of(s)[i].rows;
       if (!homed[t] && tensors[t].producer_step < 0) home[t] = compat_of(s)[i], homed[t] = 1;
     }
@@ -265,7 +309,8 @@ std::vector<VelaLiveRange> vela_sram_ranges(const JoinProblem& problem, const Fr
   };
   // The cascaded pass of each step: a step whose input arrives in a rolling buffer joins its producer's.
   std::vector<int> cps(n, 0);
-  for (std::size_t s = 0, next = 0; s < n; ++s) {
+  for (std::size_t k = 0, next = 0; k < n; ++k) {
+    const std::size_t s = order[k];
     int joined = -1;
     for (std::size_t i = 0; i < problem.steps[s].inputs.size(); ++i) {
       const int producer = tensors[static_cast<std::size_t>(problem.steps[s].inputs[i])].producer_step;
@@ -282,9 +327,9 @@ std::vector<VelaLiveRange> vela_sram_ranges(const JoinProblem& problem, const Fr
     VelaLiveRange& r = ranges[static_cast<std::size_t>(range_of[t])];
     r.start = std::min(r.start, time), r.end = std::max(r.end, time + 1);
   };
-  // Vela's elementwise merge: the OFM takes the range of an IFM that only this pass reads and that has
-  // one writer, in the same memory and layout (the first such input).
-  for (std::size_t s = 0; s < n; ++s) {
+  // Vela's elementwise merge: the OFM takes the range of an IFM that only this pass reads, in the same
+  // memory and layout (the first such input).
+  for (const std::size_t s : order) {
     const JoinStep& step = problem.steps[s];
     const auto o = static_cast<std::size_t>(step.output);
     if (!steps[s].npu || bytes_of(o) == 0 || range_of[o] >= 0) continue;
@@ -300,51 +345,53 @@ std::vector<VelaLiveRange> vela_sram_ranges(const JoinProblem& problem, const Fr
   // Vela's root graph starts with a pass that holds the network's inputs.
   for (std::size_t t = 0; t < tensors.size(); ++t)
     if (tensors[t].producer_step < 0 && consumers[t] > 0) mark(t, 0);
+  const auto produced_before = [&](std::size_t t, std::size_t k) {
+    return tensors[t].producer_step < 0 || pos[static_cast<std::size_t>(tensors[t].producer_step)] < k;
+  };
   int now = 2;
-  std::size_t s = 0;
-  while (s < n) {
-    if (!steps[s].npu) {  // a CPU pass of the root graph
-      for (const int t : problem.steps[s].inputs) mark(static_cast<std::size_t>(t), now);
-      mark(static_cast<std::size_t>(problem.steps[s].output), now);
-      now += 2, ++s;
+  for (std::size_t k = 0; k < n;) {
+    if (!steps[order[k]].npu) {  // a CPU pass of the root graph
+      for (const int t : problem.steps[order[k]].inputs) mark(static_cast<std::size_t>(t), now);
+      mark(static_cast<std::size_t>(problem.steps[order[k]].output), now);
+      now += 2, ++k;
       continue;
     }
     // An NPU subgraph: its call and start-up pass hold its inputs one slot before its first pass, and
     // the call its outputs one slot after its last.
-    std::size_t end = s;
-    while (end < n && steps[end].npu) ++end;
+    std::size_t end = k;
+    while (end < n && steps[order[end]].npu) ++end;
     const int call = now;
     now += 2;
-    for (std::size_t first = s; first < end;) {
+    for (std::size_t first = k; first < end;) {
       std::size_t last = first;
-      while (last + 1 < end && cps[last + 1] == cps[first]) ++last;
+      while (last + 1 < end && cps[order[last + 1]] == cps[order[first]]) ++last;
       for (std::size_t m = first; m <= last; ++m)
-        for (const int ti : problem.steps[m].inputs) {
+        for (const int ti : problem.steps[order[m]].inputs) {
           const auto t = static_cast<std::size_t>(ti);
-          if (tensors[t].producer_step >= 0 && static_cast<std::size_t>(tensors[t].producer_step) >= first) continue;
+          if (!produced_before(t, first)) continue;  // a rolling buffer inside the cascade
           mark(t, now);
-          if (tensors[t].producer_step < 0 || static_cast<std::size_t>(tensors[t].producer_step) < s) mark(t, call);
+          if (produced_before(t, k)) mark(t, call);
         }
       for (std::size_t m = first; m <= last; ++m) {
-        const PmappingRow& row = problem.steps[m].groups[point.group[m]].rows[point.row[m]];
+        const std::size_t s = order[m];
+        const PmappingRow& row = problem.steps[s].groups[point.group[s]].rows[point.row[s]];
         if (row.sram_bytes > 0) ranges.push_back({now, now + 1, round_up_16(static_cast<std::int64_t>(row.sram_bytes))});
-        if (steps[m].bias_copy_bytes > 0) ranges.push_back({now, now + 1, round_up_16(steps[m].bias_copy_bytes)});
-        const auto o = static_cast<std::size_t>(problem.steps[m].output);
-        const TensorCompat& oc = compat_of(m).back();
+        if (steps[s].bias_copy_bytes > 0) ranges.push_back({now, now + 1, round_up_16(steps[s].bias_copy_bytes)});
+        const auto o = static_cast<std::size_t>(problem.steps[s].output);
+        const TensorCompat& oc = compat_of(s).back();
         if (oc.residence == Residence::Rolling && rolling_rows[o] > 0)
           ranges.push_back({now, now + 1, round_up_16(rolling_buffer_bytes(tensors[o], oc.rows, rolling_rows[o]))});
       }
-      for (std::size_t m = first; m <= last; ++m) mark(static_cast<std::size_t>(problem.steps[m].output), now);
+      for (std::size_t m = first; m <= last; ++m) mark(static_cast<std::size_t>(problem.steps[order[m]].output), now);
       now += 2;
       first = last + 1;
     }
-    for (std::size_t m = s; m < end; ++m) {
-      const auto o = static_cast<std::size_t>(problem.steps[m].output);
-      if (tensors[o].network_output || (tensors[o].last_consumer_step >= 0 && static_cast<std::size_t>(tensors[o].last_consumer_step) >= end))
-        mark(o, now);
+    for (std::size_t m = k; m < end; ++m) {
+      const auto o = static_cast<std::size_t>(problem.steps[order[m]].output);
+      if (tensors[o].network_output || (consumers[o] > 0 && last_read[o] >= end)) mark(o, now);
     }
     now += 2;
-    s = end;
+    k = end;
   }
   int last_end = 0;
   for (const VelaLiveRange& r : ranges) last_end = std::max(last_end, r.end);

@@ -39,6 +39,10 @@ struct VelaSramStep {
                                       ///< move_scales_to_fast_storage) where the point's row lacks it
 };
 
+/// Vela's order of the passes (its pass packing, a depth-first walk back from the network's outputs:
+/// a tensor's writers once every reader of it is placed, then their inputs in order), as step indices.
+std::vector<std::size_t> vela_pass_order(const JoinProblem& problem);
+
 /// The live ranges Vela's allocator sees in SRAM for `point` of `problem` (feature maps resident in
 /// SRAM, each pass's weight and bias buffers, a cascade's rolling buffers), in its creation order.
 std::vector<VelaLiveRange> vela_sram_ranges(const JoinProblem& problem, const FrontPoint& point,

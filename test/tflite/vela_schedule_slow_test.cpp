@@ -215,10 +215,12 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   EXPECT_EQ(cycles_exact, 10);
   EXPECT_EQ(cycles_within_5, 34);
   EXPECT_EQ(cycles_within_15, 36);
-  EXPECT_EQ(sram_exact, 12);
-  // SRAM within 10%: 26, one below b38's alone (27): yolo-fastest on U55, whose cascades (n38's
-  // add_vela_cascades, not in b38) put our SRAM 11% and 18% over Vela's.
-  EXPECT_EQ(sram_within_10, 26);
+  // SRAM: our figure is Vela's allocator's for our schedule (vela_sram.hpp); exact where the
+  // schedule's tensors are Vela's. Was 12 and 26 with the live sum in our step order: Vela's pass
+  // order keeps basic_lstm's 48 input projections live together (+5.6 KiB on U55, now within 20
+  // bytes) and moves pretrainedResnet U65's feature maps' ranges (exact now).
+  EXPECT_EQ(sram_exact, 15);
+  EXPECT_EQ(sram_within_10, 28);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours
