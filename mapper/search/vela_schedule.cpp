@@ -814,8 +814,8 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
       fill_sram(arch, workload, stage, b);
       cost_point(b.problem, b.point);
     }
-    // The peak SRAM reported is Vela's own figure for this schedule: its allocator's (vela_sram.hpp).
-    b.point.peak_sram_bytes = static_cast<double>(vela_sram_used(b.problem, b.point, vela_sram_steps(workload, stage, b)));
+    // Vela's own figure for this schedule beside our accounting of it: its allocator's (vela_sram.hpp).
+    b.sram_used_bytes = static_cast<double>(vela_sram_used(b.problem, b.point, vela_sram_steps(workload, stage, b)));
     return b;
   }
   return std::nullopt;

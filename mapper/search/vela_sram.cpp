@@ -247,7 +247,8 @@ std::vector<std::size_t> vela_pass_order(const JoinProblem& problem) {
   std::vector<std::size_t> reverse;
   std::vector<char> placed(n, 0);
   // Vela's pass packing: a tensor is visited once per reader (and once as a network output); at its
-  // last visit its writers (the last first) become passes, each then visiting its inputs in order.
+  // last visit its writers (the last first) become passes, each then visiting its inputs, depth
+  // first, the last input first (pushed in order onto the stack).
   std::vector<std::size_t> todo;  // tensors still to visit, as a stack (Vela recurses)
   const auto visit = [&](std::size_t t) {
     if (++visits[t] != consumers[t]) return;

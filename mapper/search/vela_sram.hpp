@@ -40,7 +40,8 @@ struct VelaSramStep {
 };
 
 /// Vela's order of the passes (its pass packing, a depth-first walk back from the network's outputs:
-/// a tensor's writers once every reader of it is placed, then their inputs in order), as step indices.
+/// a tensor's writers once every reader of it is placed, then their inputs, the last first; see
+/// docs/design/vela-schedule.md on that direction), as step indices.
 std::vector<std::size_t> vela_pass_order(const JoinProblem& problem);
 
 /// The live ranges Vela's allocator sees in SRAM for `point` of `problem` (feature maps resident in

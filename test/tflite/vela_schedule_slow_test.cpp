@@ -24,9 +24,15 @@
 //     read in place that ranks block configs: with the latter the U55 cascades grow to 98 passes
 //     (person_detect u55-256 +11.1%); why our cascade model reacts so to the bias latency when Vela's
 //     does not is not yet understood;
-//   * kws_ref_model on u55-256 (+9.4%): three pointwise convolutions take 16-deep blocks where Vela's
-//     take 32 (a deeper weight double buffer): the SRAM Vela counts for its largest pass lets it, ours
-//     does not (Vela's figure for that pass is not reproduced);
+//   * kws_ref_model on u55-256 (+9.4%): three pointwise convolutions (1x1, 64 to 64 channels) are
+//     IFM-streamed in Vela's schedule (blocks 18x6x32x32, the weights whole in SRAM, 4,112 bytes, the
+//     bias copied, 640) where ours double-buffers them in 20x6x32x16 blocks. Vela's allocation peaks
+//     at those passes: 20,752 bytes = IFM 8,000 + OFM 8,000 + weights 4,112 + bias 640 (its printed
+//     20.27 KiB; ours 18,080 with the 2,064-byte double buffer in place of weights and bias), so the
+//     allocator's figure is not what lets Vela take it: its scheduler counts an IFM-streamed pass's
+//     OFM over its IFM, which keeps the pass under its peak. Vela's rows (4,752 cycles) are among
+//     ours; which of our steps (the first join counts both feature maps whole, 2,672 bytes over the
+//     peak) keeps the double buffer is not yet traced;
 //   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
 //     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
 //     later than Vela's (not yet understood);
@@ -40,12 +46,17 @@
 //     where ties follow our approximation of Vela's order (break_rolling_ties);
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
 //     operand differs (on U65 which feature maps the SRAM fill moved);
-//   * SRAM: Vela's tensor allocator (alignment, fragmentation, its bisection of the fill's SRAM limit)
-//     versus our live-tensor sum; Vela's fill checks each cascaded pass's own SRAM figure, ours the
-//     SRAM in use at every step; where the stage dropped a layer's weight copy, our SRAM lacks it;
+//   * SRAM: ours is Vela's allocator's figure for our schedule (vela_sram.hpp: Vela's pass order, its
+//     live ranges, 16-byte sizes, its hill climb), exact where the tensors our schedule puts in SRAM
+//     are Vela's. The rest follow the schedule: a pass Vela IFM-streams that ours double-buffers with
+//     every weight in one buffer (equal cycles) lacks Vela's bias copy (micro_speech and
+//     pretrainedResnet on U55: 80 and 160 bytes; kws_ref_model above); other cascades (yolo-fastest,
+//     vww2, person_detect, ssd_slim on U55: Vela's 454.5 KiB against our 384.6 on u55-256 with the
+//     same cascades, not yet traced); and where the arch spills, other feature maps moved to SRAM
+//     (basic_lstm u65-256: 7.5 KiB against 23.6; Vela's fill checks each cascaded pass's own SRAM
+//     figure, ours the SRAM in use at every step);
 //   * bias: Vela copies the bias of an IFM-streamed pass only where it fits, ours always.
 
-#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -61,7 +72,6 @@
 
 #include "arch/arch_loader.hpp"
 #include "mapper/search/map_network.hpp"
-#include "mapper/search/point_memory.hpp"
 #include "mapper/search/vela_schedule.hpp"
 #include "workloads/tflite/import.hpp"
 #include "test/support/reference_data.hpp"
@@ -181,7 +191,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
     ++records;
     const double vela_cycles = velas_npu_pass_cycles(rec);
     const double vela_sram_kib = rec.at("printed_SRAM_used_KiB").get<double>();
-    const double ours_kib = v->point.peak_sram_bytes / 1024.0;
+    const double ours_kib = v->sram_used_bytes / 1024.0;
     const double dc = (v->point.cycles - vela_cycles) / vela_cycles;
     worst_low = std::min(worst_low, dc);
     worst_high = std::max(worst_high, dc);
@@ -190,9 +200,8 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
     cycles_within_15 += std::abs(dc) <= 0.15 ? 1 : 0;
     sram_exact += std::abs(ours_kib - vela_sram_kib) <= 0.05 ? 1 : 0;
     sram_within_10 += std::abs(ours_kib - vela_sram_kib) <= 0.1 * std::max(vela_sram_kib, 1.0) ? 1 : 0;
-    const search::PointMemory live = search::point_memory(v->problem, v->point);
-    const double live_kib = live.sram_bytes.empty() ? 0.0 : *std::max_element(live.sram_bytes.begin(), live.sram_bytes.end()) / 1024.0;
-    std::printf("%-45s %-14s cycles vela %10.0f ours %10.0f %+6.1f%%  SRAM KiB vela %7.2f ours %7.2f (live sum %7.2f)  "
+    const double live_kib = v->point.peak_sram_bytes / 1024.0;  // our accounting of the same schedule
+    std::printf("%-45s %-14s cycles vela %10.0f ours %10.0f %+6.1f%%  SRAM KiB vela %7.2f ours %7.2f (our accounting %7.2f)  "
                 "(stage %.0f ms, schedule %.0f ms)\n",
                 model.c_str(), config.c_str(), vela_cycles, v->point.cycles, 100.0 * dc, vela_sram_kib, ours_kib, live_kib,
                 ms(t1 - t0), ms(t2 - t1));
@@ -237,7 +246,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
 // mapper's search, `--no-fusion`, `--objectives cycles,sram` and `--baseline-only` reach it through
 // stages of their own (map_network's find_vela_schedule), and a stage without rolling buffers on U55
 // once gave kws_micronet_m u55-128 no cascades (437,685 cycles where the checked schedule has
-// 488,580, Vela's record 488,596). Metamorphic: the same cycles, peak SRAM and off-chip bytes on two
+// 488,580, Vela's record 488,596). Metamorphic: the same cycles, peak SRAM (ours and Vela's figure) and off-chip bytes on two
 // U55 records whose Vela schedule cascades and one U65 record.
 TEST(VelaScheduleAgainstVela, EveryReportShowsTheCheckedSchedule) {
   const std::array<std::pair<const char*, const char*>, 3> cases = {{{"mlzoo__kws_micronet_m", "ethos-u55-128"},
@@ -260,6 +269,7 @@ TEST(VelaScheduleAgainstVela, EveryReportShowsTheCheckedSchedule) {
       ASSERT_TRUE(r.vela.has_value()) << model << " on " << config << ", run " << i;
       EXPECT_EQ(r.vela->point.cycles, checked->point.cycles) << model << " on " << config << ", run " << i;
       EXPECT_EQ(r.vela->point.peak_sram_bytes, checked->point.peak_sram_bytes) << model << " on " << config << ", run " << i;
+      EXPECT_EQ(r.vela->sram_used_bytes, checked->sram_used_bytes) << model << " on " << config << ", run " << i;
       EXPECT_EQ(r.vela->point.offchip_bytes, checked->point.offchip_bytes) << model << " on " << config << ", run " << i;
     }
   }
