@@ -51,8 +51,9 @@
 //     are Vela's. The rest follow the schedule: a pass Vela IFM-streams that ours double-buffers with
 //     every weight in one buffer (equal cycles) lacks Vela's bias copy (micro_speech and
 //     pretrainedResnet on U55: 80 and 160 bytes; kws_ref_model above); other cascades (yolo-fastest,
-//     vww2, person_detect, ssd_slim on U55: Vela's 454.5 KiB against our 384.6 on u55-256 with the
-//     same cascades, not yet traced); and where the arch spills, other feature maps moved to SRAM
+//     vww2, person_detect); ssd_slim on U55 (same cascades on u55-256): Vela's peak is in its
+//     softmax's elementwise chain, six 71,552-byte tensors live at once against our five (which
+//     operand or merge differs is not yet traced); and where the arch spills, other feature maps moved to SRAM
 //     (basic_lstm u65-256: 7.5 KiB against 23.6; Vela's fill checks each cascaded pass's own SRAM
 //     figure, ours the SRAM in use at every step);
 //   * bias: Vela copies the bias of an IFM-streamed pass only where it fits, ours always.
