@@ -312,6 +312,7 @@ void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Wo
                              {"cycles", v.cycles},
                              {"offchip_bytes", v.offchip_bytes},
                              {"sram_bytes", v.peak_sram_bytes},
+                             {"vela_sram_used_bytes", r.vela->sram_used_bytes},
                              {"energy_pj", v.energy_pj},
                              {"front_best_cycles", best},
                              {"front_best_cycles_within_sram", best_at_sram},

@@ -12,6 +12,7 @@
 
 #include "mapper/search/point_memory.hpp"
 #include "mapper/search/vela_cascades.hpp"
+#include "mapper/search/vela_sram.hpp"
 #include "model/block_config.hpp"
 #include "model/evaluate.hpp"
 #include "model/pass.hpp"
@@ -727,6 +728,31 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
   if (b.point.peak_sram_bytes > static_cast<double>(b.problem.sram_capacity)) b.point = before;
 }
 
+/// Per join step of `b`, what Vela's live ranges need (vela_sram.hpp): NPU or CPU; the inputs of an
+/// elementwise pass (not SHL/SHR) of the OFM's shape and element type, which its OFM may take over;
+/// and the bias copy (10 bytes per channel) Vela adds to an IFM-streamed pass (its weights whole in
+/// SRAM, or a member of a cascade) whose row here reads the bias in place.
+std::vector<VelaSramStep> vela_sram_steps(const workloads::Workload& workload, const StageResult& stage,
+                                          const VelaBaseline& b) {
+  std::vector<VelaSramStep> out(workload.topological_order.size());
+  for (std::size_t s = 0; s < out.size(); ++s) {
+    const LayerSpace& space = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s))).space;
+    out[s].npu = !space.cpu;
+    const model::Pass& p = space.base;
+    if (space.cpu) continue;
+    const PmappingGroup& g = b.problem.steps[s].groups.at(b.point.group[s]);
+    const Template& tpl = space.templates.at(stage.jobs.at(g.rows.at(b.point.row[s]).job).template_index);
+    const bool cascaded = std::any_of(g.compat.begin(), g.compat.end(), [](const TensorCompat& c) { return c.residence == Residence::Rolling; });
+    if (p.bias && tpl.bias != BiasPlacement::Copy && (tpl.weights == WeightPlacement::Copy || cascaded))
+      out[s].bias_copy_bytes = p.bias->storage_shape.elements() * 10;
+    if (model::npu_block_type(p.op.type) != arch::NpuBlockType::ElementWise) continue;
+    if (p.op.type == model::OpType::Shl || p.op.type == model::OpType::Shr) continue;
+    out[s].merge_input[0] = p.ifm.shape == p.ofm.shape && p.ifm.dtype == p.ofm.dtype;
+    out[s].merge_input[1] = p.ifm2 && p.ifm2->shape == p.ofm.shape && p.ifm2->dtype == p.ofm.dtype;
+  }
+  return out;
+}
+
 /// Vela's schedule with the shortlist of `block_config_limit` (0: every config); none if nothing joins.
 std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, const workloads::Workload& workload,
                                                      const StageResult& stage, const common::StopToken& stop,
@@ -798,6 +824,8 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
       fill_sram(arch, workload, stage, b);
       cost_point(b.problem, b.point);
     }
+    // Vela's own figure for this schedule beside our accounting of it: its allocator's (vela_sram.hpp).
+    b.sram_used_bytes = static_cast<double>(vela_sram_used(b.problem, b.point, vela_sram_steps(workload, stage, b)));
     return b;
   }
   return std::nullopt;

@@ -25,9 +25,13 @@
 namespace npumap::search {
 
 /// Vela's schedule of one workload: the problem its point indexes (it owns the groups) and the point.
+/// The point's peak SRAM is our accounting of the schedule (point_memory, as for the front's points,
+/// so the two compare); `sram_used_bytes` is Vela's own figure for it, the "SRAM used" Vela prints
+/// (its pass order and tensor allocator, vela_sram.hpp), which can be above or below.
 struct VelaBaseline {
   JoinProblem problem;
   FrontPoint point;
+  double sram_used_bytes = 0.0;
 };
 
 /// The weights of Vela 2.1's candidate metric (its scheduler's candidate_metric): per cycle, per byte

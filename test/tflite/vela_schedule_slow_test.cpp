@@ -27,9 +27,15 @@
 //     streaming single passes; with those rows kept the in-place bias gives 33 cascaded passes, but
 //     17 fewer passes with Vela's block config and person_detect u55-256 at +7.5%, so the bias as
 //     placed stays;
-//   * kws_ref_model on u55-256 (+6.2%): three pointwise convolutions take 16-deep blocks where Vela's
-//     take 32 (a deeper weight double buffer): the SRAM Vela counts for its largest pass lets it, ours
-//     does not (Vela's figure for that pass is not reproduced);
+//   * kws_ref_model on u55-256 (+6.2%): three pointwise convolutions (1x1, 64 to 64 channels) are
+//     IFM-streamed in Vela's schedule (blocks 18x6x32x32, the weights whole in SRAM, 4,112 bytes, the
+//     bias copied, 640) where ours double-buffers them in 20x6x32x16 blocks. Vela's allocation peaks
+//     at those passes: 20,752 bytes = IFM 8,000 + OFM 8,000 + weights 4,112 + bias 640 (its printed
+//     20.27 KiB; ours 18,080 with the 2,064-byte double buffer in place of weights and bias), so the
+//     allocator's figure is not what lets Vela take it: its scheduler counts an IFM-streamed pass's
+//     OFM over its IFM, which keeps the pass under its peak. Vela's rows (4,752 cycles) are among
+//     ours; which of our steps (the first join counts both feature maps whole, 2,672 bytes over the
+//     peak) keeps the double buffer is not yet traced;
 //   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
 //     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
 //     later than Vela's (not yet understood);
@@ -45,9 +51,17 @@
 //     where ties follow our approximation of Vela's order (break_rolling_ties);
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
 //     operand differs (on U65 which feature maps the SRAM fill moved);
-//   * SRAM: Vela's tensor allocator (alignment, fragmentation, its bisection of the fill's SRAM limit)
-//     versus our live-tensor sum; Vela's fill checks each cascaded pass's own SRAM figure, ours the
-//     SRAM in use at every step; where the stage dropped a layer's weight copy, our SRAM lacks it;
+//   * SRAM: ours is Vela's allocator's figure for our schedule (vela_sram.hpp: Vela's pass order, its
+//     live ranges, 16-byte sizes, its hill climb), exact on 25 of the 36 records, where the tensors
+//     our schedule puts in SRAM are Vela's. The rest follow the schedule: kws_ref_model u55-256 (the
+//     passes above, 20.22 against 20.27 KiB) and cnn_s u55-256 (44.33 against 44.50) lack a bias
+//     copy of a pass Vela IFM-streams; vww2 on U55 cascades other passes (27.7 against 35.0 KiB and
+//     28.2 against 27.7); ssd_slim on U55 (the same cascades as Vela on both): Vela's peak is in its
+//     softmax's elementwise chain, six 71,552-byte tensors live at once against our five (which
+//     operand or merge differs is not yet traced); and where the arch spills, other feature maps
+//     moved to SRAM (basic_lstm u65-256: 7.5 KiB against 23.6; vww2, ssd_slim, person_detect and
+//     kws_micronet_m on u65-256; Vela's fill checks each cascaded pass's own SRAM figure, ours the
+//     SRAM in use at every step);
 //   * bias: Vela copies the bias of an IFM-streamed pass only where it fits, ours always.
 
 #include <array>
@@ -186,7 +200,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
     ++records;
     const double vela_cycles = velas_npu_pass_cycles(rec);
     const double vela_sram_kib = rec.at("printed_SRAM_used_KiB").get<double>();
-    const double ours_kib = v->point.peak_sram_bytes / 1024.0;
+    const double ours_kib = v->sram_used_bytes / 1024.0;
     const double dc = (v->point.cycles - vela_cycles) / vela_cycles;
     worst_low = std::min(worst_low, dc);
     worst_high = std::max(worst_high, dc);
@@ -195,9 +209,10 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
     cycles_within_15 += std::abs(dc) <= 0.15 ? 1 : 0;
     sram_exact += std::abs(ours_kib - vela_sram_kib) <= 0.05 ? 1 : 0;
     sram_within_10 += std::abs(ours_kib - vela_sram_kib) <= 0.1 * std::max(vela_sram_kib, 1.0) ? 1 : 0;
-    std::printf("%-45s %-14s cycles vela %10.0f ours %10.0f %+6.1f%%  SRAM KiB vela %7.1f ours %7.1f  (stage %.0f ms, "
-                "schedule %.0f ms)\n",
-                model.c_str(), config.c_str(), vela_cycles, v->point.cycles, 100.0 * dc, vela_sram_kib, ours_kib,
+    const double live_kib = v->point.peak_sram_bytes / 1024.0;  // our accounting of the same schedule
+    std::printf("%-45s %-14s cycles vela %10.0f ours %10.0f %+6.1f%%  SRAM KiB vela %7.2f ours %7.2f (our accounting %7.2f)  "
+                "(stage %.0f ms, schedule %.0f ms)\n",
+                model.c_str(), config.c_str(), vela_cycles, v->point.cycles, 100.0 * dc, vela_sram_kib, ours_kib, live_kib,
                 ms(t1 - t0), ms(t2 - t1));
     const PassCounts n = compare_passes(rec, w, stage, *v, std::getenv("NPUMAP_VELA_PASS_DUMP") != nullptr);
     std::printf("  passes: Vela %d, ours matched by name %d, same block config %d, same cycles %d; cascaded: Vela %d, "
@@ -218,10 +233,14 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   EXPECT_EQ(cycles_exact, 12);
   EXPECT_EQ(cycles_within_5, 34);
   EXPECT_EQ(cycles_within_15, 36);
-  EXPECT_EQ(sram_exact, 22);
-  // SRAM exact 22 and within 10% 30 since Vela's groups keep their IFM-streamed rows where the arena
-  // is SRAM (fresh_groups: a row beaten only by one of the same weight placement).
-  EXPECT_EQ(sram_within_10, 30);
+  // SRAM: our figure is Vela's allocator's for our schedule (vela_sram.hpp); exact where the
+  // schedule's tensors are Vela's. Was 12 and 26 with the live sum in our step order and the exact
+  // least cascade choice: Vela's pass order keeps basic_lstm's 48 input projections live together
+  // (+5.6 KiB on U55, now within 20 bytes) and moves pretrainedResnet U65's feature maps' ranges; Vela's
+  // cascade dynamic program and its groups keeping their IFM-streamed rows (fresh_groups) put Vela's
+  // tensors in SRAM on yolo-fastest and person_detect U55 (the dynamic program alone: 22 and 30; with Vela's allocator too: 25 and 32).
+  EXPECT_EQ(sram_exact, 25);
+  EXPECT_EQ(sram_within_10, 32);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours
@@ -238,7 +257,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
 // mapper's search, `--no-fusion`, `--objectives cycles,sram` and `--baseline-only` reach it through
 // stages of their own (map_network's find_vela_schedule), and a stage without rolling buffers on U55
 // once gave kws_micronet_m u55-128 no cascades (437,685 cycles where the checked schedule has
-// 488,580, Vela's record 488,596). Metamorphic: the same cycles, peak SRAM and off-chip bytes on two
+// 488,580, Vela's record 488,596). Metamorphic: the same cycles, peak SRAM (ours and Vela's figure) and off-chip bytes on two
 // U55 records whose Vela schedule cascades and one U65 record.
 TEST(VelaScheduleAgainstVela, EveryReportShowsTheCheckedSchedule) {
   const std::array<std::pair<const char*, const char*>, 3> cases = {{{"mlzoo__kws_micronet_m", "ethos-u55-128"},
@@ -261,6 +280,7 @@ TEST(VelaScheduleAgainstVela, EveryReportShowsTheCheckedSchedule) {
       ASSERT_TRUE(r.vela.has_value()) << model << " on " << config << ", run " << i;
       EXPECT_EQ(r.vela->point.cycles, checked->point.cycles) << model << " on " << config << ", run " << i;
       EXPECT_EQ(r.vela->point.peak_sram_bytes, checked->point.peak_sram_bytes) << model << " on " << config << ", run " << i;
+      EXPECT_EQ(r.vela->sram_used_bytes, checked->sram_used_bytes) << model << " on " << config << ", run " << i;
       EXPECT_EQ(r.vela->point.offchip_bytes, checked->point.offchip_bytes) << model << " on " << config << ", run " << i;
     }
   }
