@@ -238,7 +238,8 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // least cascade choice: Vela's pass order keeps basic_lstm's 48 input projections live together
   // (+5.6 KiB on U55, now within 20 bytes) and moves pretrainedResnet U65's feature maps' ranges; Vela's
   // cascade dynamic program and its groups keeping their IFM-streamed rows (fresh_groups) put Vela's
-  // tensors in SRAM on yolo-fastest and person_detect U55 (the dynamic program alone: 22 and 30; with Vela's allocator too: 25 and 32).
+  // tensors in SRAM on yolo-fastest and person_detect U55 (the dynamic program alone: 22 and 30;
+  // with Vela's allocator too: 25 and 32).
   EXPECT_EQ(sram_exact, 25);
   EXPECT_EQ(sram_within_10, 32);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
