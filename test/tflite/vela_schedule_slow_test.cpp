@@ -41,7 +41,10 @@
 //     the double buffer (20x6x32x16); the cascade choice once counted the 640-byte bias copy in the
 //     row's own SRAM (18,512) and kept the double buffer (+6.2%). The difference left is the fourth
 //     (conv2d_4), which Vela double-buffers (20x6x32x16, 7,536 cycles) and ours IFM-streams
-//     (14x6x32x48, 5,684; not yet traced);
+//     (14x6x32x48, 5,684): in our dynamic program that row has less metric and less SRAM (it
+//     finishes within the 17,872 already reached, the double buffer at 18,048), so Vela's figure or
+//     metric for IFM-streaming this pass, the last NPU pass before the CPU average pool, is higher
+//     than ours (not yet traced);
 //   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
 //     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
 //     later than Vela's (not yet understood);
