@@ -260,11 +260,13 @@ std::int64_t transient_sram_bytes(const model::Pass& p, double double_buffer_sca
       bytes += wt.storage_shape.elements();
     }
   }
-  if (p.bias && p.bias->dma()) {
-    const int elem = p.bias->element_size_bytes == 0 ? 4 : p.bias->element_size_bytes;
-    bytes += model::round_up(p.bias->storage_shape.elements() * elem, 16);
-  }
-  return bytes;
+  return bytes + bias_copy_sram_bytes(p);
+}
+
+std::int64_t bias_copy_sram_bytes(const model::Pass& p) {
+  if (!p.bias || !p.bias->dma()) return 0;
+  const int elem = p.bias->element_size_bytes == 0 ? 4 : p.bias->element_size_bytes;
+  return model::round_up(p.bias->storage_shape.elements() * elem, 16);
 }
 
 int rolling_consumer_rows(const arch::Arch& arch, const LayerSpace& space, const model::BlockConfig& bc) {

@@ -108,6 +108,9 @@ int weight_variant_index(const LayerSpace& space, const Template& tpl, const mod
 /// weights' compression scale).
 std::int64_t transient_sram_bytes(const model::Pass& pass, double double_buffer_scale = 0.0);
 
+/// Of transient_sram_bytes, the bias copy's: 0 where the pass reads its bias in place.
+std::int64_t bias_copy_sram_bytes(const model::Pass& pass);
+
 /// The consumer-side rolling-buffer rows of a block config: the IFM block height (docs/design/npu-model.md §9).
 int rolling_consumer_rows(const arch::Arch& arch, const LayerSpace& space, const model::BlockConfig& block_config);
 

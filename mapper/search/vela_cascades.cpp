@@ -18,7 +18,8 @@ constexpr double kNoSchedule = std::numeric_limits<double>::infinity();
 struct CascadeMember {
   std::uint32_t group = 0;
   std::uint32_t row = 0;
-  double own = 0.0;     ///< the row's own SRAM (weights whole or double-buffered, bias, scratch)
+  double own = 0.0;     ///< the row's own SRAM as Vela's scheduler counts it (weights whole or double-buffered,
+                        ///< scratch; not the bias copy, which Vela adds after scheduling)
   VelaRowCost cost;
   int out_rows = 0;     ///< producer side of a rolling output: OFM block height
   int in_rows = 0;      ///< consumer side of a rolling IFM: IFM block height
@@ -50,7 +51,7 @@ std::vector<CascadeMember> role_rows(const JoinProblem& problem, const FrontPoin
       const PmappingRow& row = groups[gi].rows[r];
       const VelaRowCost rc = cost(s, row);
       if ((in_roll || out_roll) && !rc.ifm_stream) continue;
-      out.push_back({static_cast<std::uint32_t>(gi), static_cast<std::uint32_t>(r), row.sram_bytes, rc,
+      out.push_back({static_cast<std::uint32_t>(gi), static_cast<std::uint32_t>(r), row.sram_bytes - rc.bias_bytes, rc,
                      out_roll ? c.back().rows : 0, in_roll ? c.front().rows : 0});
     }
   }

@@ -19,6 +19,8 @@ struct VelaRowCost {
   bool ifm_stream = false;   ///< Vela's IfmStream strategy may run it (a convolution, depthwise or pooling pass
                              ///< whose weights are not double-buffered)
   int block_h = 0;           ///< its block config's OFM block height
+  double bias_bytes = 0.0;   ///< of its own SRAM, the bias copy's (Vela's scheduler counts no bias copy: it
+                             ///< moves biases to SRAM after scheduling, move_scales_to_fast_storage)
 };
 using VelaRowCostFn = std::function<VelaRowCost(std::size_t step, const PmappingRow& row)>;
 

@@ -718,6 +718,7 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
       c.metric = vela_candidate(arch, lr.space, tpl, row, row.candidate, false).metric + 1e-6 * static_cast<double>(at - orders[s].begin());
       c.ifm_stream = shapes[s].rows && tpl.weights != WeightPlacement::DoubleBuffer;
       c.block_h = lr.space.block_configs[row.candidate].ofm_h;
+      c.bias_bytes = static_cast<double>(bias_copy_sram_bytes(make_pass(arch, lr.space, tpl, lr.space.block_configs[row.candidate])));
       it = cache.emplace(key, c).first;
     }
     return it->second;

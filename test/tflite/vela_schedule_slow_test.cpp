@@ -18,7 +18,7 @@
 //     the same: the same passes on ssd_slim (exact in cascades on both), kws_micronet_m and
 //     person_detect (none); on yolo-fastest the first of Vela's three pairs (and not its late pair on
 //     u55-128), on vww2 u55-128 two of Vela's three pairs, joined by a pass before them into a run of
-//     three (-7.5% cycles), on u55-256 one of its two (-1.8%). cascade_u55 compares the passes'
+//     three (-8.0% cycles), on u55-256 one of its two (-1.8%). cascade_u55 compares the passes'
 //     metrics with each bias as Vela finally places it (copied to SRAM for an IFM-streamed pass), not
 //     the int32 bias read in place that ranks block configs. With the latter the U55 cascades once
 //     grew to 98 passes: the cause was fresh_groups dropping a layer's IFM-streamed rows wherever a
@@ -26,24 +26,34 @@
 //     not its own SRAM), so the cascade choice saved by cascading the SRAM that Vela saves by
 //     streaming single passes; with those rows kept the in-place bias gives 33 cascaded passes, but
 //     17 fewer passes with Vela's block config and person_detect u55-256 at +7.5%, so the bias as
-//     placed stays;
-//   * kws_ref_model on u55-256 (+6.2%): three pointwise convolutions (1x1, 64 to 64 channels) are
-//     IFM-streamed in Vela's schedule (blocks 18x6x32x32, the weights whole in SRAM, 4,112 bytes, the
-//     bias copied, 640) where ours double-buffers them in 20x6x32x16 blocks. Vela's allocation peaks
-//     at those passes: 20,752 bytes = IFM 8,000 + OFM 8,000 + weights 4,112 + bias 640 (its printed
-//     20.27 KiB; ours 18,080 with the 2,064-byte double buffer in place of weights and bias), so the
-//     allocator's figure is not what lets Vela take it: its scheduler counts an IFM-streamed pass's
-//     OFM over its IFM, which keeps the pass under its peak. Vela's rows (4,752 cycles) are among
-//     ours; which of our steps (the first join counts both feature maps whole, 2,672 bytes over the
-//     peak) keeps the double buffer is not yet traced;
+//     placed stays (with the bias copy also out of the SRAM, below: 269 cascaded passes, yolo-fastest
+//     u55-128 Vela's 8, but 17 fewer with Vela's block config and person_detect u55-256 still +7.5%).
+//     On yolo-fastest u55-128 the cascade path costs more metric than the weight-streamed one: the
+//     IFM-streamed members' bias copies (each adds its bytes written to and read from SRAM, and its
+//     cycles), which the in-place bias removes. Not a cause: Vela's metric reads an IFM-streamed
+//     pass's weights from its SRAM copy once per OFM block, as ours does (its insert_dma clones the
+//     weights into SRAM before scheduling, so no pass reads them from flash more than once);
+//   * kws_ref_model on u55-256 (-3.2%): the three pointwise convolutions (1x1, 64 to 64 channels)
+//     that Vela IFM-streams (blocks 18x6x32x32, weights whole in SRAM, 4,112 bytes) ours now
+//     IFM-streams too, with Vela's blocks: Vela's scheduler counts no bias copy (it moves the biases
+//     to SRAM after scheduling, move_scales_to_fast_storage), so the pass's figure there is IFM 8,000
+//     + OFM 8,000 + weights 4,112 less the OFM-over-IFM overlap 2,240 = 17,872, under the 18,080 of
+//     the double buffer (20x6x32x16); the cascade choice once counted the 640-byte bias copy in the
+//     row's own SRAM (18,512) and kept the double buffer (+6.2%). The difference left is the fourth
+//     (conv2d_4), which Vela double-buffers (20x6x32x16, 7,536 cycles) and ours IFM-streams
+//     (14x6x32x48, 5,684): in our dynamic program that row has less metric and less SRAM (it
+//     finishes within the 17,872 already reached, the double buffer at 18,048), so Vela's figure or
+//     metric for IFM-streaming this pass, the last NPU pass before the CPU average pool, is higher
+//     than ours (not yet traced);
 //   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
 //     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
 //     later than Vela's (not yet understood);
-//   * block configs (86 passes: yolo-fastest 32, vww2 22, ssd_slim 13, person_detect 8, kws_micronet_m
-//     4, kws_ref_model 4, pretrainedResnet 2, cnn_s 1; 51 on U55, 35 on U65). On U55 (51) 14 are
-//     IFM-streamed passes of Vela's (6 in its cascades), 5 of which ours double-buffers and 2 reads in
-//     place; 7 are weight-streamed passes of Vela's that ours IFM-streams; 30 are weight-streamed by
-//     both, with another double buffer (its size follows the OFM block depth): the candidate sets
+//   * block configs (82 passes: yolo-fastest 32, vww2 23, ssd_slim 11, person_detect 8, kws_micronet_m
+//     4, pretrainedResnet 2, kws_ref_model 1, cnn_s 1; 47 on U55, 35 on U65). On U55, when 51 differed
+//     (before the bias copy left the cascade choice's SRAM; not recounted since), 14 were IFM-streamed
+//     passes of Vela's (6 in its cascades), 5 of which ours double-buffered and 2 read in place; 7
+//     weight-streamed passes of Vela's that ours IFM-streamed; 30 weight-streamed by both, with
+//     another double buffer (its size follows the OFM block depth): the candidate sets
 //     (Vela's cover each pass's ancestors, ours every layer before it), our pass metric against
 //     Vela's and the SRAM figures are not yet told apart. On U65 (35) 33 are in Vela's cascades,
 //     where Vela's dynamic program keeps the
@@ -52,10 +62,9 @@
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
 //     operand differs (on U65 which feature maps the SRAM fill moved);
 //   * SRAM: ours is Vela's allocator's figure for our schedule (vela_sram.hpp: Vela's pass order, its
-//     live ranges, 16-byte sizes, its hill climb), exact on 25 of the 36 records, where the tensors
-//     our schedule puts in SRAM are Vela's. The rest follow the schedule: kws_ref_model u55-256 (the
-//     passes above, 20.22 against 20.27 KiB) and cnn_s u55-256 (44.33 against 44.50) lack a bias
-//     copy of a pass Vela IFM-streams; vww2 on U55 cascades other passes (27.7 against 35.0 KiB and
+//     live ranges, 16-byte sizes, its hill climb), exact on 26 of the 36 records, where the tensors
+//     our schedule puts in SRAM are Vela's. The rest follow the schedule: cnn_s u55-256 (44.33
+//     against 44.50) lacks a bias copy of a pass Vela IFM-streams; vww2 on U55 cascades other passes (27.7 against 35.0 KiB and
 //     28.2 against 27.7); ssd_slim on U55 (the same cascades as Vela on both): Vela's peak is in its
 //     softmax's elementwise chain, six 71,552-byte tensors live at once against our five (which
 //     operand or merge differs is not yet traced); and where the arch spills, other feature maps
@@ -231,7 +240,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
   EXPECT_EQ(cycles_exact, 12);
-  EXPECT_EQ(cycles_within_5, 34);
+  EXPECT_EQ(cycles_within_5, 35);
   EXPECT_EQ(cycles_within_15, 36);
   // SRAM: our figure is Vela's allocator's for our schedule (vela_sram.hpp); exact where the
   // schedule's tensors are Vela's. Was 12 and 26 with the live sum in our step order and the exact
@@ -239,8 +248,9 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // (+5.6 KiB on U55, now within 20 bytes) and moves pretrainedResnet U65's feature maps' ranges; Vela's
   // cascade dynamic program and its groups keeping their IFM-streamed rows (fresh_groups) put Vela's
   // tensors in SRAM on yolo-fastest and person_detect U55 (the dynamic program alone: 22 and 30;
-  // with Vela's allocator too: 25 and 32).
-  EXPECT_EQ(sram_exact, 25);
+  // with Vela's allocator too: 25 and 32; without the bias copy in the cascade choice's SRAM, which
+  // gives kws_ref_model u55-256 Vela's schedule: 26).
+  EXPECT_EQ(sram_exact, 26);
   EXPECT_EQ(sram_within_10, 32);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
@@ -248,8 +258,8 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // 263 (27 on U55, 236 on U65; not all the same passes, see above).
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
-  EXPECT_EQ(passes.same_block, 3412);
-  EXPECT_EQ(passes.cycles_exact, 3218);
+  EXPECT_EQ(passes.same_block, 3416);
+  EXPECT_EQ(passes.cycles_exact, 3222);
   EXPECT_EQ(passes.vela_cascaded, 280);
   EXPECT_EQ(passes.ours_cascaded, 263);
 }
