@@ -249,7 +249,7 @@ std::vector<std::size_t> vela_pass_order(const JoinProblem& problem) {
   // Vela's pass packing: a tensor is visited once per reader (and once as a network output); at its
   // last visit its writers (the last first) become passes, each then visiting its inputs, depth
   // first, the last input first (pushed in order onto the stack).
-  std::vector<std::size_t> todo;  // tensors still to visit, as a stack (Vela recurses)
+  std::vector<std::size_t> to_visit;  // tensors still to visit, as a stack (Vela recurses)
   const auto visit = [&](std::size_t t) {
     if (++visits[t] != consumers[t]) return;
     for (auto w = writers[t].rbegin(); w != writers[t].rend(); ++w) {
@@ -257,15 +257,15 @@ std::vector<std::size_t> vela_pass_order(const JoinProblem& problem) {
       placed[*w] = 1;
       reverse.push_back(*w);
       const std::vector<int>& in = problem.steps[*w].inputs;
-      for (auto it = in.begin(); it != in.end(); ++it) todo.push_back(static_cast<std::size_t>(*it));
+      for (auto it = in.begin(); it != in.end(); ++it) to_visit.push_back(static_cast<std::size_t>(*it));
     }
   };
   for (std::size_t t = 0; t < problem.tensors.size(); ++t) {
     if (!problem.tensors[t].network_output) continue;
-    todo.push_back(t);
-    while (!todo.empty()) {
-      const std::size_t next = todo.back();
-      todo.pop_back();
+    to_visit.push_back(t);
+    while (!to_visit.empty()) {
+      const std::size_t next = to_visit.back();
+      to_visit.pop_back();
       visit(next);
     }
   }
