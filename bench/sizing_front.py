@@ -26,16 +26,18 @@ def run(mapper, workload, preset, extra, threads, time_limit=None):
         cmd += ["--time-limit", str(time_limit)]
     rss_file = os.path.join(out, "rss")
     start = time.monotonic()
-    # GNU time reports the mapper's own peak RSS (KiB); the driver's rusage of a forked child would
+    # GNU time reports the mapper's own peak RSS (KiB) and CPU seconds (user, system); the driver's rusage of a forked child would
     # include this script's own memory.
-    rc = subprocess.run(["/usr/bin/time", "-q", "-f", "%M", "-o", rss_file] + cmd, stdout=subprocess.DEVNULL,
+    rc = subprocess.run(["/usr/bin/time", "-q", "-f", "%M %U %S", "-o", rss_file] + cmd, stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL).returncode
     wall = time.monotonic() - start
-    rss = float(open(rss_file).read().split()[-1]) if os.path.exists(rss_file) else float("nan")
+    fields = open(rss_file).read().split() if os.path.exists(rss_file) else []
+    # GNU time prints "Command exited with non-zero status N" first when the mapper fails.
+    rss, cpu = (float(fields[-3]), float(fields[-2]) + float(fields[-1])) if len(fields) >= 3 else (float("nan"), float("nan"))
     path = os.path.join(out, "r", "result.json")
     doc = json.load(open(path)) if os.path.exists(path) else {}
     shutil.rmtree(out, ignore_errors=True)
-    return wall, rss, rc, doc
+    return wall, cpu, rss, rc, doc
 
 
 def coverage(eps_front, exact_front, objectives):
@@ -64,13 +66,13 @@ def main():
     ap.add_argument("workloads", nargs="+")
     a = ap.parse_args()
     keys = {"cycles": "cycles", "offchip_bytes": "offchip_bytes", "sram": "sram_bytes"}
-    print("| workload | preset | wall s | RSS MiB | front | SRAM @1% | SRAM @5% | SRAM @10% | best cycles | coverage (exact front) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| workload | preset | wall s | CPU s | RSS MiB | front | SRAM @1% | SRAM @5% | SRAM @10% | best cycles | coverage (exact front) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     times = []
     for w in a.workloads:
         for p in a.presets.split(","):
             extra = a.extra.split()
-            wall, rss, rc, doc = run(a.mapper, w, p, extra, a.threads, a.limit or None)
+            wall, cpu, rss, rc, doc = run(a.mapper, w, p, extra, a.threads, a.limit or None)
             times.append(wall)
             s = doc.get("front_summary") or {}
             z = s.get("sizing", {})
@@ -80,14 +82,14 @@ def main():
             cov = ""
             if a.exact_limit > 0 and rc == 0:
                 objectives = [x for i, x in enumerate(extra) if i > 0 and extra[i - 1] == "--objectives"]
-                _, _, rc2, ex = run(a.mapper, w, p, ["--exact"] + ["--objectives"] * bool(objectives) + objectives, a.threads, a.exact_limit)
+                _, _, _, rc2, ex = run(a.mapper, w, p, ["--exact"] + ["--objectives"] * bool(objectives) + objectives, a.threads, a.exact_limit)
                 if rc2 == 0 and not ex.get("front_is_partial") and ex.get("front"):
                     objs = [keys[o] for o in doc["objectives"]]
                     cov = "%.5f (exact %d points)" % (coverage(doc["front"], ex["front"], objs), ex["front_size"])
                 else:
                     cov = "exact > %gs" % a.exact_limit
-            print("| %s | %s | %.2f | %.0f | %s | %s | %s | %s | %.0f | %s |" % (
-                os.path.basename(w), p, wall, rss / 1024, ("stopped" if rc == 130 else doc.get("front_size", "rc %d" % rc)), fig[0], fig[1], fig[2], best, cov))
+            print("| %s | %s | %.2f | %.2f | %.0f | %s | %s | %s | %s | %.0f | %s |" % (
+                os.path.basename(w), p, wall, cpu, rss / 1024, ("stopped" if rc == 130 else doc.get("front_size", "rc %d" % rc)), fig[0], fig[1], fig[2], best, cov))
             sys.stdout.flush()
     times.sort()
     print("\nruns %d, median %.2f s, max %.2f s" % (len(times), times[len(times) // 2], times[-1]))
