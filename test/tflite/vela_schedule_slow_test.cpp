@@ -11,8 +11,8 @@
 // remaining differences, by cause:
 //   * the choice where the arena is SRAM (U55): add_vela_cascades runs Vela's dynamic program (its
 //     candidates per pass in three values, cut to 16 by candidate metric) per NPU subgraph over our
-//     layers in step order, where Vela's covers each pass's ancestors, with our pass metrics and
-//     Vela's SRAM accounting (every feature map whole and NHWC, rolling buffers NHCWB16, the OFM
+//     layers in step order, where Vela's covers each pass's ancestors, with its pass metric (from our
+//     cycle model) and its SRAM accounting (every feature map whole and NHWC, rolling buffers NHCWB16, the OFM
 //     written over the IFM of IFM-streamed passes, each pass's candidates filtered before the
 //     tensors around it count). Vela cascades 40 passes over the U55 records, ours 27, 26 of them
 //     the same: the same passes on ssd_slim (exact in cascades on both), kws_micronet_m and
@@ -34,7 +34,15 @@
 //     conv2d_4 now double-buffered as Vela's), cnn_s u55-256 -4.7% -> -2.3% and SRAM exact; 13 more
 //     passes with Vela's block config. yolo-fastest u55-128 cascades Vela's 8 passes only if the
 //     IFM-streamed row wins ties (without the weight-streamed-first order), which costs blocks
-//     elsewhere; which of its figures differs from Vela's is not yet traced. Not a cause: Vela's
+//     elsewhere; in our figures those cascades tie the non-cascaded choice in metric and peak. The
+//     records' per-cascaded-pass sram_used_bytes (Vela's figure in its dynamic program) show where
+//     ours are low: on vww2 u55-128 by 384..1,408 bytes on most passes of its second NPU subgraph,
+//     by ~15,000 on its first subgraph's 25x25x4 depthwise (20,080 against 5,104), and Vela's
+//     cascade of the 1x1 convolution to 128 channels and the stride-2 depthwise (the depthwise at
+//     1x4x16x16, 21,593 cycles against our 5,611) is that subgraph's peak, 35,824, where our
+//     single-pass figures stay under 28,400: Vela cascades to lower its peak, ours need not, and
+//     that cascade is almost all of the -8.0% (the differing passes sum to the 17,883 cycles).
+//     Which tensors Vela counts there that ours do not is not yet traced. Not a cause: Vela's
 //     metric reads an IFM-streamed pass's weights from its SRAM copy once per OFM block, as ours
 //     does (its insert_dma clones the weights into SRAM before scheduling);
 //   * kws_ref_model on u55-256: exact (see above); its three IFM-streamed pointwise convolutions
@@ -60,9 +68,9 @@
 //   * SRAM: ours is Vela's allocator's figure for our schedule (vela_sram.hpp: Vela's pass order, its
 //     live ranges, 16-byte sizes, its hill climb), exact on 27 of the 36 records, where the tensors
 //     our schedule puts in SRAM are Vela's. The rest follow the schedule: vww2 on U55 cascades other
-//     passes (27.7 against 35.0 KiB and 28.2 against 27.7); ssd_slim on U55 (the same cascades as Vela on both): Vela's peak is in its
-//     softmax's elementwise chain, six 71,552-byte tensors live at once against our five (which
-//     operand or merge differs is not yet traced); and where the arch spills, other feature maps
+//     passes (27.7 against 35.0 KiB and 28.2 against 27.7); ssd_slim on U55 (the same cascades as
+//     Vela on both): Vela's peak is in its softmax's elementwise chain, six 71,552-byte tensors
+//     live at once against our five (which operand or merge differs is not yet traced); and where the arch spills, other feature maps
 //     moved to SRAM (basic_lstm u65-256: 7.5 KiB against 23.6; vww2, ssd_slim, person_detect and
 //     kws_micronet_m on u65-256; Vela's fill checks each cascaded pass's own SRAM figure, ours the
 //     SRAM in use at every step);
