@@ -35,14 +35,16 @@
 //     passes with Vela's block config. yolo-fastest u55-128 cascades Vela's 8 passes only if the
 //     IFM-streamed row wins ties (without the weight-streamed-first order), which costs blocks
 //     elsewhere; in our figures those cascades tie the non-cascaded choice in metric and peak. The
-//     records' per-cascaded-pass sram_used_bytes (Vela's figure in its dynamic program) show where
-//     ours are low: on vww2 u55-128 by 384..1,408 bytes on most passes of its second NPU subgraph,
-//     by ~15,000 on its first subgraph's 25x25x4 depthwise (20,080 against 5,104), and Vela's
-//     cascade of the 1x1 convolution to 128 channels and the stride-2 depthwise (the depthwise at
-//     1x4x16x16, 21,593 cycles against our 5,611) is that subgraph's peak, 35,824, where our
-//     single-pass figures stay under 28,400: Vela cascades to lower its peak, ours need not, and
-//     that cascade is almost all of the -8.0% (the differing passes sum to the 17,883 cycles).
-//     Which tensors Vela counts there that ours do not is not yet traced. Not a cause: Vela's
+//     records' per-cascaded-pass sram_used_bytes (presumably Vela's figure in its dynamic program)
+//     show where ours are low: on vww2 u55-128 Vela's cascade of the 1x1 convolution to 128
+//     channels and the stride-2 depthwise (the depthwise at 1x4x16x16, 21,593 cycles against our
+//     5,611) is its second subgraph's peak, 35,824, where our single-pass figures stay under
+//     28,400: Vela cascades to lower its peak, ours need not, and that cascade is almost all of the
+//     -8.0% (the differing passes sum to the 17,883 cycles). Many recorded figures match NHCWB16
+//     sizes where ours count NHWC (the first subgraph's 25x25x4 depthwise: 20,080 = 2 x 10,000 +
+//     80); NHCWB16 sizes for every NPU-written feature map in the cascade choice give vww2 u55-256
+//     +0.0% and u55-128 -6.5% but ssd_slim u55-128 -5.3%, person_detect -2.0%/-1.6%, so not for all.
+//     Which tensors Vela counts so is not yet traced. Not a cause: Vela's
 //     metric reads an IFM-streamed pass's weights from its SRAM copy once per OFM block, as ours
 //     does (its insert_dma clones the weights into SRAM before scheduling);
 //   * kws_ref_model on u55-256: exact (see above); its three IFM-streamed pointwise convolutions
