@@ -51,12 +51,13 @@ std::vector<CascadeMember> role_rows(const JoinProblem& problem, const FrontPoin
       const PmappingRow& row = groups[gi].rows[r];
       const VelaRowCost rc = cost(s, row);
       if ((in_roll || out_roll) && !rc.ifm_stream) continue;
-      out.push_back({static_cast<std::uint32_t>(gi), static_cast<std::uint32_t>(r), row.sram_bytes - rc.bias_bytes, rc,
+      const double own = rc.weight_bytes >= 0.0 ? rc.weight_bytes : row.sram_bytes - rc.bias_bytes;
+      out.push_back({static_cast<std::uint32_t>(gi), static_cast<std::uint32_t>(r), own, rc,
                      out_roll ? c.back().rows : 0, in_roll ? c.front().rows : 0});
     }
   }
   // Vela counts an IFM-streamed pass's weights whole at one estimate of their size, whatever the
-  // block config (ours differ per config by their encoding): the least of the rows'.
+  // block config: the rows' weight_bytes where given (all equal), else the least of the rows' own.
   double whole = kNoSchedule;
   for (const CascadeMember& m : out)
     if (m.cost.ifm_stream) whole = std::min(whole, m.own);

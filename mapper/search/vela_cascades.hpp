@@ -21,6 +21,8 @@ struct VelaRowCost {
   int block_h = 0;           ///< its block config's OFM block height
   double bias_bytes = 0.0;   ///< of its own SRAM, the bias copy's (Vela's scheduler counts no bias copy: it
                              ///< moves biases to SRAM after scheduling, move_scales_to_fast_storage)
+  double weight_bytes = -1.0;  ///< its weights' SRAM as Vela's scheduler counts it (the encoding it made
+                               ///< before scheduling); negative: the row's own SRAM less the bias copy
 };
 using VelaRowCostFn = std::function<VelaRowCost(std::size_t step, const PmappingRow& row)>;
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <string>
 #include <tuple>
@@ -99,6 +100,30 @@ model::Pass scheduling_pass(const arch::Arch& arch, const LayerSpace& space, con
       pass.weights->storage_shape = model::Shape::of({1, 1, 1, static_cast<int>(v.bytes)});
     }
   return pass;
+}
+
+/// A row's weights in SRAM as Vela's scheduler counts them: from the encoding it made before
+/// scheduling (insert_dma's, for a block depth of 16 in streams of 16 OFM channels), not the one
+/// made for the chosen block config afterwards. Whole (IFM streaming): that encoding's bytes,
+/// rounded up to 16. Double-buffered: two slices of the block's OFM depth at that encoding's
+/// worst-stream ratio (storage_size_for_sub_purpose), rounded up to 16. In place: none.
+double scheduling_weight_sram(const LayerSpace& space, const Template& tpl, const model::BlockConfig& bc) {
+  const model::Pass& base = space.base;
+  if (!base.weights || tpl.weights == WeightPlacement::InPlace) return 0.0;
+  const model::Weights& wt = *base.weights;
+  const int depth = wt.shape.last();
+  const model::BlockTraversal trav =
+      tpl.traversal == model::BlockTraversal::Default ? model::BlockTraversal::DepthFirst : tpl.traversal;
+  for (const WeightVariantCost& v : space.weight_variants) {
+    if (v.traversal != trav || v.streamed != (depth > 16) || v.block_depth != std::min(16, depth)) continue;
+    if (tpl.weights != WeightPlacement::DoubleBuffer) return static_cast<double>(model::round_up(v.bytes, 16));
+    std::int64_t elems = 1;
+    for (int i = 0; i + 1 < wt.shape.rank; ++i) elems *= wt.shape.dims[static_cast<std::size_t>(i)];
+    elems *= std::min(depth, 2 * bc.ofm_d);
+    const double raw = static_cast<double>(elems) * model::size_in_bytes(wt.dtype) * v.worst_scale;
+    return static_cast<double>(model::round_up(static_cast<std::int64_t>(std::ceil(raw)), 16));
+  }
+  return -1.0;
 }
 
 VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const PmappingRow& like,
@@ -232,6 +257,7 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
     std::vector<PmappingRow> rows;
     std::vector<double> metric;
     std::vector<bool> streamed;  ///< the weights double-buffered (Vela's WeightStream)
+    std::vector<double> weights;  ///< the weights' SRAM as Vela's scheduler counts it (scheduling_weight_sram)
   };
   std::map<std::vector<TensorCompat>, Rows> groups;
   const LayerSpace& space = lr.space;
@@ -264,6 +290,7 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
           g.rows.push_back(cand.row);
           g.metric.push_back(cand.metric);
           g.streamed.push_back(tpl.weights == WeightPlacement::DoubleBuffer);
+          g.weights.push_back(scheduling_weight_sram(space, tpl, bc));
         }
     }
   }
@@ -276,12 +303,18 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
     const std::vector<PmappingRow>& all = rows.rows;
     const std::vector<double>& metric = rows.metric;
     PmappingGroup g{compat, {}};
+    // The SRAM compared: where the arena is SRAM, Vela's scheduler's figure for the weights (the
+    // encoding it made before scheduling; a double buffer of 96 and one of 112 OFM channels of 128
+    // are the same whole tensor there, so of equal metrics it keeps its earlier config), else the row's.
+    const auto sram = [&](std::size_t i) {
+      return by_strategy && rows.weights[i] >= 0.0 ? rows.weights[i] : all[i].sram_bytes;
+    };
     for (std::size_t i = 0; i < all.size(); ++i) {
       bool beaten = false;
       for (std::size_t j = 0; j < all.size() && !beaten; ++j) {
         if (by_strategy && rows.streamed[j] != rows.streamed[i]) continue;
-        const bool no_worse = metric[j] <= metric[i] && all[j].sram_bytes <= all[i].sram_bytes;
-        const bool better = metric[j] < metric[i] || all[j].sram_bytes < all[i].sram_bytes;
+        const bool no_worse = metric[j] <= metric[i] && sram(j) <= sram(i);
+        const bool better = metric[j] < metric[i] || sram(j) < sram(i);
         beaten = no_worse && (better || j < i);
       }
       if (!beaten) g.rows.push_back(all[i]);
@@ -689,10 +722,10 @@ VelaPassRows vela_pass_rows(const LayerSpace& space) {
   return r;
 }
 
-/// Vela's rows and cascades where the arena is SRAM (add_vela_cascades), each row's metric as
-/// row_metrics costs it but with the bias where the row places it (not the int32 bias read in place
-/// that ranks block configs, scheduling_pass): with the in-place bias fewer passes take Vela's block
-/// config over the U55 records (docs/design/vela-schedule.md); kept only where our accounting of the
+/// Vela's rows and cascades where the arena is SRAM (add_vela_cascades): each row's metric as Vela's
+/// scheduler sees the pass (vela_candidate: the int32 bias read in place, the weights as encoded
+/// before scheduling) and its weights' SRAM likewise (scheduling_weight_sram); of equal metrics the
+/// weight-streamed row first (docs/design/vela-schedule.md). Kept only where our accounting of the
 /// point's SRAM stays within the capacity.
 void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage, int limit,
                  VelaBaseline& b) {
@@ -715,10 +748,14 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
       const Template& tpl = lr.space.templates[stage.jobs[row.job].template_index];
       const auto at = std::find(orders[s].begin(), orders[s].end(), row.candidate);
       VelaRowCost c;
-      c.metric = vela_candidate(arch, lr.space, tpl, row, row.candidate, false).metric + 1e-6 * static_cast<double>(at - orders[s].begin());
       c.ifm_stream = shapes[s].rows && tpl.weights != WeightPlacement::DoubleBuffer;
+      // Of equal metrics Vela keeps its first candidate: the weight-streamed ones come before the
+      // IFM-streamed ones, each in its order of configs.
+      const std::size_t place = static_cast<std::size_t>(at - orders[s].begin()) + (c.ifm_stream ? orders[s].size() : 0);
+      c.metric = vela_candidate(arch, lr.space, tpl, row, row.candidate, true).metric + 1e-6 * static_cast<double>(place);
       c.block_h = lr.space.block_configs[row.candidate].ofm_h;
       c.bias_bytes = static_cast<double>(bias_copy_sram_bytes(make_pass(arch, lr.space, tpl, lr.space.block_configs[row.candidate])));
+      c.weight_bytes = scheduling_weight_sram(lr.space, tpl, lr.space.block_configs[row.candidate]);
       it = cache.emplace(key, c).first;
     }
     return it->second;

@@ -11,45 +11,51 @@
 // remaining differences, by cause:
 //   * the choice where the arena is SRAM (U55): add_vela_cascades runs Vela's dynamic program (its
 //     candidates per pass in three values, cut to 16 by candidate metric) per NPU subgraph over our
-//     layers in step order, where Vela's covers each pass's ancestors, with our pass metrics and
-//     Vela's SRAM accounting (every feature map whole and NHWC, rolling buffers NHCWB16, the OFM
+//     layers in step order, where Vela's covers each pass's ancestors, with its pass metric (from our
+//     cycle model) and its SRAM accounting (every feature map whole and NHWC, rolling buffers NHCWB16, the OFM
 //     written over the IFM of IFM-streamed passes, each pass's candidates filtered before the
 //     tensors around it count). Vela cascades 40 passes over the U55 records, ours 27, 26 of them
 //     the same: the same passes on ssd_slim (exact in cascades on both), kws_micronet_m and
 //     person_detect (none); on yolo-fastest the first of Vela's three pairs (and not its late pair on
 //     u55-128), on vww2 u55-128 two of Vela's three pairs, joined by a pass before them into a run of
-//     three (-8.0% cycles), on u55-256 one of its two (-1.8%). cascade_u55 compares the passes'
-//     metrics with each bias as Vela finally places it (copied to SRAM for an IFM-streamed pass), not
-//     the int32 bias read in place that ranks block configs. With the latter the U55 cascades once
-//     grew to 98 passes: the cause was fresh_groups dropping a layer's IFM-streamed rows wherever a
-//     weight-streamed row had less own SRAM (an IFM-streamed pass's SRAM in Vela's accounting is
-//     not its own SRAM), so the cascade choice saved by cascading the SRAM that Vela saves by
-//     streaming single passes; with those rows kept the in-place bias gives 33 cascaded passes, but
-//     17 fewer passes with Vela's block config and person_detect u55-256 at +7.5%, so the bias as
-//     placed stays (with the bias copy also out of the SRAM, below: 269 cascaded passes, yolo-fastest
-//     u55-128 Vela's 8, but 17 fewer with Vela's block config and person_detect u55-256 still +7.5%).
-//     On yolo-fastest u55-128 the cascade path costs more metric than the weight-streamed one: the
-//     IFM-streamed members' bias copies (each adds its bytes written to and read from SRAM, and its
-//     cycles), which the in-place bias removes. Not a cause: Vela's metric reads an IFM-streamed
-//     pass's weights from its SRAM copy once per OFM block, as ours does (its insert_dma clones the
-//     weights into SRAM before scheduling, so no pass reads them from flash more than once);
-//   * kws_ref_model on u55-256 (-3.2%): the three pointwise convolutions (1x1, 64 to 64 channels)
-//     that Vela IFM-streams (blocks 18x6x32x32, weights whole in SRAM, 4,112 bytes) ours now
-//     IFM-streams too, with Vela's blocks: Vela's scheduler counts no bias copy (it moves the biases
-//     to SRAM after scheduling, move_scales_to_fast_storage), so the pass's figure there is IFM 8,000
-//     + OFM 8,000 + weights 4,112 less the OFM-over-IFM overlap 2,240 = 17,872, under the 18,080 of
-//     the double buffer (20x6x32x16); the cascade choice once counted the 640-byte bias copy in the
-//     row's own SRAM (18,512) and kept the double buffer (+6.2%). The difference left is the fourth
-//     (conv2d_4), which Vela double-buffers (20x6x32x16, 7,536 cycles) and ours IFM-streams
-//     (14x6x32x48, 5,684): in our dynamic program that row has less metric and less SRAM (it
-//     finishes within the 17,872 already reached, the double buffer at 18,048), so Vela's figure or
-//     metric for IFM-streaming this pass, the last NPU pass before the CPU average pool, is higher
-//     than ours (not yet traced);
+//     three (-8.0% cycles), on u55-256 one of its two (-1.9%). cascade_u55 costs each row as Vela's
+//     scheduler does: the int32 bias read in place, the weights as encoded before scheduling (block
+//     depth 16, streams of 16), their SRAM from that encoding (scheduling_weight_sram: whole, or a
+//     double buffer of min(C, 2 x block depth) channels at its worst-stream ratio) and no bias copy;
+//     of equal metrics the weight-streamed row first (Vela lists those candidates first and keeps
+//     the first of equal ones). The bias had been costed as placed (copied for IFM streaming)
+//     because in place put person_detect u55-256 at +7.5%; the compensating error was the double
+//     buffers' size: its 128-channel pointwise convolutions (Conv2d_8..10) wait on their weights
+//     from flash whatever the config, so all configs and both strategies tie in metric, and Vela
+//     keeps its first, the double buffer at 6x6x32x112, the same size in its figure as at 96 (both
+//     hold all 128 channels); fresh_groups, comparing the real encodings' buffers, dropped the 112
+//     one, and the IFM-streamed row at 112 (17,232 cycles against 10,405) won the tie on config
+//     order. Fixed: person_detect u55-256 +1.6% -> +0.0%, kws_ref_model u55-256 -3.2% -> exact (its
+//     conv2d_4 now double-buffered as Vela's), cnn_s u55-256 -4.7% -> -2.3% and SRAM exact; 13 more
+//     passes with Vela's block config. yolo-fastest u55-128 cascades Vela's 8 passes only if the
+//     IFM-streamed row wins ties (without the weight-streamed-first order), which costs blocks
+//     elsewhere; in our figures those cascades tie the non-cascaded choice in metric and peak. The
+//     records' per-cascaded-pass sram_used_bytes (presumably Vela's figure in its dynamic program)
+//     show where ours are low: on vww2 u55-128 Vela's cascade of the 1x1 convolution to 128
+//     channels and the stride-2 depthwise (the depthwise at 1x4x16x16, 21,593 cycles against our
+//     5,611) is its second subgraph's peak, 35,824, where our single-pass figures stay under
+//     28,400: Vela cascades to lower its peak, ours need not, and that cascade is almost all of the
+//     -8.0% (the differing passes sum to the 17,883 cycles). Many recorded figures match NHCWB16
+//     sizes where ours count NHWC (the first subgraph's 25x25x4 depthwise: 20,080 = 2 x 10,000 +
+//     80); NHCWB16 sizes for every NPU-written feature map in the cascade choice give vww2 u55-256
+//     +0.0% and u55-128 -6.5% but ssd_slim u55-128 -5.3%, person_detect -2.0%/-1.6%, so not for all.
+//     Which tensors Vela counts so is not yet traced. Not a cause: Vela's
+//     metric reads an IFM-streamed pass's weights from its SRAM copy once per OFM block, as ours
+//     does (its insert_dma clones the weights into SRAM before scheduling);
+//   * kws_ref_model on u55-256: exact (see above); its three IFM-streamed pointwise convolutions
+//     (1x1, 64 to 64 channels, blocks 18x6x32x32, weights whole in SRAM, 4,112 bytes) need the
+//     bias copy left out of the pass's figure (Vela's scheduler counts none; it moves biases to SRAM
+//     after scheduling): IFM 8,000 + OFM 8,000 + weights 4,112 less the OFM-over-IFM overlap 2,240
+//     = 17,872, under the 18,080 of the double buffer (20x6x32x16);
 //   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
 //     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
 //     later than Vela's (not yet understood);
-//   * block configs (82 passes: yolo-fastest 32, vww2 23, ssd_slim 11, person_detect 8, kws_micronet_m
-//     4, pretrainedResnet 2, kws_ref_model 1, cnn_s 1; 47 on U55, 35 on U65). On U55, when 51 differed
+//   * block configs (69 passes; 34 on U55, 35 on U65). On U55, when 51 differed
 //     (before the bias copy left the cascade choice's SRAM; not recounted since), 14 were IFM-streamed
 //     passes of Vela's (6 in its cascades), 5 of which ours double-buffered and 2 read in place; 7
 //     weight-streamed passes of Vela's that ours IFM-streamed; 30 weight-streamed by both, with
@@ -62,12 +68,11 @@
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
 //     operand differs (on U65 which feature maps the SRAM fill moved);
 //   * SRAM: ours is Vela's allocator's figure for our schedule (vela_sram.hpp: Vela's pass order, its
-//     live ranges, 16-byte sizes, its hill climb), exact on 26 of the 36 records, where the tensors
-//     our schedule puts in SRAM are Vela's. The rest follow the schedule: cnn_s u55-256 (44.33
-//     against 44.50) lacks a bias copy of a pass Vela IFM-streams; vww2 on U55 cascades other passes (27.7 against 35.0 KiB and
-//     28.2 against 27.7); ssd_slim on U55 (the same cascades as Vela on both): Vela's peak is in its
-//     softmax's elementwise chain, six 71,552-byte tensors live at once against our five (which
-//     operand or merge differs is not yet traced); and where the arch spills, other feature maps
+//     live ranges, 16-byte sizes, its hill climb), exact on 27 of the 36 records, where the tensors
+//     our schedule puts in SRAM are Vela's. The rest follow the schedule: vww2 on U55 cascades other
+//     passes (27.7 against 35.0 KiB and 28.2 against 27.7); ssd_slim on U55 (the same cascades as
+//     Vela on both): Vela's peak is in its softmax's elementwise chain, six 71,552-byte tensors
+//     live at once against our five (which operand or merge differs is not yet traced); and where the arch spills, other feature maps
 //     moved to SRAM (basic_lstm u65-256: 7.5 KiB against 23.6; vww2, ssd_slim, person_detect and
 //     kws_micronet_m on u65-256; Vela's fill checks each cascaded pass's own SRAM figure, ours the
 //     SRAM in use at every step);
@@ -239,7 +244,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
               sram_within_10);
   EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
-  EXPECT_EQ(cycles_exact, 12);
+  EXPECT_EQ(cycles_exact, 13);
   EXPECT_EQ(cycles_within_5, 35);
   EXPECT_EQ(cycles_within_15, 36);
   // SRAM: our figure is Vela's allocator's for our schedule (vela_sram.hpp); exact where the
@@ -249,8 +254,9 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // cascade dynamic program and its groups keeping their IFM-streamed rows (fresh_groups) put Vela's
   // tensors in SRAM on yolo-fastest and person_detect U55 (the dynamic program alone: 22 and 30;
   // with Vela's allocator too: 25 and 32; without the bias copy in the cascade choice's SRAM, which
-  // gives kws_ref_model u55-256 Vela's schedule: 26).
-  EXPECT_EQ(sram_exact, 26);
+  // gives kws_ref_model u55-256 Vela's schedule: 26; with Vela's scheduling figures for the weights'
+  // SRAM, cnn_s u55-256: 27).
+  EXPECT_EQ(sram_exact, 27);
   EXPECT_EQ(sram_within_10, 32);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
@@ -258,8 +264,8 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // 263 (27 on U55, 236 on U65; not all the same passes, see above).
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
-  EXPECT_EQ(passes.same_block, 3416);
-  EXPECT_EQ(passes.cycles_exact, 3222);
+  EXPECT_EQ(passes.same_block, 3429);
+  EXPECT_EQ(passes.cycles_exact, 3235);
   EXPECT_EQ(passes.vela_cascaded, 280);
   EXPECT_EQ(passes.ours_cascaded, 263);
 }
