@@ -76,13 +76,14 @@
 //     ssd_slim 384,672 bytes against ours 392,352 (basenet.0.0 Vela 10x10 ours 6x20, basenet.1.0 6x28
 //     against 10x16), kws_micronet_m 386,144 against 386,000, vww2 65,328 against 70,656; on
 //     person_detect Vela's first cascade also ends a pass earlier (24 passes, to Conv2d_12_depthwise,
-//     387,216 bytes: weights 106,032, bias copies 19,680, rolling buffers 261,504, with taller blocks
-//     such as Conv2d_1_depthwise 24x16 where ours is 8x48; ours 392,832 with rolling buffers of
-//     221,568 and Conv2d_12_pointwise's 34,032 of weights and bias). basic_lstm u65-256 (7.5 KiB
-//     against 23.6): Vela's fill (use_fast_storage_for_feature_maps) moves every candidate there (all
-//     fit), among them the 48 input projections (480 bytes each) its pass order keeps live together;
-//     40 of them are live across more than 16 layers of our step order, which our mapspace keeps in
-//     the arena (kLongLivedSteps), so fill_sram finds no template to move them to SRAM;
+//     387,216 bytes: weights 106,032, bias copies 19,680, rolling buffers and its output moved to
+//     SRAM 261,504, with taller blocks such as Conv2d_1_depthwise 24x16 where ours is 8x48; ours
+//     392,832 with rolling buffers of 221,568, its output's 2,304 and Conv2d_12_pointwise's 34,032
+//     of weights and bias). basic_lstm u65-256 (7.5 KiB against 23.6): Vela's fill
+//     (use_fast_storage_for_feature_maps) moves every candidate there (all fit), among them the input
+//     projections (480 bytes each) its pass order keeps live together; 35 of them (and 5 other
+//     tensors) are live across more than 16 layers of our step order, which our mapspace keeps in the
+//     arena (kLongLivedSteps), so fill_sram finds no template to move them;
 //   * bias: Vela copies the bias of an IFM-streamed pass only where it fits, ours always.
 
 #include <array>
