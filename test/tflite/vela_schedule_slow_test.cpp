@@ -72,9 +72,12 @@
 //     of a pass Vela IFM-streams; vww2 on U55 cascades other passes (27.7 against 35.0 KiB and 28.2
 //     against 27.7). Where the arch spills: on ssd_slim, person_detect, kws_micronet_m and vww2
 //     (u65-256) both peaks are in the first cascaded pass (its weights, bias copies and rolling
-//     buffers), whose rolling buffers differ with the block configs inside Vela's cascades (below):
-//     ssd_slim 384,672 bytes against ours 392,352 (basenet.0.0 Vela 10x10 ours 6x20, basenet.1.0 6x28
-//     against 10x16), kws_micronet_m 386,144 against 386,000, vww2 65,328 against 70,656; on
+//     buffers, and the feature maps the fill moved that are live there), whose contents follow the
+//     block configs inside Vela's cascades (below): ssd_slim 384,672 bytes against ours 392,352, its
+//     rolling buffers taller by 7,680 (basenet.0.0 Vela 10x10 ours 6x20, basenet.1.0 6x28 against
+//     10x16); kws_micronet_m 386,144 against 386,000 (two members with another OFM block depth,
+//     whose weights then encode to other sizes; not traced further); vww2 65,328 against 70,656
+//     (not traced further); on
 //     person_detect Vela's first cascade also ends a pass earlier (24 passes, to Conv2d_12_depthwise,
 //     387,216 bytes: weights 106,032, bias copies 19,680, rolling buffers and its output moved to
 //     SRAM 261,504, with taller blocks such as Conv2d_1_depthwise 24x16 where ours is 8x48; ours
