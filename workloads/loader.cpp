@@ -117,7 +117,7 @@ const std::vector<std::string> kLayerKeys = {"name",       "op",          "input
                                              "dtype",      "quant_scale", "bias",        "weight_dtype", "weight_compression",
                                              "weight_shape", "transpose_b", "einsum",    "ranks",       "operator",
                                              "reason",     "input_shapes", "weight_encodings", "lut",
-                                             "primary_ofm"};
+                                             "primary_ofm", "operands_swapped"};
 const std::vector<std::string> kEinsumKeys = {"name",  "op",         "einsum", "ranks", "activation",
                                               "dtype", "quant_scale", "bias",  "weight_compression"};
 
@@ -152,7 +152,7 @@ std::vector<std::string> keys_for(OpKind kind) {
     case OpKind::Minimum:
     case OpKind::Shl:
     case OpKind::Shr:
-    case OpKind::RescaleAdd: add({"activation"}); break;
+    case OpKind::RescaleAdd: add({"activation", "operands_swapped"}); break;
     case OpKind::Clz:
     case OpKind::Abs:
     case OpKind::LeakyRelu:
@@ -535,6 +535,7 @@ class Loader {
       }
     }
     if (auto n = item.find("transpose_b")) l.transpose_b = n->as_bool();
+    if (auto n = item.find("operands_swapped")) l.operands_swapped = n->as_bool();
     if (auto n = item.find("lut")) {
       p.lut_node = *n;
       l.lut = read_lut(*n);

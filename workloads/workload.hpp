@@ -147,6 +147,9 @@ struct Layer {
   std::vector<std::vector<std::int64_t>> input_views;
   std::vector<std::int64_t> output_dims;     ///< `output_shape` as written: the tensor, or the part of a
                                              ///< declared tensor this layer writes
+  /// `operands_swapped`: a binary elementwise layer whose inputs are written in the NPU's order, the
+  /// reverse of the source graph's (whose first operand is the broadcast or constant one).
+  bool operands_swapped = false;
   int weight_tensor = -1;    ///< declared constant used as fully_connected weights (einsum form), else -1
 
   Shape ifm_shape;           ///< NHWC shapes as the NPU operation sees them

@@ -85,6 +85,7 @@ std::string layer_line(const Workload& w, const Layer& l) {
   }
   if (l.lut && l.einsum.empty()) kv.push_back("lut: " + lut_yaml(*l.lut));
   if (l.primary_ofm_input_copy) kv.push_back("primary_ofm: input_copy");
+  if (l.operands_swapped) kv.push_back("operands_swapped: true");
   if (l.kind == OpKind::MatMul && l.einsum.empty()) kv.push_back(fmt::format("transpose_b: {}", l.transpose_b ? "true" : "false"));
   return fmt::format("  - {{{}}}\n", fmt::join(kv, ", "));
 }

@@ -784,6 +784,7 @@ std::vector<VelaSramStep> vela_sram_steps(const workloads::Workload& workload, c
     if (p.bias && tpl.bias != BiasPlacement::Copy && (tpl.weights == WeightPlacement::Copy || cascaded))
       out[s].bias_copy_bytes = p.bias->storage_shape.elements() * 10;
     if (model::npu_block_type(p.op.type) != arch::NpuBlockType::ElementWise) continue;
+    out[s].operands_swapped = workload.layers.at(static_cast<std::size_t>(workload.topological_order.at(s))).operands_swapped;
     if (p.op.type == model::OpType::Shl || p.op.type == model::OpType::Shr) continue;
     out[s].merge_input[0] = p.ifm.shape == p.ofm.shape && p.ifm.dtype == p.ofm.dtype;
     out[s].merge_input[1] = p.ifm2 && p.ifm2->shape == p.ofm.shape && p.ifm2->dtype == p.ofm.dtype;

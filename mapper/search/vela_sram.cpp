@@ -329,12 +329,18 @@ std::vector<VelaLiveRange> vela_sram_ranges(const JoinProblem& problem, const Fr
     r.start = std::min(r.start, time), r.end = std::max(r.end, time + 1);
   };
   // Vela's elementwise merge: the OFM takes the range of an IFM that only this pass reads, in the same
-  // memory and layout (the first such input).
+  // memory and layout (the first such input in Vela's graph order). Vela looks at its second operand
+  // only when its first is in the memory being allocated too (it tests the first operand's memory
+  // type for both), so a pass whose graph has a constant first (Vela's softmax: 43 - clz, F0_one + x,
+  // F2_one - x; our input 1, operands_swapped) merges nothing.
   for (const std::size_t s : order) {
     const JoinStep& step = problem.steps[s];
     const auto o = static_cast<std::size_t>(step.output);
-    if (!steps[s].npu || bytes_of(o) == 0 || range_of[o] >= 0) continue;
-    for (std::size_t i = 0; i < step.inputs.size() && i < 2; ++i) {
+    if (!steps[s].npu || bytes_of(o) == 0 || range_of[o] >= 0 || step.inputs.empty()) continue;
+    const bool swapped = steps[s].operands_swapped && step.inputs.size() == 2;
+    if (bytes_of(static_cast<std::size_t>(step.inputs[swapped ? 1 : 0])) == 0) continue;
+    for (std::size_t k = 0; k < step.inputs.size() && k < 2; ++k) {
+      const std::size_t i = swapped ? 1 - k : k;
       const auto t = static_cast<std::size_t>(step.inputs[i]);
       if (!steps[s].merge_input[i] || bytes_of(t) == 0 || consumers[t] != 1 || home[t].layout != home[o].layout) continue;
       if (range_of[t] < 0) range_of[t] = static_cast<int>(ranges.size()), ranges.push_back({std::numeric_limits<int>::max(), -1, bytes_of(t)});

@@ -35,6 +35,8 @@ struct VelaSramStep {
   bool npu = false;                  ///< the layer runs on the NPU (else on the CPU, in Vela's root graph)
   std::array<bool, 2> merge_input{};  ///< an elementwise pass (not SHL/SHR) whose output Vela may
                                       ///< place over input i (the same shape and element type)
+  bool operands_swapped = false;      ///< Vela's graph has the inputs the other way round (its first
+                                      ///< operand is our input 1: workloads::Layer::operands_swapped)
   std::int64_t bias_copy_bytes = 0;   ///< the bias copy Vela adds to an IFM-streamed pass (its
                                       ///< move_scales_to_fast_storage) where the point's row lacks it
 };

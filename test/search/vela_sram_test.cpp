@@ -2,7 +2,8 @@
 // worked by hand, a case where that placement leaves a gap the search must close, and on random
 // ranges the properties every allocation has (16-byte addresses, no two ranges live at one time
 // sharing a byte, never below the largest sum of live sizes). Its agreement with Vela's printed
-// "SRAM used" is the slow test's (test/tflite/vela_schedule_slow_test.cpp).
+// "SRAM used" is the slow test's (test/tflite/vela_schedule_slow_test.cpp). And the live ranges of a
+// schedule: Vela's elementwise merge in its graph's operand order.
 
 #include <gtest/gtest.h>
 
@@ -65,6 +66,53 @@ TEST(VelaHillClimb, RandomRangesAreValidAllocations) {
     EXPECT_EQ(vela_hillclimb_size(ranges), end);
     EXPECT_GE(end, live_max);
   }
+}
+
+/// Three NPU passes on U55 (the arena is SRAM): x (16 B, network input) -> P0 -> a (1,024 B) -> P1
+/// (elementwise with a constant c) -> b (1,024 B) -> P2 -> y (16 B, network output).
+JoinProblem elementwise_chain() {
+  JoinProblem p;
+  const auto fm = [](std::int64_t bytes, int producer, int consumer) {
+    JoinTensor t;
+    t.linear_bytes = t.nhcwb16_bytes = bytes;
+    t.producer_step = producer;
+    t.last_consumer_step = consumer;
+    return t;
+  };
+  p.tensors = {fm(16, -1, 0), fm(1024, 0, 1), fm(16, -1, 1), fm(1024, 1, 2), fm(16, 2, -1)};
+  p.tensors[2].constant = true;
+  p.tensors[4].network_output = true;
+  p.steps = {{{0}, 1, {}}, {{1, 2}, 3, {}}, {{3}, 4, {}}};
+  for (JoinStep& s : p.steps) {
+    PmappingGroup g;
+    g.compat = std::vector<TensorCompat>(s.inputs.size() + 1, TensorCompat{});
+    g.rows = {PmappingRow{}};
+    s.groups = {g};
+  }
+  p.arena_is_sram = true;
+  p.sram_capacity = 1 << 20;
+  return p;
+}
+
+TEST(VelaSramRanges, ElementwiseMergeReadsTheGraphsOperandOrder) {
+  // Slots (two apart per pass): x at the root's first slot 0 and the NPU call's 2, P0 at 4, P1 at 6,
+  // P2 at 8, the call's end 10. Ranges [first use, last use + 1]: x [0,5], a [4,7], b [6,9], y from 8.
+  // P1's output may take a's storage (same shape and type, a read by P1 only): with the constant
+  // second in the graph (written so), Vela merges b into a's range, [4,9] of 1,024 B, and the largest
+  // live sum is 1,040 (x with a at slot 4, b with y at 8). With the constant first in the graph
+  // (operands_swapped: our input 1 is its first operand), Vela tests the first operand's memory for
+  // both and merges nothing: a and b both live at slot 6, 2,048 B.
+  const JoinProblem p = elementwise_chain();
+  FrontPoint point;
+  point.group = point.row = {0, 0, 0};
+  std::vector<VelaSramStep> steps(3);
+  for (VelaSramStep& s : steps) s.npu = true;
+  steps[1].merge_input = {true, false};
+  EXPECT_EQ(vela_sram_ranges(p, point, steps).size(), 3U);
+  EXPECT_EQ(vela_sram_used(p, point, steps), 1040);
+  steps[1].operands_swapped = true;
+  EXPECT_EQ(vela_sram_ranges(p, point, steps).size(), 4U);
+  EXPECT_EQ(vela_sram_used(p, point, steps), 2048);
 }
 
 }  // namespace

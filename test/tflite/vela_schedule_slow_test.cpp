@@ -68,14 +68,30 @@
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
 //     operand differs (on U65 which feature maps the SRAM fill moved);
 //   * SRAM: ours is Vela's allocator's figure for our schedule (vela_sram.hpp: Vela's pass order, its
-//     live ranges, 16-byte sizes, its hill climb), exact on 27 of the 36 records, where the tensors
-//     our schedule puts in SRAM are Vela's. The rest follow the schedule: vww2 on U55 cascades other
-//     passes (27.7 against 35.0 KiB and 28.2 against 27.7); ssd_slim on U55 (the same cascades as
-//     Vela on both): Vela's peak is in its softmax's elementwise chain, six 71,552-byte tensors
-//     live at once against our five (which operand or merge differs is not yet traced); and where the arch spills, other feature maps
-//     moved to SRAM (basic_lstm u65-256: 7.5 KiB against 23.6; vww2, ssd_slim, person_detect and
-//     kws_micronet_m on u65-256; Vela's fill checks each cascaded pass's own SRAM figure, ours the
-//     SRAM in use at every step);
+//     live ranges, 16-byte sizes, its hill climb), exact on 29 of the 36 records, where the tensors
+//     our schedule puts in SRAM are Vela's. Its elementwise merge reads the operands in Vela's graph
+//     order: Vela tests its first operand's memory for both, so a pass whose graph has a constant
+//     first merges nothing (ssd_slim's softmax: 43 - clz, F0_one + x, F2_one - x, whose operands the
+//     importer writes swapped; merged, our peak there held one 71,552-byte tensor fewer, 384.6 KiB
+//     against Vela's 454.5 on both U55 records; now exact). The rest follow the schedule, traced
+//     against the records' per-pass tensors: vww2 on U55 cascades other passes (27.7 against 35.0 KiB and 28.2
+//     against 27.7). Where the arch spills: on ssd_slim, person_detect, kws_micronet_m and vww2
+//     (u65-256) both peaks are in the first cascaded pass (its weights, bias copies and rolling
+//     buffers, and the feature maps the fill moved that are live there), whose contents follow the
+//     block configs inside Vela's cascades (below): ssd_slim 384,672 bytes against ours 392,352, its
+//     rolling buffers taller by 7,680 (basenet.0.0 Vela 10x10 ours 6x20, basenet.1.0 6x28 against
+//     10x16); kws_micronet_m 386,144 against 386,000 (two members with another OFM block depth,
+//     whose weights then encode to other sizes; not traced further); vww2 65,328 against 70,656
+//     (not traced further); on
+//     person_detect Vela's first cascade also ends a pass earlier (24 passes, to Conv2d_12_depthwise,
+//     387,216 bytes: weights 106,032, bias copies 19,680, rolling buffers and its output moved to
+//     SRAM 261,504, with taller blocks such as Conv2d_1_depthwise 24x16 where ours is 8x48; ours
+//     392,832 with rolling buffers of 221,568, its output's 2,304 and Conv2d_12_pointwise's 34,032
+//     of weights and bias). basic_lstm u65-256 (7.5 KiB against 23.6): Vela's fill
+//     (use_fast_storage_for_feature_maps) moves every candidate there (all fit), among them the input
+//     projections (480 bytes each) its pass order keeps live together; 35 of them (and 5 other
+//     tensors) are live across more than 16 layers of our step order, which our mapspace keeps in the
+//     arena (kLongLivedSteps), so fill_sram finds no template to move them;
 //   * bias: Vela copies the bias of an IFM-streamed pass only where it fits, ours always.
 
 #include <array>
@@ -255,9 +271,10 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // tensors in SRAM on yolo-fastest and person_detect U55 (the dynamic program alone: 22 and 30;
   // with Vela's allocator too: 25 and 32; without the bias copy in the cascade choice's SRAM, which
   // gives kws_ref_model u55-256 Vela's schedule: 26; with Vela's scheduling figures for the weights'
-  // SRAM, cnn_s u55-256: 27).
-  EXPECT_EQ(sram_exact, 27);
-  EXPECT_EQ(sram_within_10, 32);
+  // SRAM, cnn_s u55-256: 27; Vela's elementwise merge in its graph's operand order, ssd_slim on U55,
+  // both records: 29 and 34).
+  EXPECT_EQ(sram_exact, 29);
+  EXPECT_EQ(sram_within_10, 34);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours

@@ -534,6 +534,7 @@ class Converter {
     kv.push_back(fmt::format("inputs: [{}]", fmt::join(names, ", ")));
     if (any_view) kv.push_back(fmt::format("input_shapes: [{}]", fmt::join(views, ", ")));
     kv.push_back("output: " + workloads::yaml_quote(tensor_names_[static_cast<std::size_t>(p.ofm)]));
+    if (p.has_ifm2 && p.operands_reversed) kv.push_back("operands_swapped: true");
     const bool declared = role_[static_cast<std::size_t>(p.ofm)] == Role::Declared;
     kv.push_back("output_shape: " + list(declared ? output_dims(p) : dims(p.ofm)));
     if (!declared) {
