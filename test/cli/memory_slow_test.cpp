@@ -176,7 +176,7 @@ TEST(MemoryBounds, ALongChainMapsInMemoryAndTimeLinearInItsLayers) {
   // a 10% margin, not yet the target of 10 KB per layer: the run's peak is while the
   // document is made (the stage with every layer's own jobs and rows, the join problem, Vela's stage
   // and problem and the document's layer mappings, about 4 KB each, the chosen point's and Vela's,
-  // and heap the big vectors could not reuse); loading is about 3 KiB per layer
+  // and heap the big vectors could not reuse); loading is about 2.5 KiB per layer
   // (test/workloads/loader_memory_slow_test.cpp guards it: the bound here is too loose to).
   // Time: 4 times the layers may take at most 5.5 times the CPU (a quadratic step would take 16).
   const Usage small = map_chain(2'000);
