@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include "common/files.hpp"
@@ -70,55 +71,55 @@ void check_utf8(const std::string& text, const std::string& file) {
   }
 }
 
-YamlNode::YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path)
-    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+YamlNode::YamlNode(std::shared_ptr<const YamlDocument> doc, std::uint32_t node, std::string path)
+    : doc_(std::move(doc)), node_(node), path_(std::move(path)) {}
 
 namespace {
 
 /// yaml-cpp keeps the first of two equal keys and drops the second silently; a repeated key is
 /// almost always an editing mistake, so it is an error in every input. The walk is iterative and
-/// bounded (depth and node count), so a self-referencing alias or an alias bomb ends in an error,
-/// not a stack overflow or minutes of work.
-void check_no_duplicate_keys(const YAML::Node& root, const std::string& file, const StopToken& stop) {
-  constexpr std::size_t kMaxDepth = 256;
+/// bounded (depth and node count, aliases counted where they are used), so a self-referencing alias
+/// or an alias bomb ends in an error, not a stack overflow or minutes of work.
+void check_no_duplicate_keys(const YamlDocument& doc, const StopToken& stop) {
+  constexpr std::uint32_t kMaxDepth = 256;
   constexpr std::size_t kMaxNodes = 4'000'000;
-  std::vector<std::pair<YAML::Node, std::size_t>> stack{{root, 0}};
+  using Kind = YamlDocument::Kind;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> stack{{doc.root, 0}};  // node, depth: 8 bytes an entry
   std::size_t visited = 0;
   while (!stack.empty()) {
-    auto [node, depth] = stack.back();
+    auto [index, depth] = stack.back();
     stack.pop_back();
+    const YamlDocument::Node& node = doc.nodes[index];
     // Polled as the parse is (a 50,000-layer workload has a million nodes: most of a second).
     if (visited % 4096 == 4095) throw_if_stopped(stop, "loading the workload");
     if (++visited > kMaxNodes || depth > kMaxDepth) {
-      const YAML::Mark m = node.Mark();
-      throw UserError({file, m.line + 1, m.column + 1}, "",
+      throw UserError({doc.file, node.line + 1, node.column + 1}, "",
                       depth > kMaxDepth ? "nesting is deeper than 256 levels" : "the document expands to over 4 million nodes",
                       "an alias that refers to itself, or aliases nested many times over?");
     }
-    if (node.IsMap()) {
-      std::set<std::string> seen;
-      for (const auto& kv : node) {
-        if (!kv.first.IsScalar()) {
+    if (node.kind == Kind::Map) {
+      std::set<std::string_view> seen;
+      for (std::uint32_t i = 0; i < node.size; i += 2) {
+        const std::uint32_t key = doc.children[node.begin + i];
+        const YamlDocument::Node& k = doc.nodes[key];
+        if (k.kind != Kind::Scalar) {
           // `[a, b]: 1` or `? {x: 1}`: every reader matches keys as text, so a list or map as a key
           // could only be misread.
-          const YAML::Mark m = kv.first.Mark();
-          throw UserError({file, m.line + 1, m.column + 1}, "",
-                          kv.first.IsNull() ? "a key cannot be empty or null" : "a key must be a single value, not a list or mapping",
+          throw UserError({doc.file, k.line + 1, k.column + 1}, "",
+                          k.kind == Kind::Null ? "a key cannot be empty or null" : "a key must be a single value, not a list or mapping",
                           "write `name: value`");
         }
-        if (!seen.insert(kv.first.Scalar()).second) {
-          const YAML::Mark m = kv.first.Mark();
-          throw UserError({file, m.line + 1, m.column + 1}, kv.first.Scalar(), "duplicate key",
+        if (!seen.insert(doc.scalar(key)).second) {
+          throw UserError({doc.file, k.line + 1, k.column + 1}, std::string(doc.scalar(key)), "duplicate key",
                           "keep one of the two entries");
         }
-        stack.emplace_back(kv.second, depth + 1);
+        stack.emplace_back(doc.children[node.begin + i + 1], depth + 1U);
       }
-    } else if (node.IsSequence()) {
-      for (const auto& item : node) stack.emplace_back(item, depth + 1);
+    } else if (node.kind == Kind::Sequence) {
+      for (std::uint32_t i = 0; i < node.size; ++i) stack.emplace_back(doc.children[node.begin + i], depth + 1U);
     }
   }
 }
-
 
 /// Sees the start of each document and nothing else.
 class DocumentStarts : public YAML::EventHandler {
@@ -163,69 +164,126 @@ class StoppableText : public std::streambuf {
   std::size_t pos_ = 0;
 };
 
-/// Counts the nodes and nesting of the first document from the parser's events, building nothing:
-/// the limits of check_no_duplicate_keys (4 million nodes, 256 levels) trip before yaml-cpp builds a
-/// tree whose memory grows with them (about 0.5 KB per node).
-class NodeCounter : public YAML::EventHandler {
+/// Builds a YamlDocument from the parser's events as yaml-cpp's NodeBuilder builds its tree: an
+/// anchor names its node from the node's start (so `&a [*a]` holds itself) and an alias is that
+/// node. Nodes are counted as they arrive, aliases once each, and a document of over 4 million is
+/// refused at the node that passes the limit; a text over 1 MiB also has its nesting limited here
+/// (256 levels: check_no_duplicate_keys limits a smaller one's, with its own hint).
+class TreeBuilder : public YAML::EventHandler {
  public:
-  explicit NodeCounter(const std::string& file) : file_(file) {}
-  void OnDocumentStart(const YAML::Mark&) override {}
+  TreeBuilder(YamlDocument& doc, bool limit_depth) : doc_(doc), limit_depth_(limit_depth) {}
+  YAML::Mark start;  ///< where the document starts
+
+  void OnDocumentStart(const YAML::Mark& m) override { start = m; }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
-  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m); }
-  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { node(m); }
-  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { open(m); }
-  void OnSequenceEnd() override { --depth_; }
-  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override { open(m); }
-  void OnMapEnd() override { --depth_; }
+  void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override { add(m, anchor, Kind::Null); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override {
+    count(m);
+    NPUMAP_ASSERT(anchor > 0 && anchor < anchors_.size());  // the parser refuses an undefined anchor
+    attach(anchors_[anchor]);
+  }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
+    if (doc_.text.size() + value.size() > std::numeric_limits<std::uint32_t>::max()) {
+      throw UserError({doc_.file, m.line + 1, m.column + 1}, "", "the document holds over 4 GiB of text",
+                      "split the input, or generate a smaller one");
+    }
+    YamlDocument::Node& node = doc_.nodes[add(m, anchor, Kind::Scalar)];
+    node.begin = static_cast<std::uint32_t>(doc_.text.size());
+    node.size = static_cast<std::uint32_t>(value.size());
+    doc_.text += value;
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(m, anchor, Kind::Sequence);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(m, anchor, Kind::Map);
+  }
+  void OnMapEnd() override { close(); }
 
  private:
-  void node(const YAML::Mark& m) {
+  using Kind = YamlDocument::Kind;
+
+  void count(const YAML::Mark& m) {
     if (++nodes_ > kMaxNodes) {
-      throw UserError({file_, m.line + 1, m.column + 1}, "", "the document has over 4 million nodes",
+      throw UserError({doc_.file, m.line + 1, m.column + 1}, "", "the document has over 4 million nodes",
                       "split the input, or generate a smaller one");
     }
   }
-  void open(const YAML::Mark& m) {
-    node(m);
-    if (++depth_ > kMaxDepth) {
-      throw UserError({file_, m.line + 1, m.column + 1}, "", "nesting is deeper than 256 levels",
-                      "flatten the document");
+  /// A new node, entered in its parent (or as the root) and under its anchor.
+  std::uint32_t add(const YAML::Mark& m, YAML::anchor_t anchor, Kind kind) {
+    count(m);
+    const auto index = static_cast<std::uint32_t>(doc_.nodes.size());
+    YamlDocument::Node node;
+    node.line = m.line;
+    node.column = m.column;
+    node.kind = kind;
+    doc_.nodes.push_back(node);
+    if (anchor > 0) {
+      if (anchors_.size() <= anchor) anchors_.resize(anchor + 1, 0);
+      anchors_[anchor] = index;
+    }
+    attach(index);
+    return index;
+  }
+  void attach(std::uint32_t index) {
+    if (open_.empty()) {
+      doc_.root = index;
+    } else {
+      entries_.push_back(index);
     }
   }
+  void open(const YAML::Mark& m, YAML::anchor_t anchor, Kind kind) {
+    const std::uint32_t index = add(m, anchor, kind);
+    if (limit_depth_ && ++depth_ > kMaxDepth) {
+      throw UserError({doc_.file, m.line + 1, m.column + 1}, "", "nesting is deeper than 256 levels",
+                      "flatten the document");
+    }
+    open_.emplace_back(index, entries_.size());
+  }
+  /// The collection's entries, gathered while it was open, become its range of `children`.
+  void close() {
+    const auto [index, from] = open_.back();
+    open_.pop_back();
+    if (limit_depth_) --depth_;
+    YamlDocument::Node& node = doc_.nodes[index];
+    node.begin = static_cast<std::uint32_t>(doc_.children.size());
+    node.size = static_cast<std::uint32_t>(entries_.size() - from);
+    doc_.children.insert(doc_.children.end(), entries_.begin() + static_cast<std::ptrdiff_t>(from), entries_.end());
+    entries_.resize(from);
+  }
+
   static constexpr std::size_t kMaxNodes = 4'000'000, kMaxDepth = 256;
-  const std::string& file_;
+  YamlDocument& doc_;
+  bool limit_depth_;
   std::size_t nodes_ = 0, depth_ = 0;
+  std::vector<std::uint32_t> anchors_{0};  ///< node index by anchor id (ids count from 1)
+  std::vector<std::pair<std::uint32_t, std::size_t>> open_;  ///< open collections: node, first entry in entries_
+  std::vector<std::uint32_t> entries_;  ///< the entries of the open collections, innermost last
 };
 
-/// Large texts (over 1 MiB: a smaller one has fewer than a million nodes) are counted by NodeCounter
-/// before yaml-cpp builds their tree, so a refused input never holds millions of nodes in memory.
-void check_node_count(const std::string& text, const std::string& file, const StopToken& stop) {
-  if (text.size() <= (std::size_t{1} << 20)) return;
+/// Parses the first document of `text` into `doc`. A second document (after `---`) would be ignored
+/// silently, so it is an error; the parser is asked for at most two documents: YAML::LoadAll loops
+/// forever on some malformed text (a stray `,` at the start of a line yields endless empty
+/// documents; found by fuzz/fuzz_arch), so it is not used.
+void parse_document(const std::string& text, YamlDocument& doc, const StopToken& stop) {
   StoppableText buffer(text, stop);
   std::istream in(&buffer);
   YAML::Parser parser(in);
-  NodeCounter counter(file);
-  parser.HandleNextDocument(counter);
-}
-
-/// A second document (after `---`) would be ignored silently, so it is an error. Asks the parser for
-/// at most two documents: YAML::LoadAll loops forever on some malformed text (a stray `,` at the
-/// start of a line yields endless empty documents; found by fuzz/fuzz_arch), so it is not used.
-void check_single_document(const std::string& text, const std::string& file, const StopToken& stop) {
-  StoppableText buffer(text, stop);
-  std::istream in(&buffer);
-  YAML::Parser parser(in);
+  // Under 1 MiB of text cannot hold 4 million nodes; its nesting is checked after the parse.
+  TreeBuilder builder(doc, text.size() > (std::size_t{1} << 20));
+  if (!parser.HandleNextDocument(builder)) {
+    doc.nodes.emplace_back();  // no document: a null root without a position, as YAML::Load gives
+    return;
+  }
   DocumentStarts starts;
   if (!parser.HandleNextDocument(starts)) return;
-  const YAML::Mark first = starts.last;
-  if (!parser.HandleNextDocument(starts)) return;
   const YAML::Mark m = starts.last;
-  if (m.pos == first.pos) {
-    throw UserError({file, m.line + 1, m.column + 1}, "", "malformed YAML: the parser cannot get past this position",
+  if (m.pos == builder.start.pos) {
+    throw UserError({doc.file, m.line + 1, m.column + 1}, "", "malformed YAML: the parser cannot get past this position",
                     "a `,` or other flow indicator outside brackets? quote the value");
   }
-  throw UserError({file, m.line + 1, m.column + 1}, "", "a second YAML document (after `---`) would be ignored",
+  throw UserError({doc.file, m.line + 1, m.column + 1}, "", "a second YAML document (after `---`) would be ignored",
                   "keep one document per file");
 }
 
@@ -255,16 +313,12 @@ std::pair<int, int> indentation_tab(const std::string& text, int line) {
 YamlNode YamlNode::load_string(const std::string& text, const std::string& file) { return load_string(text, file, StopToken()); }
 
 YamlNode YamlNode::load_string(const std::string& text, const std::string& file, const StopToken& stop) {
-  auto name = std::make_shared<const std::string>(file);
   check_utf8(text, file);
+  auto doc = std::make_shared<YamlDocument>();
+  doc->file = file;
   try {
-    check_node_count(text, file, stop);
-    StoppableText buffer(text, stop);
-    std::istream in(&buffer);
-    YAML::Node root = YAML::Load(in);
-    check_single_document(text, file, stop);
-    check_no_duplicate_keys(root, file, stop);
-    return YamlNode(root, name, "");
+    parse_document(text, *doc, stop);
+    check_no_duplicate_keys(*doc, stop);
   } catch (const YAML::Exception& e) {
     if (const auto [line, column] = indentation_tab(text, e.mark.line); line > 0) {
       throw UserError({file, line, column}, "", "a tab character in the indentation (YAML indents with spaces only)",
@@ -273,43 +327,88 @@ YamlNode YamlNode::load_string(const std::string& text, const std::string& file,
     throw UserError({file, e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg,
                     "check indentation, colons and brackets near this position");
   }
+  const std::uint32_t root = doc->root;
+  return YamlNode(std::move(doc), root, "");
 }
 
 YamlNode YamlNode::load_file(const std::string& file) { return load_string(read_input_file(file), file); }
 
+namespace {
+
+/// Appends a copy of `node` (and of what it holds) to `doc`; returns its index. Recursive: the trees
+/// copied are built in code and a few levels deep.
+std::uint32_t copy_node(const YAML::Node& node, YamlDocument& doc) {
+  using Kind = YamlDocument::Kind;
+  const auto index = static_cast<std::uint32_t>(doc.nodes.size());
+  doc.nodes.emplace_back();
+  const YAML::Mark mark = node.Mark();
+  doc.nodes[index].line = mark.line;
+  doc.nodes[index].column = mark.column;
+  std::vector<std::uint32_t> entries;
+  if (node.IsScalar()) {
+    doc.nodes[index].kind = Kind::Scalar;
+    doc.nodes[index].begin = static_cast<std::uint32_t>(doc.text.size());
+    doc.nodes[index].size = static_cast<std::uint32_t>(node.Scalar().size());
+    doc.text += node.Scalar();
+    return index;
+  }
+  if (node.IsSequence()) {
+    doc.nodes[index].kind = Kind::Sequence;
+    for (const auto& item : node) entries.push_back(copy_node(item, doc));
+  } else if (node.IsMap()) {
+    doc.nodes[index].kind = Kind::Map;
+    for (const auto& kv : node) {
+      NPUMAP_ASSERT(kv.first.IsScalar());
+      entries.push_back(copy_node(kv.first, doc));
+      entries.push_back(copy_node(kv.second, doc));
+    }
+  }
+  doc.nodes[index].begin = static_cast<std::uint32_t>(doc.children.size());
+  doc.nodes[index].size = static_cast<std::uint32_t>(entries.size());
+  doc.children.insert(doc.children.end(), entries.begin(), entries.end());
+  return index;
+}
+
+}  // namespace
+
+YamlNode YamlNode::from_yaml(const YAML::Node& node, const std::string& file) {
+  auto doc = std::make_shared<YamlDocument>();
+  doc->file = file;
+  doc->root = copy_node(node, *doc);
+  const std::uint32_t root = doc->root;
+  return YamlNode(std::move(doc), root, "");
+}
+
 SourceLocation YamlNode::location() const {
-  if (!node_) return {*file_, 0, 0};
-  const YAML::Mark mark = node_.Mark();
-  if (mark.line < 0) return {*file_, 0, 0};
-  return {*file_, mark.line + 1, mark.column + 1};
+  const YamlDocument::Node& n = node();
+  if (n.line < 0) return {doc_->file, 0, 0};
+  return {doc_->file, n.line + 1, n.column + 1};
 }
 
 UserError YamlNode::error(const std::string& message, const std::string& hint) const {
   return UserError(location(), path_, message, hint);
 }
 
-YamlNode YamlNode::child(const YAML::Node& node, std::string path) const { return YamlNode(node, file_, std::move(path)); }
-
 void YamlNode::expect_map() const {
-  if (!node_.IsMap()) throw error("expected a mapping of keys to values", "write `key: value` lines");
+  if (!is_map()) throw error("expected a mapping of keys to values", "write `key: value` lines");
 }
 
 void YamlNode::expect_sequence() const {
-  if (!node_.IsSequence()) throw error("expected a list", "write `- item` lines or [a, b, c]");
+  if (!is_sequence()) throw error("expected a list", "write `- item` lines or [a, b, c]");
 }
 
 bool YamlNode::has(std::string_view key) const {
-  if (!node_.IsMap()) return false;
-  for (const auto& kv : node_) {
-    if (kv.first.IsScalar() && kv.first.Scalar() == key) return true;
+  if (!is_map()) return false;
+  for (std::uint32_t i = 0; i < node().size; i += 2) {
+    if (doc_->scalar(entry(i)) == key) return true;
   }
   return false;
 }
 
 std::optional<YamlNode> YamlNode::find(std::string_view key) const {
   expect_map();
-  for (const auto& kv : node_) {
-    if (kv.first.IsScalar() && kv.first.Scalar() == key) return child(kv.second, join_path(path_, key));
+  for (std::uint32_t i = 0; i < node().size; i += 2) {
+    if (doc_->scalar(entry(i)) == key) return child(entry(i + 1), join_path(path_, key));
   }
   return std::nullopt;
 }
@@ -326,17 +425,18 @@ YamlNode YamlNode::at(std::string_view key) const {
 std::vector<YamlNode> YamlNode::items() const {
   expect_sequence();
   std::vector<YamlNode> out;
-  out.reserve(node_.size());
-  for (std::size_t i = 0; i < node_.size(); ++i) out.push_back(child(node_[i], fmt::format("{}[{}]", path_, i)));
+  out.reserve(node().size);
+  for (std::uint32_t i = 0; i < node().size; ++i) out.push_back(child(entry(i), fmt::format("{}[{}]", path_, i)));
   return out;
 }
 
 std::vector<std::pair<std::string, YamlNode>> YamlNode::entries() const {
   expect_map();
   std::vector<std::pair<std::string, YamlNode>> out;
-  for (const auto& kv : node_) {
-    const std::string key = kv.first.as<std::string>();
-    out.emplace_back(key, child(kv.second, join_path(path_, key)));
+  for (std::uint32_t i = 0; i < node().size; i += 2) {
+    std::string key(doc_->scalar(entry(i)));
+    YamlNode value = child(entry(i + 1), join_path(path_, key));
+    out.emplace_back(std::move(key), std::move(value));
   }
   return out;
 }
@@ -347,21 +447,21 @@ void YamlNode::check_keys(std::initializer_list<std::string_view> allowed) const
 
 void YamlNode::check_keys(const std::vector<std::string>& allowed) const {
   expect_map();
-  for (const auto& kv : node_) {
-    const std::string key = kv.first.Scalar();
+  for (std::uint32_t i = 0; i < node().size; i += 2) {
+    const std::string key(doc_->scalar(entry(i)));
     bool ok = false;
     for (const auto& a : allowed) ok = ok || (a == key);
     if (ok) continue;
     const std::string near = closest_match(key, allowed);
-    const YAML::Mark mark = kv.first.Mark();
-    throw UserError({*file_, mark.line + 1, mark.column + 1}, join_path(path_, key), "unknown key",
+    const YamlDocument::Node& k = doc_->nodes[entry(i)];
+    throw UserError({doc_->file, k.line + 1, k.column + 1}, join_path(path_, key), "unknown key",
                     near.empty() ? "allowed keys: " + join_list(allowed) : "did you mean `" + near + "`?");
   }
 }
 
 std::string YamlNode::as_string() const {
-  if (!node_ || !node_.IsScalar()) throw error("expected a single value", "write a plain string");
-  return node_.Scalar();
+  if (!is_scalar()) throw error("expected a single value", "write a plain string");
+  return std::string(doc_->scalar(node_));
 }
 
 bool YamlNode::as_bool() const {

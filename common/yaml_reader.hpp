@@ -1,7 +1,10 @@
 #pragma once
-// A thin, error-reporting view of a yaml-cpp node shared by the arch and workload loaders.
-// Every accessor that can fail throws UserError with file:line:col (1-based; yaml-cpp's marks are
-// 0-based and carry no file name, so this adds both), the dotted key path, and a hint.
+// A thin, error-reporting view of a parsed YAML document shared by the arch, sweep and workload
+// loaders. Every accessor that can fail throws UserError with file:line:col (1-based; yaml-cpp's
+// marks are 0-based and carry no file name, so this adds both), the dotted key path, and a hint.
+// The document is built from yaml-cpp's parser events into a compact tree of our own (YamlDocument):
+// yaml-cpp's node tree costs about 0.5 KB per node, so a 50,000-layer workload's million nodes took
+// over 600 MB while loading; the compact tree holds each node in 20 bytes and its text once.
 
 #include <cstdint>
 #include <initializer_list>
@@ -12,10 +15,12 @@
 #include <utility>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
 #include "common/stop_token.hpp"
 #include "common/user_error.hpp"
+
+namespace YAML {
+class Node;
+}
 
 namespace npumap::common {
 
@@ -24,10 +29,32 @@ namespace npumap::common {
 /// truncated or overlong forms, surrogates, code points past U+10FFFF) in `text`, read from `file`.
 void check_utf8(const std::string& text, const std::string& file);
 
-/// A YAML node together with the file it came from and its key path (e.g. `layers[3].kernel`).
+/// One YAML document as yaml-cpp's parser reads it, held compactly: the nodes in one vector, each
+/// collection's children as a range of a second one, every scalar's text in one string. An alias is
+/// the node its anchor names (shared, as in yaml-cpp's tree; a node may so contain itself). Every key
+/// of a map is a scalar (YamlNode::load_string refuses others).
+struct YamlDocument {
+  enum class Kind : std::uint8_t { Null, Scalar, Sequence, Map };
+  struct Node {
+    std::int32_t line = -1;    ///< 0-based, as yaml-cpp's Mark; -1 for a node with no position
+    std::int32_t column = -1;
+    std::uint32_t begin = 0;   ///< a scalar's offset in `text`; a collection's first entry in `children`
+    std::uint32_t size = 0;    ///< a scalar's length; a collection's entry count (a map's keys and values alternate)
+    Kind kind = Kind::Null;
+  };
+  std::string file;                     ///< the name used in messages
+  std::vector<Node> nodes;              ///< nodes[root] is the document
+  std::vector<std::uint32_t> children;  ///< node indices
+  std::string text;                     ///< the scalars' text, end to end
+  std::uint32_t root = 0;
+
+  std::string_view scalar(std::uint32_t n) const { return std::string_view(text).substr(nodes[n].begin, nodes[n].size); }
+};
+
+/// A node of a YamlDocument together with its key path (e.g. `layers[3].kernel`).
 class YamlNode {
  public:
-  YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path);
+  YamlNode(std::shared_ptr<const YamlDocument> doc, std::uint32_t node, std::string path);
 
   /// Parse a file; a missing file or a syntax error becomes a UserError.
   static YamlNode load_file(const std::string& file);
@@ -37,16 +64,18 @@ class YamlNode {
   /// MiB, which is parsed whole): throws
   /// Interrupted("loading the workload") once it asks to stop.
   static YamlNode load_string(const std::string& text, const std::string& file, const StopToken& stop);
+  /// A copy of a tree built in code (a sweep point's overrides): its nodes have no position, so
+  /// their errors point at line 0; every key must be a scalar.
+  static YamlNode from_yaml(const YAML::Node& node, const std::string& file);
 
-  const YAML::Node& raw() const { return node_; }
   const std::string& path() const { return path_; }
-  const std::string& file() const { return *file_; }
+  const std::string& file() const { return doc_->file; }
   SourceLocation location() const;
 
-  bool is_map() const { return node_.IsMap(); }
-  bool is_sequence() const { return node_.IsSequence(); }
-  bool is_scalar() const { return node_.IsScalar(); }
-  bool is_null() const { return !node_ || node_.IsNull(); }
+  bool is_map() const { return kind() == YamlDocument::Kind::Map; }
+  bool is_sequence() const { return kind() == YamlDocument::Kind::Sequence; }
+  bool is_scalar() const { return kind() == YamlDocument::Kind::Scalar; }
+  bool is_null() const { return kind() == YamlDocument::Kind::Null; }
 
   /// Throws unless this node is a map / a sequence.
   void expect_map() const;
@@ -78,10 +107,14 @@ class YamlNode {
   UserError error(const std::string& message, const std::string& hint = {}) const;
 
  private:
-  YamlNode child(const YAML::Node& node, std::string path) const;
+  const YamlDocument::Node& node() const { return doc_->nodes[node_]; }
+  YamlDocument::Kind kind() const { return node().kind; }
+  /// The node index of entry `i` of this collection.
+  std::uint32_t entry(std::uint32_t i) const { return doc_->children[node().begin + i]; }
+  YamlNode child(std::uint32_t node, std::string path) const { return YamlNode(doc_, node, std::move(path)); }
 
-  YAML::Node node_;
-  std::shared_ptr<const std::string> file_;
+  std::shared_ptr<const YamlDocument> doc_;
+  std::uint32_t node_ = 0;
   std::string path_;
 };
 

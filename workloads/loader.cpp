@@ -274,28 +274,25 @@ std::int64_t needed_total_padding(std::int64_t in, std::int64_t stride, std::int
 
 // ---- loader state ------------------------------------------------------------------------------
 
-// What pass 1 learned about a layer that later passes still need, with the nodes to blame.
+// What pass 1 learned about a layer that later passes still need. The nodes to blame are found
+// again from the layer's own node when there is an error: holding them took about 0.7 KiB a layer.
 struct Pending {
   explicit Pending(common::YamlNode n) : node(std::move(n)) {}
   common::YamlNode node;
   std::vector<std::string> input_names;
-  std::vector<common::YamlNode> input_nodes;  // for Einsum layers, the einsum node once per operand
-  std::optional<common::YamlNode> output_shape_node;
-  std::optional<common::YamlNode> kernel_node;
-  std::optional<common::YamlNode> weight_shape_node;
+  bool weight_shape_written = false;
   std::optional<DataType> dtype;
   std::optional<double> quant_scale;
   std::optional<EinsumExpr> expr;
   EinsumRoles roles;
   std::unordered_map<std::string, std::int64_t> rank_size;
   std::optional<OpKind> einsum_op;    // `op:` written next to an einsum
-  std::optional<common::YamlNode> einsum_node;
-  std::optional<common::YamlNode> op_node;
-  std::optional<common::YamlNode> bias_node;
-  std::optional<common::YamlNode> compression_node;
-  std::optional<common::YamlNode> weight_dtype_node;
-  std::vector<common::YamlNode> input_view_nodes;  // `input_shapes` entries, one per input when written
-  std::optional<common::YamlNode> lut_node;
+
+  common::YamlNode key(std::string_view name) const { return node.at(name); }
+  /// Where input `i` is named: its entry of `inputs`, or an Einsum layer's einsum.
+  common::YamlNode input_node(std::size_t i) const { return expr ? node.at("einsum") : node.at("inputs").items()[i]; }
+  /// Entry `i` of `input_shapes`.
+  common::YamlNode input_view_node(std::size_t i) const { return node.at("input_shapes").items()[i]; }
 };
 
 class Loader {
@@ -414,8 +411,7 @@ class Loader {
       output_node = item.at("output");
       output_name = output_node->as_string();
       if (output_name.empty()) throw output_node->error("must not be empty", "name the output tensor");
-      p.output_shape_node = item.at("output_shape");
-      output_dims = read_shape(*p.output_shape_node);
+      output_dims = read_shape(item.at("output_shape"));
     }
     if (auto n = item.find("activation")) {
       l.activation = parse_activation(*n);
@@ -492,10 +488,7 @@ class Loader {
                                      input_items.size()),
                          wanted == 1 ? "write inputs: [x]" : "write inputs: [a, b]");
     }
-    for (const auto& in : input_items) {
-      p.input_names.push_back(in.as_string());
-      p.input_nodes.push_back(in);
-    }
+    for (const auto& in : input_items) p.input_names.push_back(in.as_string());
     if (auto n = item.find("input_shapes")) {
       const auto views = n->items();
       if (views.size() != input_items.size()) {
@@ -503,16 +496,12 @@ class Loader {
                                    input_items.size(), input_items.size() == 1 ? "" : "s"),
                        "write one shape per input, in the order of `inputs`");
       }
-      for (const auto& v : views) {
-        l.input_views.push_back(read_shape(v));
-        p.input_view_nodes.push_back(v);
-      }
+      for (const auto& v : views) l.input_views.push_back(read_shape(v));
     }
     const bool spatial = l.kind == OpKind::Conv2D || l.kind == OpKind::DepthwiseConv2D || l.kind == OpKind::MaxPool ||
                          l.kind == OpKind::AvgPool || l.kind == OpKind::TransposeConv2D;
     if (spatial) {
-      p.kernel_node = item.at("kernel");
-      std::tie(l.kernel_h, l.kernel_w) = read_pair(*p.kernel_node);
+      std::tie(l.kernel_h, l.kernel_w) = read_pair(item.at("kernel"));
       if (auto n = item.find("stride")) std::tie(l.stride_y, l.stride_x) = read_pair(*n);
       if (auto n = item.find("dilation")) std::tie(l.dilation_y, l.dilation_x) = read_pair(*n);
       read_padding(item.at("padding"), l);
@@ -530,14 +519,13 @@ class Loader {
       if (auto n = item.find("weight_compression")) l.weight_compression = read_compression(*n);
       if (auto n = item.find("weight_encodings")) l.weight_encodings = read_weight_encodings(*n, l.kind);
       if (auto n = item.find("weight_shape")) {
-        p.weight_shape_node = *n;
+        p.weight_shape_written = true;
         l.weight_shape = read_shape(*n);
       }
     }
     if (auto n = item.find("transpose_b")) l.transpose_b = n->as_bool();
     if (auto n = item.find("operands_swapped")) l.operands_swapped = n->as_bool();
     if (auto n = item.find("lut")) {
-      p.lut_node = *n;
       l.lut = read_lut(*n);
     }
     if (auto n = item.find("primary_ofm")) {
@@ -628,7 +616,6 @@ class Loader {
                                       fmt::join(kEinsumKeys, ", ")));
       }
     }
-    p.einsum_node = e;
     l.einsum = e.as_string();
     std::string error;
     p.expr = parse_einsum(l.einsum, error);
@@ -638,13 +625,7 @@ class Loader {
     p.roles = *roles;
 
     const common::YamlNode ranks = item.at("ranks");
-    ranks.expect_map();
-    for (const auto& kv : ranks.raw()) {
-      if (!kv.first.IsScalar()) {
-        throw common::UserError({ranks.file(), kv.first.Mark().line + 1, kv.first.Mark().column + 1}, ranks.path(),
-                        "a rank name must be a plain word", "write ranks: {m: 128, k: 768}");
-      }
-    }
+    ranks.expect_map();  // its keys are plain words: the YAML reader refuses a list or map as a key
     for (const auto& [rank, value] : ranks.entries()) {
       const std::int64_t size = dimension(value);
       if (!rank_used(*p.expr, rank)) {
@@ -676,7 +657,6 @@ class Loader {
       }
     }
     if (auto n = item.find("op")) {
-      p.op_node = *n;
       const std::string op = n->as_choice(op_names());
       const OpKind kind = op_spelling(op).kind;
       if (kind != OpKind::FullyConnected && kind != OpKind::MatMul) {
@@ -685,11 +665,8 @@ class Loader {
       }
       p.einsum_op = kind;
     }
-    p.bias_node = item.find("bias");
-    p.compression_node = item.find("weight_compression");
-    if (p.compression_node) l.weight_compression = read_compression(*p.compression_node);
+    if (auto n = item.find("weight_compression")) l.weight_compression = read_compression(*n);
     p.input_names = {p.expr->a.tensor, p.expr->b.tensor};
-    p.input_nodes = {e, e};
   }
 
   static bool rank_used(const EinsumExpr& expr, const std::string& rank) {
@@ -707,13 +684,14 @@ class Loader {
 
   // ---- pass 2 ----
 
-  int lookup(const std::string& name, const common::YamlNode& where) {
+  int lookup(const Pending& p, std::size_t input) {
+    const std::string& name = p.input_names[input];
     const int t = tensor_index(name);
     if (t >= 0) return t;
     std::vector<std::string> names;
     for (const auto& tensor : w_.tensors) names.push_back(tensor.name);
     const std::string near = common::closest_match(name, names);
-    throw where.error(fmt::format("tensor `{}` is not produced by any layer and is not declared as a network input", name),
+    throw p.input_node(input).error(fmt::format("tensor `{}` is not produced by any layer and is not declared as a network input", name),
                       near.empty() ? "declare it under `inputs:` or produce it with a layer"
                                    : fmt::format("did you mean `{}`? otherwise declare it under `inputs:`", near));
   }
@@ -730,7 +708,7 @@ class Loader {
       Layer& l = w_.layers[li];
       Pending& p = pending_[li];
       std::vector<int> ids;
-      for (std::size_t i = 0; i < p.input_names.size(); ++i) ids.push_back(lookup(p.input_names[i], p.input_nodes[i]));
+      for (std::size_t i = 0; i < p.input_names.size(); ++i) ids.push_back(lookup(p, i));
       if (p.expr) {
         lower_einsum(l, p, ids);
       } else {
@@ -752,7 +730,7 @@ class Loader {
   void lower_einsum(Layer& l, Pending& p, const std::vector<int>& ids) {
     const TensorInfo& a = w_.tensors[static_cast<std::size_t>(ids[0])];
     const TensorInfo& b = w_.tensors[static_cast<std::size_t>(ids[1])];
-    const common::YamlNode& e = *p.einsum_node;
+    const common::YamlNode e = p.key("einsum");
     if (a.is_constant && b.is_constant) {
       throw e.error(fmt::format("both operands `{}` and `{}` are constants", a.name, b.name),
                     "a product of constants is itself a constant; compute it offline");
@@ -760,7 +738,7 @@ class Loader {
     const bool fc = b.is_constant && !a.is_constant && p.roles.batch.empty();
     l.kind = fc ? OpKind::FullyConnected : OpKind::MatMul;
     if (p.einsum_op && *p.einsum_op != l.kind) {
-      throw p.op_node->error(
+      throw p.key("op").error(
           fmt::format("this einsum runs as {}, not {}", op_kind_name(l.kind), op_kind_name(*p.einsum_op)),
           fc ? "its second operand is a constant, so it becomes the weights of a fully_connected layer"
              : "fully_connected needs a declared constant as the second operand, without batch ranks");
@@ -769,7 +747,7 @@ class Loader {
       l.inputs = {ids[0]};
       l.weight_tensor = ids[1];
       l.has_bias = true;
-      if (p.bias_node) l.has_bias = p.bias_node->as_bool();
+      if (auto n = p.node.find("bias")) l.has_bias = n->as_bool();
       l.weight_dtype = b.dtype;
       if (b.dtype != DataType::Int8 && b.dtype != DataType::UInt8) {
         throw e.error(fmt::format("constant `{}` is used as fully_connected weights but is {}", b.name,
@@ -778,7 +756,7 @@ class Loader {
       }
     } else {
       l.inputs = ids;
-      for (const auto& node : {p.bias_node, p.compression_node}) {
+      for (const auto& node : {p.node.find("bias"), p.node.find("weight_compression")}) {
         if (node) {
           throw node->error("applies only to an einsum that runs as fully_connected",
                             "this einsum runs as matmul, which has no weights of its own");
@@ -854,8 +832,7 @@ class Loader {
         break;
       }
     }
-    const common::YamlNode& where = p.expr ? *p.einsum_node : p.input_nodes[slot];
-    throw where.error(fmt::format("layer `{}` is part of a cycle: {}", l.name, fmt::join(names, " -> ")),
+    throw p.input_node(slot).error(fmt::format("layer `{}` is part of a cycle: {}", l.name, fmt::join(names, " -> ")),
                       "a workload is a DAG; one of these layers must read an earlier tensor");
   }
 
@@ -900,7 +877,7 @@ class Loader {
                                              "every layer writing a declared tensor writes its declared scale");
       }
       if (!fits(nhwc_view(l.output_dims), out.shape)) {
-        throw p.output_shape_node->error(
+        throw p.key("output_shape").error(
             fmt::format("{} does not fit in tensor `{}` {}", dims_string(l.output_dims), out.name, dims_string(out.dims)),
             "a layer writes all of a declared tensor (any shape with its element count) or a part of it "
             "(no dimension larger than the tensor's)");
@@ -910,7 +887,7 @@ class Loader {
       if (p.quant_scale) out.quant_scale = *p.quant_scale;
     }
     if (l.lut && !uses_lut(l)) {
-      throw p.lut_node->error("does not apply: the layer loads no lookup table",
+      throw p.key("lut").error("does not apply: the layer loads no lookup table",
                               "a table belongs to softmax and to the sigmoid, tanh and lut activations");
     }
     if (!l.lut && uses_lut(l)) l.lut = lut_table_default(l, tensor(l.inputs[0]).dtype);
@@ -921,7 +898,7 @@ class Loader {
     for (std::size_t i = 0; i < l.input_views.size(); ++i) {
       const TensorInfo& t = tensor(l.inputs[i]);
       if (!fits(nhwc_view(l.input_views[i]), t.shape)) {
-        throw p.input_view_nodes[i].error(
+        throw p.input_view_node(i).error(
             fmt::format("{} does not fit in input {}", dims_string(l.input_views[i]), describe(l.inputs[i])),
             "a layer reads all of a tensor (any shape with its element count) or a part of it (no dimension "
             "larger than the tensor's)");
@@ -943,7 +920,7 @@ class Loader {
       case OpKind::FullyConnected: {
         const std::int64_t features = in.h * in.w * in.c;  // at most the element count, which fits
         if (declared.n != in.n || declared.h != 1 || declared.w != 1) {
-          throw p.output_shape_node->error(
+          throw p.key("output_shape").error(
               fmt::format("is {} but fully_connected of input {} gives [{},1,1,C] (or [{},C])", dims_string(l.output_dims),
                           describe(l.ifm()), in.n, in.n),
               "the batch N is kept and H*W*C input features become C output features");
@@ -967,7 +944,7 @@ class Loader {
         const Shape in2 = input_view(l, 1);
         const auto dim = [](std::int64_t a, std::int64_t b) { return a == b || a == 1 || b == 1; };
         if (!dim(in.n, in2.n) || !dim(in.h, in2.h) || !dim(in.w, in2.w) || !dim(in.c, in2.c)) {
-          throw p.input_nodes[1].error(
+          throw p.input_node(1).error(
               fmt::format("{} needs operands of broadcastable shapes: {} read as {} and {} read as {}", op,
                           describe(l.ifm()), shape_string(in), describe(l.ifm2()), shape_string(in2)),
               "each dimension must be equal in both operands or 1 in one of them");
@@ -993,7 +970,7 @@ class Loader {
         const bool doubled = declared == Shape{in.n, in.h * 2, in.w * 2, in.c};
         const bool aligned = declared == Shape{in.n, in.h * 2 - 1, in.w * 2 - 1, in.c};
         if (!doubled && !aligned) {
-          throw p.output_shape_node->error(
+          throw p.key("output_shape").error(
               fmt::format("is {} but resize_bilinear of input {} gives {} (or {} with aligned corners)",
                           dims_string(l.output_dims), describe(l.ifm()), shape_string({in.n, in.h * 2, in.w * 2, in.c}),
                           shape_string({in.n, in.h * 2 - 1, in.w * 2 - 1, in.c})),
@@ -1023,7 +1000,7 @@ class Loader {
 
   void expect_output(const Layer& l, const Pending& p, const Shape& expected, const std::string& op) {
     if (nhwc_view(l.output_dims) == expected) return;
-    throw p.output_shape_node->error(
+    throw p.key("output_shape").error(
         fmt::format("is {} but {} of input {} gives {}", dims_string(l.output_dims), op, describe(l.ifm()),
                     shape_string(expected)),
         l.kind == OpKind::ReduceSum ? "reduce_sum sums over the channels, giving [N,H,W,1]"
@@ -1037,7 +1014,7 @@ class Loader {
     const std::int64_t ow = out_size(l.padding_mode, in.w, l.stride_x, dkw, l.padding.left, l.padding.right);
     const char* mode = l.padding_mode == PaddingMode::Same ? "SAME" : l.padding_mode == PaddingMode::Valid ? "VALID" : "explicit";
     if (oh < 1 || ow < 1) {
-      throw p.kernel_node->error(fmt::format("the kernel, dilated to {}x{}, does not fit input {} with {} padding", dkh,
+      throw p.key("kernel").error(fmt::format("the kernel, dilated to {}x{}, does not fit input {} with {} padding", dkh,
                                              dkw, describe(l.ifm()), mode),
                                  "use a smaller kernel or dilation, or pad the input");
     }
@@ -1051,11 +1028,11 @@ class Loader {
     const Shape expected{in.n, oh, ow, oc};
     if (declared != expected) {
       if (keeps_channels && declared.c != in.c && Shape{declared.n, declared.h, declared.w, in.c} == expected) {
-        throw p.output_shape_node->error(
+        throw p.key("output_shape").error(
             fmt::format("has {} channels but {} keeps the {} channels of input {}", declared.c, op, in.c, describe(l.ifm())),
             l.kind == OpKind::DepthwiseConv2D ? "the depth multiplier is 1" : "pooling works on each channel alone");
       }
-      throw p.output_shape_node->error(
+      throw p.key("output_shape").error(
           fmt::format("is {} but {} of input {} with kernel {}x{}, stride {}x{}, dilation {}x{} and {} padding gives {}",
                       dims_string(l.output_dims), op, describe(l.ifm()), l.kernel_h, l.kernel_w, l.stride_y, l.stride_x,
                       l.dilation_y, l.dilation_x, mode, shape_string(expected)),
@@ -1078,8 +1055,8 @@ class Loader {
 
   // Weights are implied by the layer; a written weight_shape must agree with the channel counts.
   void check_weight_shape(Layer& l, const Pending& p, std::vector<std::int64_t> expected, const char* hint) {
-    if (p.weight_shape_node && l.weight_shape != expected) {
-      throw p.weight_shape_node->error(
+    if (p.weight_shape_written && l.weight_shape != expected) {
+      throw p.key("weight_shape").error(
           fmt::format("is {} but input {} and output {} need {}", dims_string(l.weight_shape), describe(l.ifm()),
                       dims_string(l.output_dims), dims_string(expected)),
           hint);
@@ -1107,7 +1084,7 @@ class Loader {
     const std::int64_t bk = l.transpose_b ? b.cols : b.rows;
     const std::int64_t bn = l.transpose_b ? b.rows : b.cols;
     if (a.batch != b.batch || a.cols != bk) {
-      throw p.input_nodes[1].error(
+      throw p.input_node(1).error(
           fmt::format("matmul operands do not fit: {} is {} matrices of {}x{}, {} is {} matrices of {}x{}{}",
                       describe(l.ifm()), a.batch, a.rows, a.cols, describe(l.ifm2()), b.batch, bk, bn,
                       l.transpose_b ? " (transposed)" : ""),
@@ -1115,7 +1092,7 @@ class Loader {
     }
     const MatrixView o = matrix_view(l.output_dims);
     if (o.batch != a.batch || o.rows != a.rows || o.cols != bn) {
-      throw p.output_shape_node->error(
+      throw p.key("output_shape").error(
           fmt::format("is {} but matmul of {} and {} gives {} matrices of {}x{}", dims_string(l.output_dims),
                       describe(l.ifm()), describe(l.ifm2()), a.batch, a.rows, bn),
           "the output is [.., M, N]");
@@ -1144,7 +1121,7 @@ class Loader {
     for (const auto& [op, t] : operands) {
       const std::vector<std::int64_t> dims = einsum_dims(p, *op);
       if (nhwc_view(dims) != tensor(t).shape) {
-        throw p.einsum_node->error(
+        throw p.key("einsum").error(
             fmt::format("operand `{}` is {} here but {} {}", op->tensor, dims_string(dims), dims_string(tensor(t).dims),
                         origin(t)),
             "write the operand with the sizes, in the order, that its producer or declaration gives it");

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "arch/arch_loader.hpp"
 #include "common/files.hpp"
@@ -187,7 +188,7 @@ arch::Arch build_point_arch(SweepBase& base, const std::string& id, const std::v
   arch::Arch a;
   try {
     if (base.error) std::rethrow_exception(base.error);
-    a = base.arch->build(common::YamlNode(overrides, std::make_shared<const std::string>(spec_file), ""), id);
+    a = base.arch->build(common::YamlNode::from_yaml(overrides, spec_file), id);
   } catch (const common::UserError& e) {
     throw annotate(e);
   }
