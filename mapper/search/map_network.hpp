@@ -39,6 +39,11 @@ struct SearchOptions {
   bool baseline_only = false;
   /// Vela's --block-config-limit for its schedule (0: every block config, as Arm's evaluation kit runs it).
   int vela_block_config_limit = kVelaBlockConfigLimit;
+  /// The join problem is released while Vela's schedule is found; kept, it is made again after (in
+  /// SearchResult::problem). Off, it is left out for the caller to make again from the stage
+  /// (make_join_problem(arch, w, result.stage, fusion): the same problem) once it has what it needs
+  /// of Vela's problem: report::result_document does, so the two problems are never held together.
+  bool keep_join_problem = true;
 };
 
 /// Live counters of a search for a progress display: the per-layer stage, then the joins.
@@ -65,6 +70,7 @@ struct SearchResult {
   StageResult stage;                    ///< per layer (indexed by layer), with keep rates per job
   /// The join problem (it owns the groups the front's points index) and its result; empty when the
   /// search stopped after the stage (per-layer only, a layer without pmappings, or interrupted).
+  /// Without SearchOptions::keep_join_problem the problem is also empty once Vela's schedule is found.
   std::optional<JoinProblem> problem;
   std::optional<JoinResult> joined;
   std::optional<UnfusedSummary> unfused;  ///< when compared and a mapping without fusion exists
