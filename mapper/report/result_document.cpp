@@ -458,7 +458,12 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
 
 Json result_document(const RunProvenance& run, const arch::Arch& arch, const workloads::Workload& workload,
                      const SearchOptions& options, SearchResult& r) {
-  Json result;
+  // Room for every top-level key up front: ordered_json keeps its keys in a vector whose entries
+  // (pair<const string, json>) are copied, not moved, when it grows, and a growth after
+  // layer_mappings would copy all of them (on a long chain a transient copy of some 4 KB per layer,
+  // the run's peak).
+  Json result = Json::object();
+  result.get_ref<Json::object_t&>().reserve(32);
   result["tool"] = {{"name", "npu-mapper"}, {"version", kVersion}};
   result["provenance"] = provenance_json(run, options);
   result["workload"] = {{"name", workload.name}, {"layers", workload.layers.size()}, {"macs", workload.total_macs()}};
