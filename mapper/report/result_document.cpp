@@ -324,12 +324,13 @@ void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Wo
 /// chosen point and the best mapping without fusion.
 void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& arch, const workloads::Workload& workload,
                       SearchResult& r, bool fusion, double epsilon /* < 0: no join (Vela's schedule) */) {
-  std::optional<FrontMappings> vela_mappings;
+  // Without SearchOptions::keep_join_problem the search made Vela's mappings and left the join
+  // problem out: it is made again from the stage's rows (the same copy the join read), with Vela's
+  // problem gone, so no two problems are held together.
+  std::optional<FrontMappings> vela_mappings = std::move(r.vela_mappings);
+  r.vela_mappings.reset();
   if (!r.problem) {
-    // Left out by the search (SearchOptions::keep_join_problem): Vela's mappings are made first and
-    // its problem and stage go, then the join problem is made again from the stage's rows (the same
-    // copy the join read), so the two problems are never held together.
-    if (r.vela) vela_mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
+    if (r.vela && !vela_mappings) vela_mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
     if (r.vela) r.vela->problem = JoinProblem();
     r.vela_stage.reset();
     r.problem = make_join_problem(arch, workload, r.stage, fusion);

@@ -146,6 +146,13 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     const bool own_stage = !vela_reads_search_stage(options);
     if (own_stage) r.stage = StageResult();
     find_vela_schedule(arch, w, options, stop, r);
+    if (r.vela && !options.keep_join_problem) {
+      // Vela's point as the report reads it; its problem and stage go before the search's stage is
+      // made again (on a long chain the three were the run's peak).
+      r.vela_mappings = front_mappings(arch, w, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
+      r.vela->problem = JoinProblem();
+      r.vela_stage.reset();
+    }
     if (own_stage) r.stage = stage_of_workload(shared, first_ref, w.layers.size());
     if (had_problem && options.keep_join_problem) r.problem = make_join_problem(arch, w, r.stage, options.fusion);
   }

@@ -13,6 +13,7 @@
 #include "common/stop_token.hpp"
 #include "mapper/search/join/join.hpp"
 #include "mapper/search/keep_rates.hpp"
+#include "mapper/search/mapping.hpp"
 #include "mapper/search/objectives.hpp"
 #include "mapper/search/stage.hpp"
 #include "mapper/search/vela_schedule.hpp"
@@ -40,9 +41,11 @@ struct SearchOptions {
   /// Vela's --block-config-limit for its schedule (0: every block config, as Arm's evaluation kit runs it).
   int vela_block_config_limit = kVelaBlockConfigLimit;
   /// The join problem is released while Vela's schedule is found; kept, it is made again after (in
-  /// SearchResult::problem). Off, it is left out for the caller to make again from the stage
-  /// (make_join_problem(arch, w, result.stage, fusion): the same problem) once it has what it needs
-  /// of Vela's problem: report::result_document does, so the two problems are never held together.
+  /// SearchResult::problem). Off, Vela's point is made into layer mappings at once
+  /// (SearchResult::vela_mappings) and Vela's problem and stage go before the search's stage is made
+  /// again, and the join problem is left out for the caller to make again from the stage
+  /// (make_join_problem(arch, w, result.stage, fusion): the same problem): report::result_document
+  /// does, so no two problems are held together.
   bool keep_join_problem = true;
 };
 
@@ -82,6 +85,9 @@ struct SearchResult {
   std::optional<StageResult> vela_stage;
   /// The stage `vela` indexes.
   const StageResult& stage_of_vela() const { return vela_stage ? *vela_stage : stage; }
+  /// Vela's point as layer mappings (front_mappings of it, with its memory), made in the search
+  /// without SearchOptions::keep_join_problem; then `vela->problem` is empty and `vela_stage` absent.
+  std::optional<FrontMappings> vela_mappings;
   KeepRates keep_rates;                 ///< the stage's overall rates with the join's causes applied
   bool partial = false;                 ///< stopped by the stop token somewhere
   SearchStatus status = SearchStatus::Ok;
