@@ -139,6 +139,8 @@ search::SearchOptions search_options_of(const RunOptions& options) {
   search_options.baseline_only = options.baseline_only;
   search_options.vela_block_config_limit = options.block_config_limit;
   search_options.threads = options.threads;
+  // report::result_document makes the join problem again after Vela's layer mappings, not the search.
+  search_options.keep_join_problem = false;
   return search_options;
 }
 

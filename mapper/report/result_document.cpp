@@ -323,7 +323,18 @@ void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Wo
 /// The join's part of the document: its steps, the kept front points with their layer mappings, the
 /// chosen point and the best mapping without fusion.
 void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& arch, const workloads::Workload& workload,
-                      SearchResult& r, double epsilon /* < 0: no join (Vela's schedule) */) {
+                      SearchResult& r, bool fusion, double epsilon /* < 0: no join (Vela's schedule) */) {
+  // Without SearchOptions::keep_join_problem the search made Vela's mappings and left the join
+  // problem out: it is made again from the stage's rows (the same copy the join read), with Vela's
+  // problem gone, so no two problems are held together.
+  std::optional<FrontMappings> vela_mappings = std::move(r.vela_mappings);
+  r.vela_mappings.reset();
+  if (!r.problem) {
+    if (r.vela && !vela_mappings) vela_mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
+    if (r.vela) r.vela->problem = JoinProblem();
+    r.vela_stage.reset();
+    r.problem = make_join_problem(arch, workload, r.stage, fusion);
+  }
   // The stage's rows were read by per_layer_json; from here on only its layer spaces and jobs are
   // (front_mappings reads the rows of the join problem, a copy): on a long chain its rows, the
   // problem and Vela's were together the run's peak.
@@ -367,8 +378,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   r.problem.reset();
   // So is the search's stage when Vela's point reads a stage of its own.
   if (r.vela_stage) r.stage = StageResult();
-  std::optional<FrontMappings> vela_mappings;
-  if (r.vela) vela_mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
+  if (r.vela && !vela_mappings) vela_mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
   // Everything below reads the mappings, the front and Vela's point: the stages and problems go.
   r.stage = StageResult();
   r.vela_stage.reset();
@@ -449,7 +459,12 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
 
 Json result_document(const RunProvenance& run, const arch::Arch& arch, const workloads::Workload& workload,
                      const SearchOptions& options, SearchResult& r) {
-  Json result;
+  // Room for every top-level key up front: ordered_json keeps its keys in a vector whose entries
+  // (pair<const string, json>) are copied, not moved, when it grows, and a growth after
+  // layer_mappings would copy all of them (on a long chain a transient copy of some 4 KB per layer,
+  // the run's peak).
+  Json result = Json::object();
+  result.get_ref<Json::object_t&>().reserve(32);
   result["tool"] = {{"name", "npu-mapper"}, {"version", kVersion}};
   result["provenance"] = provenance_json(run, options);
   result["workload"] = {{"name", workload.name}, {"layers", workload.layers.size()}, {"macs", workload.total_macs()}};
@@ -458,7 +473,7 @@ Json result_document(const RunProvenance& run, const arch::Arch& arch, const wor
   result["partial"] = r.partial;
   result["per_layer"] = per_layer_json(arch, workload, r);
   result["keep_rates"] = keep_rates_json(r.keep_rates);
-  if (r.joined) add_join_results(result, run, arch, workload, r, options.baseline_only ? -1.0 : options.epsilon);
+  if (r.joined) add_join_results(result, run, arch, workload, r, options.fusion, options.baseline_only ? -1.0 : options.epsilon);
   const int status = exit_status(r.status);
   result["partial"] = r.partial;
   result["status"] = status == 0 ? "ok" : status == 1 ? "no_valid_mapping" : "interrupted";

@@ -136,17 +136,25 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
   }
   if (options.vela_baseline && !options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial) {
     // The join problem is a copy of the stage's groups: it goes while Vela's stage and problem are
-    // built (on a long chain the four together were the run's peak) and is made again after; the
-    // join did not change it, so the copy is the same. So does the stage when Vela builds one of its
-    // own: every layer's jobs and groups, expanded from the shared stage, which expands it again
-    // after (the same function of the same data, so the same stage).
+    // built (on a long chain the four together were the run's peak) and is made again after (unless
+    // the caller makes it itself: keep_join_problem); the join did not change it, so the copy is the
+    // same. So does the stage when Vela builds one of its own: every layer's jobs and groups,
+    // expanded from the shared stage, which expands it again after (the same function of the same
+    // data, so the same stage).
     const bool had_problem = r.problem.has_value();
     r.problem.reset();
     const bool own_stage = !vela_reads_search_stage(options);
     if (own_stage) r.stage = StageResult();
     find_vela_schedule(arch, w, options, stop, r);
+    if (r.vela && !options.keep_join_problem) {
+      // Vela's point as the report reads it; its problem and stage go before the search's stage is
+      // made again (on a long chain the three were the run's peak).
+      r.vela_mappings = front_mappings(arch, w, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
+      r.vela->problem = JoinProblem();
+      r.vela_stage.reset();
+    }
     if (own_stage) r.stage = stage_of_workload(shared, first_ref, w.layers.size());
-    if (had_problem) r.problem = make_join_problem(arch, w, r.stage, options.fusion);
+    if (had_problem && options.keep_join_problem) r.problem = make_join_problem(arch, w, r.stage, options.fusion);
   }
   if (r.partial) {
     r.status = SearchStatus::Interrupted;

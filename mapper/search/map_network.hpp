@@ -13,6 +13,7 @@
 #include "common/stop_token.hpp"
 #include "mapper/search/join/join.hpp"
 #include "mapper/search/keep_rates.hpp"
+#include "mapper/search/mapping.hpp"
 #include "mapper/search/objectives.hpp"
 #include "mapper/search/stage.hpp"
 #include "mapper/search/vela_schedule.hpp"
@@ -39,6 +40,13 @@ struct SearchOptions {
   bool baseline_only = false;
   /// Vela's --block-config-limit for its schedule (0: every block config, as Arm's evaluation kit runs it).
   int vela_block_config_limit = kVelaBlockConfigLimit;
+  /// The join problem is released while Vela's schedule is found; kept, it is made again after (in
+  /// SearchResult::problem). Off, Vela's point is made into layer mappings at once
+  /// (SearchResult::vela_mappings) and Vela's problem and stage go before the search's stage is made
+  /// again, and the join problem is left out for the caller to make again from the stage
+  /// (make_join_problem(arch, w, result.stage, fusion): the same problem): report::result_document
+  /// does, so no two problems are held together.
+  bool keep_join_problem = true;
 };
 
 /// Live counters of a search for a progress display: the per-layer stage, then the joins.
@@ -65,6 +73,7 @@ struct SearchResult {
   StageResult stage;                    ///< per layer (indexed by layer), with keep rates per job
   /// The join problem (it owns the groups the front's points index) and its result; empty when the
   /// search stopped after the stage (per-layer only, a layer without pmappings, or interrupted).
+  /// Without SearchOptions::keep_join_problem the problem is also empty once Vela's schedule is found.
   std::optional<JoinProblem> problem;
   std::optional<JoinResult> joined;
   std::optional<UnfusedSummary> unfused;  ///< when compared and a mapping without fusion exists
@@ -76,6 +85,9 @@ struct SearchResult {
   std::optional<StageResult> vela_stage;
   /// The stage `vela` indexes.
   const StageResult& stage_of_vela() const { return vela_stage ? *vela_stage : stage; }
+  /// Vela's point as layer mappings (front_mappings of it, with its memory), made in the search
+  /// without SearchOptions::keep_join_problem; then `vela->problem` is empty and `vela_stage` absent.
+  std::optional<FrontMappings> vela_mappings;
   KeepRates keep_rates;                 ///< the stage's overall rates with the join's causes applied
   bool partial = false;                 ///< stopped by the stop token somewhere
   SearchStatus status = SearchStatus::Ok;
