@@ -512,7 +512,10 @@ std::string vela_block(const Json& r) {
                fmt::format("{} SRAM,", common::format_bytes(num(v, "sram_bytes"))),
                fmt::format("{} off-chip;", common::format_bytes(num(v, "offchip_bytes"))),
                fmt::format("best here: {} latency;", gain("front_best_cycles")),
-               fmt::format("at <= Vela's SRAM: {} latency", gain("front_best_cycles_within_sram"))},
+               // Null when no front point uses as little SRAM (the front's objectives may leave out SRAM).
+               v["front_best_cycles_within_sram"].is_null()
+                   ? std::string("at <= Vela's SRAM: no front point uses that little")
+                   : fmt::format("at <= Vela's SRAM: {} latency", gain("front_best_cycles_within_sram"))},
               " ", "  ");
 }
 

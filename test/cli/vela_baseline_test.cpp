@@ -47,6 +47,25 @@ TEST(VelaBaselineCli, BaselineOnlyIsTheFullRunsVelaPoint) {
   EXPECT_FALSE(dominates_front);
 }
 
+TEST(VelaBaselineCli, NoFrontPointAtVelasSramIsSaidInWords) {
+  // hello_world on ethos-u65-256: Vela's schedule holds 32 B in SRAM, and the default front (cycles,
+  // off-chip bytes) keeps only points that buy speed with more SRAM, so no front point is within
+  // Vela's SRAM: front_best_cycles_within_sram is null and the text report says so in words.
+  TempDir tmp;
+  const std::vector<std::string> args = {"--workload", std::string(NPUMAP_SOURCE_DIR) + "/workloads/models/tflm__hello_world_int8.tflite",
+                                         "--arch", "ethos-u65-256", "--out", (tmp / "hw").string()};
+  const RunResult r = run_mapper(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const VelaJson doc = VelaJson::parse(read_text(tmp / "hw" / "result.json"));
+  const double vela_sram = doc["vela_baseline"]["sram_bytes"].get<double>();
+  bool any_within = false;
+  for (const VelaJson& p : doc["front"]) any_within = any_within || p["sram_bytes"].get<double>() <= vela_sram;
+  ASSERT_FALSE(any_within) << "the case no longer shows a front wholly above Vela's SRAM; pick another";
+  EXPECT_TRUE(doc["vela_baseline"]["front_best_cycles_within_sram"].is_null());
+  EXPECT_NE(r.out.find("at <= Vela's SRAM: no front point uses that little"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("n/a latency"), std::string::npos) << r.out;
+}
+
 /// Rows of a CSV whose quoted fields hold no quotes or line breaks (ofm_shape's "[1,48,48,8]").
 std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
   std::vector<std::vector<std::string>> rows;
