@@ -302,12 +302,13 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
   for (auto& [compat, rows] : groups) {
     const std::vector<PmappingRow>& all = rows.rows;
     const std::vector<double>& metric = rows.metric;
+    const std::vector<double>& weight_sram = rows.weights;  // a lambda may not capture a structured binding (clang)
     PmappingGroup g{compat, {}};
     // The SRAM compared: where the arena is SRAM, Vela's scheduler's figure for the weights (the
     // encoding it made before scheduling; a double buffer of 96 and one of 112 OFM channels of 128
     // are the same whole tensor there, so of equal metrics it keeps its earlier config), else the row's.
     const auto sram = [&](std::size_t i) {
-      return by_strategy && rows.weights[i] >= 0.0 ? rows.weights[i] : all[i].sram_bytes;
+      return by_strategy && weight_sram[i] >= 0.0 ? weight_sram[i] : all[i].sram_bytes;
     };
     for (std::size_t i = 0; i < all.size(); ++i) {
       bool beaten = false;
