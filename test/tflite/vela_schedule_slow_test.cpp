@@ -53,7 +53,13 @@
 //     almost all of vww2 u55-128's -8.0% (the differing passes sum to the 17,883 cycles). NHCWB16
 //     sizes for every NPU-written map in the cascade choice (vww2 u55-256 +0.0%, u55-128 -6.5%, but
 //     ssd_slim u55-128 -5.3%, person_detect -2.0%/-1.6%) fit by chance and are not Vela's rule.
-//     Why Vela's search cascades that pair is not yet traced. Not a cause: Vela's
+//     The 35,824 is exactly that sum: IFM 13x13x24 at NHCWB16 5,408, the rolling buffer 16,640
+//     (10 rows of 13x128: npu_performance.py rolling_buffer_dims_from_passes, the IFM block height plus
+//     the producer's block height 5, rounded up to 5), OFM 6,272, weights 3,584 and 1,360, two bias
+//     copies of 1,280. Our dynamic program prices the cascade at 28,264 bytes against 28,320 apart
+//     (the subgraph's peak either way): 56 bytes less (56,000 of candidate metric) for 659,136 more
+//     pass metric, so ours keeps them apart. Why Vela's search cascades that pair is not yet traced.
+//     Not a cause: Vela's
 //     metric reads an IFM-streamed pass's weights from its SRAM copy once per OFM block, as ours
 //     does (its insert_dma clones the weights into SRAM before scheduling);
 //   * kws_ref_model on u55-256: exact (see above); its three IFM-streamed pointwise convolutions
