@@ -35,16 +35,31 @@
 //     passes with Vela's block config. yolo-fastest u55-128 cascades Vela's 8 passes only if the
 //     IFM-streamed row wins ties (without the weight-streamed-first order), which costs blocks
 //     elsewhere; in our figures those cascades tie the non-cascaded choice in metric and peak. The
-//     records' per-cascaded-pass sram_used_bytes (presumably Vela's figure in its dynamic program)
-//     show where ours are low: on vww2 u55-128 Vela's cascade of the 1x1 convolution to 128
-//     channels and the stride-2 depthwise (the depthwise at 1x4x16x16, 21,593 cycles against our
-//     5,611) is its second subgraph's peak, 35,824, where our single-pass figures stay under
-//     28,400: Vela cascades to lower its peak, ours need not, and that cascade is almost all of the
-//     -8.0% (the differing passes sum to the 17,883 cycles). Many recorded figures match NHCWB16
-//     sizes where ours count NHWC (the first subgraph's 25x25x4 depthwise: 20,080 = 2 x 10,000 +
-//     80); NHCWB16 sizes for every NPU-written feature map in the cascade choice give vww2 u55-256
-//     +0.0% and u55-128 -6.5% but ssd_slim u55-128 -5.3%, person_detect -2.0%/-1.6%, so not for all.
-//     Which tensors Vela counts so is not yet traced. Not a cause: Vela's
+//     records' per-cascaded-pass sram_used_bytes are not the figures Vela's dynamic program
+//     compared: tensor_allocation.py's mark_sram_used_for_cascaded_passes overwrites every cascaded
+//     pass's figure after the SRAM allocation with the sum of the live ranges' sizes at its time
+//     slots (final formats: NHCWB16 between NPU passes, rolling buffers, weight buffers, bias
+//     copies), so their largest is the printed "SRAM used" on 25 of the 36 records (above it on the
+//     rest: a range fused for several tensors, an elementwise OFM over its IFM or a reshape's input
+//     and output, counts once per tensor there). The search itself sizes every feature map NHWC
+//     (mark_tensors.py gives feature maps the arch's default_feature_map_format, NHWC;
+//     scheduler.py's DynamicProgrammingScheduler.apply_result sets NHCWB16 only after the
+//     search, within its cascades and between NPU cascaded passes) and rolling buffers NHCWB16
+//     (tensor.py storage_size_for_sub_purpose), as ours does. So the 25x25x4 depthwise's 20,080
+//     (two 10,000-byte NHCWB16 maps and 80 bytes of weights, all that is live there) and vww2
+//     u55-128's 35,824 at Vela's cascade of the 1x1 convolution to 128 channels and the stride-2
+//     depthwise (its printed peak, 34.98 KiB) say what is live after allocation, not why Vela's
+//     search cascaded. That cascade (the depthwise at 1x4x16x16, 21,593 cycles against our 5,611) is
+//     almost all of vww2 u55-128's -8.0% (the differing passes sum to the 17,883 cycles). NHCWB16
+//     sizes for every NPU-written map in the cascade choice (vww2 u55-256 +0.0%, u55-128 -6.5%, but
+//     ssd_slim u55-128 -5.3%, person_detect -2.0%/-1.6%) fit by chance and are not Vela's rule.
+//     The 35,824 is exactly that sum: IFM 13x13x24 at NHCWB16 5,408, the rolling buffer 16,640
+//     (10 rows of 13x128: npu_performance.py rolling_buffer_dims_from_passes, the IFM block height plus
+//     the producer's block height 5, rounded up to 5), OFM 6,272, weights 3,584 and 1,360, two bias
+//     copies of 1,280. Our dynamic program prices the cascade at 28,264 bytes against 28,320 apart
+//     (the subgraph's peak either way): 56 bytes less (56,000 of candidate metric) for 659,136 more
+//     pass metric, so ours keeps them apart. Why Vela's search cascades that pair is not yet traced.
+//     Not a cause: Vela's
 //     metric reads an IFM-streamed pass's weights from its SRAM copy once per OFM block, as ours
 //     does (its insert_dma clones the weights into SRAM before scheduling);
 //   * kws_ref_model on u55-256: exact (see above); its three IFM-streamed pointwise convolutions
