@@ -50,9 +50,10 @@ double vela_ifm_overlap(const std::vector<const VelaPassRows*>& shapes, const st
 /// candidate metric, `sram_weight` per byte of the largest cascaded pass's SRAM in Vela's own
 /// accounting plus the summed pass metric (docs/design/vela-schedule.md). A step's rows are those of its group; a cascade member's those of
 /// the groups with the same placements but its IFM and/or output rolled. `npu[s]` tells whether step s
-/// runs on the NPU. The caller recosts the point.
-void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<VelaPassRows>& shapes,
-                       const VelaRowCostFn& cost, double sram_weight, FrontPoint& point);
+/// runs on the NPU; `merged[s]` which input's live range step s's output shares in Vela's scheduler
+/// (vela_scheduling_merges; -1: none, empty: none anywhere). The caller recosts the point.
+void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged,
+                       const std::vector<VelaPassRows>& shapes, const VelaRowCostFn& cost, double sram_weight, FrontPoint& point);
 
 /// How many candidates Vela's scheduler keeps per step (its pareto_max_candidates).
 inline constexpr std::size_t kVelaCandidates = 16;

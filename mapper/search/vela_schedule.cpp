@@ -728,6 +728,9 @@ VelaPassRows vela_pass_rows(const LayerSpace& space) {
 /// before scheduling) and its weights' SRAM likewise (scheduling_weight_sram); of equal metrics the
 /// weight-streamed row first (docs/design/vela-schedule.md). Kept only where our accounting of the
 /// point's SRAM stays within the capacity.
+std::vector<VelaSramStep> vela_sram_steps(const workloads::Workload& workload, const StageResult& stage,
+                                          const VelaBaseline& b);
+
 void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage, int limit,
                  VelaBaseline& b) {
   const std::size_t n = b.problem.steps.size();
@@ -762,7 +765,8 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
     return it->second;
   };
   const FrontPoint before = b.point;
-  add_vela_cascades(b.problem, npu, shapes, cost, vela_weights(arch).sram_byte, b.point);
+  add_vela_cascades(b.problem, npu, vela_scheduling_merges(b.problem, vela_sram_steps(workload, stage, b)), shapes, cost,
+                    vela_weights(arch).sram_byte, b.point);
   cost_point(b.problem, b.point);
   if (b.point.peak_sram_bytes > static_cast<double>(b.problem.sram_capacity)) b.point = before;
 }

@@ -129,7 +129,7 @@ TEST(VelaSchedule, CascadesPairAndLeastMetricWithoutSramWeight) {
       const std::vector<bool> npu(n, true);
       const std::vector<VelaPassRows> shapes(n);
       const VelaRowCostFn cost = [](std::size_t, const PmappingRow& r) { return VelaRowCost{r.cycles, false, 1}; };
-      add_vela_cascades(v->problem, npu, shapes, cost, 0.0, p);
+      add_vela_cascades(v->problem, npu, {}, shapes, cost, 0.0, p);
       double got = 0.0, least = 0.0;
       for (std::size_t s = 0; s < n; ++s) {
         const auto& g = v->problem.steps[s].groups.at(p.group[s]);

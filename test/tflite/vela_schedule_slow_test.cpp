@@ -275,8 +275,8 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
               sram_within_10);
   EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
-  EXPECT_EQ(cycles_exact, 13);
-  EXPECT_EQ(cycles_within_5, 35);
+  EXPECT_EQ(cycles_exact, 15);
+  EXPECT_EQ(cycles_within_5, 36);
   EXPECT_EQ(cycles_within_15, 36);
   // SRAM: our figure is Vela's allocator's for our schedule (vela_sram.hpp); exact where the
   // schedule's tensors are Vela's. Was 12 and 26 with the live sum in our step order and the exact
@@ -288,18 +288,18 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // gives kws_ref_model u55-256 Vela's schedule: 26; with Vela's scheduling figures for the weights'
   // SRAM, cnn_s u55-256: 27; Vela's elementwise merge in its graph's operand order, ssd_slim on U55,
   // both records: 29 and 34).
-  EXPECT_EQ(sram_exact, 29);
-  EXPECT_EQ(sram_within_10, 34);
+  EXPECT_EQ(sram_exact, 31);
+  EXPECT_EQ(sram_within_10, 35);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours
   // 263 (27 on U55, 236 on U65; not all the same passes, see above).
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
-  EXPECT_EQ(passes.same_block, 3429);
-  EXPECT_EQ(passes.cycles_exact, 3235);
+  EXPECT_EQ(passes.same_block, 3434);
+  EXPECT_EQ(passes.cycles_exact, 3239);
   EXPECT_EQ(passes.vela_cascaded, 280);
-  EXPECT_EQ(passes.ours_cascaded, 263);
+  EXPECT_EQ(passes.ours_cascaded, 265);
 }
 
 // The Vela point every report shows is the schedule checked above, whatever the run's options: the
