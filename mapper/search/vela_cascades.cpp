@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -74,11 +75,8 @@ const std::vector<CascadeMember>& rows_of(const RoleTable& roles, std::size_t s,
   return roles[s][(in_roll ? 2U : 0U) + (out_roll ? 1U : 0U)];
 }
 
-/// Sizes as Vela's scheduler counts them before it schedules: every feature map whole and NHWC, live
-/// from its first use to its last (to the end for a network output). Where an elementwise step's
-/// output shares an input's live range (`merged`, Vela's merge within an NPU subgraph), each tensor of
-/// the shared range counts over the whole range (its calc_non_local_mem_usage adds every tensor's size
-/// over the range it maps to): the input stays live, in Vela's figures, until the output's last use.
+/// Sizes as Vela's scheduler counts them before it schedules (every feature map whole and NHWC):
+/// the live bytes per step (vela_scheduling_live) and each step's own.
 struct VelaSramView {
   std::vector<double> live;    ///< per step: the live feature maps' bytes
   std::vector<double> local;   ///< per step: its own inputs' and output's bytes
@@ -86,67 +84,20 @@ struct VelaSramView {
   std::vector<double> output;  ///< per step: its output's bytes
 };
 
+double scheduling_bytes(const JoinProblem& problem, int t) {
+  const JoinTensor& jt = problem.tensors[static_cast<std::size_t>(t)];
+  return jt.constant ? 0.0 : static_cast<double>(jt.linear_bytes);
+}
+
 VelaSramView sram_view(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged) {
   const std::size_t n = problem.steps.size();
-  std::vector<int> first(problem.tensors.size(), -1);
-  for (std::size_t s = 0; s < n; ++s)
-    for (const int t : problem.steps[s].inputs)
-      if (first[static_cast<std::size_t>(t)] < 0) first[static_cast<std::size_t>(t)] = static_cast<int>(s);
-  const auto bytes = [&](int t) {
-    const JoinTensor& jt = problem.tensors[static_cast<std::size_t>(t)];
-    return jt.constant ? 0.0 : static_cast<double>(jt.linear_bytes);
-  };
-  const auto start_of = [&](std::size_t t) { return problem.tensors[t].producer_step >= 0 ? problem.tensors[t].producer_step : first[t]; };
-  const auto end_of = [&](std::size_t t) { return problem.tensors[t].network_output ? static_cast<int>(n) - 1 : problem.tensors[t].last_consumer_step; };
-  VelaSramView v{std::vector<double>(n + 1, 0.0), std::vector<double>(n, 0.0), std::vector<double>(n, 0.0),
+  VelaSramView v{vela_scheduling_live(problem, npu, merged), std::vector<double>(n, 0.0), std::vector<double>(n, 0.0),
                  std::vector<double>(n, 0.0)};
-  // Adds tensor t's bytes over the steps lo..hi.
-  const auto add = [&](std::size_t t, int lo, int hi) {
-    if (lo < 0 || hi < lo) return;
-    v.live[static_cast<std::size_t>(lo)] += bytes(static_cast<int>(t));
-    v.live[static_cast<std::size_t>(hi) + 1] -= bytes(static_cast<int>(t));
-  };
-  for (std::size_t t = 0; t < problem.tensors.size(); ++t) add(t, start_of(t), end_of(t));
-  // Vela's merged ranges, per NPU subgraph a..b (each is a graph of its own there): a union of the
-  // merged tensors, each counted where the union is live but it is not.
-  for (std::size_t a = 0; a < n; ++a) {
-    if (!npu[a]) continue;
-    std::size_t b = a;
-    while (b + 1 < n && npu[b + 1]) ++b;
-    std::vector<std::size_t> members;
-    std::map<std::size_t, std::size_t> root;  // tensor -> its range's first tensor
-    const std::function<std::size_t(std::size_t)> find = [&](std::size_t t) {
-      const auto it = root.find(t);
-      return it == root.end() || it->second == t ? t : find(it->second);
-    };
-    for (std::size_t s = a; s <= b; ++s) {
-      if (merged.empty() || merged[s] < 0) continue;
-      const auto in = static_cast<std::size_t>(problem.steps[s].inputs[static_cast<std::size_t>(merged[s])]);
-      const auto out = static_cast<std::size_t>(problem.steps[s].output);
-      for (const std::size_t t : {in, out})
-        if (root.emplace(t, t).second) members.push_back(t);
-      root[find(out)] = find(in);
-    }
-    std::map<std::size_t, std::pair<int, int>> span;  // range -> its first and last step within a..b
-    for (const std::size_t t : members) {
-      auto [it, fresh] = span.emplace(find(t), std::make_pair(start_of(t), end_of(t)));
-      if (!fresh) it->second = {std::min(it->second.first, start_of(t)), std::max(it->second.second, end_of(t))};
-    }
-    for (const std::size_t t : members) {
-      const auto [lo, hi] = span.at(find(t));
-      const int from = std::max(lo, static_cast<int>(a)), to = std::min(hi, static_cast<int>(b));
-      add(t, from, std::min(to, start_of(t) - 1));
-      add(t, std::max(from, end_of(t) + 1), to);
-    }
-    a = b;
-  }
-  for (std::size_t s = 1; s < n; ++s) v.live[s] += v.live[s - 1];
-  v.live.resize(n);
   for (std::size_t s = 0; s < n; ++s) {
     std::set<int> seen;
     for (const int t : problem.steps[s].inputs)
-      if (seen.insert(t).second) v.inputs[s] += bytes(t);
-    v.output[s] = bytes(problem.steps[s].output);
+      if (seen.insert(t).second) v.inputs[s] += scheduling_bytes(problem, t);
+    v.output[s] = scheduling_bytes(problem, problem.steps[s].output);
     v.local[s] = v.inputs[s] + (seen.count(problem.steps[s].output) != 0 ? 0.0 : v.output[s]);
   }
   return v;
@@ -313,6 +264,60 @@ void schedule_subgraph(const DpContext& x, std::size_t a, std::size_t b, FrontPo
 }
 
 }  // namespace
+
+std::vector<double> vela_scheduling_live(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged) {
+  const std::size_t n = problem.steps.size();
+  std::vector<int> first(problem.tensors.size(), -1);
+  for (std::size_t s = 0; s < n; ++s)
+    for (const int t : problem.steps[s].inputs)
+      if (first[static_cast<std::size_t>(t)] < 0) first[static_cast<std::size_t>(t)] = static_cast<int>(s);
+  const auto start_of = [&](std::size_t t) { return problem.tensors[t].producer_step >= 0 ? problem.tensors[t].producer_step : first[t]; };
+  const auto end_of = [&](std::size_t t) { return problem.tensors[t].network_output ? static_cast<int>(n) - 1 : problem.tensors[t].last_consumer_step; };
+  std::vector<double> live(n + 1, 0.0);
+  // Adds tensor t's bytes over the steps lo..hi.
+  const auto add = [&](std::size_t t, int lo, int hi) {
+    if (lo < 0 || hi < lo) return;
+    live[static_cast<std::size_t>(lo)] += scheduling_bytes(problem, static_cast<int>(t));
+    live[static_cast<std::size_t>(hi) + 1] -= scheduling_bytes(problem, static_cast<int>(t));
+  };
+  for (std::size_t t = 0; t < problem.tensors.size(); ++t) add(t, start_of(t), end_of(t));
+  // Vela's shared ranges, per NPU subgraph a..b (a graph of its own there): the union of the merged
+  // tensors' steps, each tensor counted where the union is live but it is not.
+  for (std::size_t a = 0; a < n; ++a) {
+    if (!npu[a]) continue;
+    std::size_t b = a;
+    while (b + 1 < n && npu[b + 1]) ++b;
+    std::vector<std::size_t> members;
+    std::map<std::size_t, std::size_t> parent;  // tensor -> a tensor of the same range
+    const std::function<std::size_t(std::size_t)> root = [&](std::size_t t) {
+      const std::size_t p = parent.at(t);
+      return p == t ? t : root(p);
+    };
+    for (std::size_t s = a; s <= b; ++s) {
+      if (merged.empty() || merged[s] < 0) continue;
+      const auto in = static_cast<std::size_t>(problem.steps[s].inputs[static_cast<std::size_t>(merged[s])]);
+      const auto out = static_cast<std::size_t>(problem.steps[s].output);
+      for (const std::size_t t : {in, out})
+        if (parent.emplace(t, t).second) members.push_back(t);
+      parent[root(out)] = root(in);
+    }
+    std::map<std::size_t, std::pair<int, int>> span;  // a range's root -> its first and last step
+    for (const std::size_t t : members) {
+      auto [it, fresh] = span.emplace(root(t), std::make_pair(start_of(t), end_of(t)));
+      if (!fresh) it->second = {std::min(it->second.first, start_of(t)), std::max(it->second.second, end_of(t))};
+    }
+    for (const std::size_t t : members) {
+      const auto [lo, hi] = span.at(root(t));
+      const int from = std::max(lo, static_cast<int>(a)), to = std::min(hi, static_cast<int>(b));
+      add(t, from, std::min(to, start_of(t) - 1));
+      add(t, std::max(from, end_of(t) + 1), to);
+    }
+    a = b;
+  }
+  for (std::size_t s = 1; s < n; ++s) live[s] += live[s - 1];
+  live.resize(n);
+  return live;
+}
 
 void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged,
                        const std::vector<VelaPassRows>& shapes, const VelaRowCostFn& cost, double sram_weight, FrontPoint& point) {

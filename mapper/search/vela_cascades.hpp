@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "mapper/search/join/join.hpp"
 
@@ -42,6 +43,15 @@ struct VelaPassRows {
 /// highest OFM byte the last has written; the OFM bytes that never pass the former may share its
 /// storage. 0 where a pass has no rows.
 double vela_ifm_overlap(const std::vector<const VelaPassRows*>& shapes, const std::vector<int>& block_h);
+
+/// The feature-map bytes live at each step as Vela's scheduler counts them (its
+/// calc_non_local_mem_usage, before the search): every feature map whole and NHWC (linear_bytes;
+/// constants none), live from its first use to its last (a network output to the end); and where a
+/// step's output shares an input's live range (`merged[s]`, the input index, vela_scheduling_merges;
+/// -1 or empty: none), within the step's NPU subgraph (`npu`: the runs of NPU steps) every tensor of
+/// the shared range counts over the whole range, as Vela adds each tensor's size over the range it
+/// maps to: the input of an elementwise step stays live, in these figures, to its output's last use.
+std::vector<double> vela_scheduling_live(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged);
 
 /// Chooses, in `point` (a point of `problem`; its groups fix each step's feature-map placements), each
 /// NPU step's row and the runs of consecutive steps cascaded through rolling buffers as Vela's
