@@ -123,6 +123,7 @@ struct DpNode {
 /// cascaded passes plus (in an IFM-streamed body) the open one.
 struct DpCandidate {
   double metric = 0.0;  ///< the summed pass metric of every member so far
+  double order = 0.0;   ///< the summed places of its members' rows in Vela's order (VelaRowCost::order)
   double done = 0.0;    ///< the finished cascaded passes' largest SRAM
   double open = 0.0;    ///< the open cascaded pass's SRAM so far
   int parent = -1;      ///< the node of the step before
@@ -145,7 +146,7 @@ void vela_filter(std::vector<DpCandidate>& c, double limit, double sram_weight) 
   for (const DpCandidate& x : c)
     if (std::max(x.done, x.open) <= limit) in.push_back(x);
   std::stable_sort(in.begin(), in.end(), [](const DpCandidate& x, const DpCandidate& y) {
-    return std::tie(x.metric, x.done, x.open) < std::tie(y.metric, y.done, y.open);
+    return std::tie(x.metric, x.done, x.open, x.order) < std::tie(y.metric, y.done, y.open, y.order);
   });
   std::vector<DpCandidate> kept;
   std::vector<char> alive(in.size(), 1);
@@ -188,13 +189,14 @@ std::vector<DpCandidate> ifm_bodies(const DpContext& x, std::size_t s, bool out_
     for (const CascadeMember& m : rows_of(x.roles, s, true, out_roll))
       for (const DpCandidate& o : open) {
         if (o.member->out_rows <= 0 || m.in_rows <= 0) continue;
-        body.push_back({o.metric + m.cost.metric, o.done, o.open + rolling_bytes(rolled, o.member->out_rows, m.in_rows) + m.own,
+        body.push_back({o.metric + m.cost.metric, o.order + m.cost.order, o.done, o.open + rolling_bytes(rolled, o.member->out_rows, m.in_rows) + m.own,
                         o.node, &m, o.first, -1});
       }
   }
   for (const CascadeMember& m : rows_of(x.roles, s, false, out_roll))
     if (m.cost.ifm_stream)
-      for (const DpCandidate& c : done) body.push_back({c.metric + m.cost.metric, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
+      for (const DpCandidate& c : done)
+        body.push_back({c.metric + m.cost.metric, c.order + m.cost.order, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
   vela_filter(body, x.limit, x.sram_weight);
   return body;
 }
@@ -237,7 +239,8 @@ void schedule_subgraph(const DpContext& x, std::size_t a, std::size_t b, FrontPo
     std::vector<DpCandidate> ws;
     for (const CascadeMember& m : rows_of(x.roles, s, false, false))
       if (!m.cost.ifm_stream)
-        for (const DpCandidate& c : done) ws.push_back({c.metric + m.cost.metric, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
+        for (const DpCandidate& c : done)
+          ws.push_back({c.metric + m.cost.metric, c.order + m.cost.order, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
     vela_filter(ws, x.limit, x.sram_weight);
     settle(ws, s);
     const std::vector<DpCandidate> none;

@@ -24,6 +24,8 @@ struct VelaRowCost {
                              ///< moves biases to SRAM after scheduling, move_scales_to_fast_storage)
   double weight_bytes = -1.0;  ///< its weights' SRAM as Vela's scheduler counts it (the encoding it made
                                ///< before scheduling); negative: the row's own SRAM less the bias copy
+  double order = 0.0;  ///< its place among the step's rows in Vela's order of candidates; of candidates
+                       ///< equal in metric and both SRAM figures Vela keeps the first (the least sum)
 };
 using VelaRowCostFn = std::function<VelaRowCost(std::size_t step, const PmappingRow& row)>;
 

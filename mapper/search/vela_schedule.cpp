@@ -756,7 +756,8 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
       // Of equal metrics Vela keeps its first candidate: the weight-streamed ones come before the
       // IFM-streamed ones, each in its order of configs.
       const std::size_t place = static_cast<std::size_t>(at - orders[s].begin()) + (c.ifm_stream ? orders[s].size() : 0);
-      c.metric = vela_candidate(arch, lr.space, tpl, row, row.candidate, true).metric + 1e-6 * static_cast<double>(place);
+      c.metric = vela_candidate(arch, lr.space, tpl, row, row.candidate, true).metric;
+      c.order = static_cast<double>(place);
       c.block_h = lr.space.block_configs[row.candidate].ofm_h;
       c.bias_bytes = static_cast<double>(bias_copy_sram_bytes(make_pass(arch, lr.space, tpl, lr.space.block_configs[row.candidate])));
       c.weight_bytes = scheduling_weight_sram(lr.space, tpl, lr.space.block_configs[row.candidate]);
