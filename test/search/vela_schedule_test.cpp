@@ -13,7 +13,8 @@
 //      placements) is never worse in its first objective (least SRAM, or cycles when the arch
 //      spills), and
 //      map_network's vela point is vela_schedule's;
-//  (e) Vela's scheduling figures by hand: the OFM-over-IFM overlap and the live bytes with an
+//  (e) Vela's scheduling figures by hand: the OFM-over-IFM overlap, its order breaking only exact
+//      ties, and the live bytes with an
 //      elementwise step's shared range (vww2_50_50 u55-128's add, 1x1 convolution and depthwise).
 
 #include <gtest/gtest.h>
@@ -229,6 +230,45 @@ TEST(VelaSchedule, SharedLiveRangeByHand) {
   // The range ends with the subgraph: a CPU step between the add and the convolution starts a new
   // NPU subgraph, in which p is not live.
   EXPECT_EQ(vela_scheduling_live(p, {false, true, false, true}, merged), (std::vector<double>{8128, 12192, 25696, 27904}));
+}
+
+TEST(VelaSchedule, OrderBreaksOnlyExactTies) {
+  // One NPU step, x (100 bytes) -> y (100 bytes, the network's output), three weight-streamed rows of
+  // equal metric: row 0 first in Vela's order with 300 bytes of its own SRAM, rows 1 and 2 with 200,
+  // row 2 before row 1 in Vela's order. Vela's filter (filter_pareto_frontier) sorts its candidates by
+  // (metric, largest finished SRAM, open SRAM), stably, and keeps one unless one kept before it is no
+  // worse in all three: open SRAM 100 + 300 = 400 for row 0, 300 for rows 1 and 2, so rows 1 and 2
+  // come first, equal in all three, and the first of them in Vela's order, row 2, is all that is
+  // kept. Row 0's place before them does not make it better (a millionth of metric per place did,
+  // and chose row 0); the order only chooses between rows 1 and 2 (without it, row 1, the first in
+  // the group, would be kept).
+  JoinProblem p;
+  JoinTensor x;
+  x.linear_bytes = x.nhcwb16_bytes = 100;
+  x.last_consumer_step = 0;
+  JoinTensor y = x;
+  y.producer_step = 0;
+  y.last_consumer_step = -1;
+  y.network_output = true;
+  p.tensors = {x, y};
+  PmappingGroup g;
+  g.compat = std::vector<TensorCompat>(2, TensorCompat{});
+  g.rows = std::vector<PmappingRow>(3);
+  g.rows[0].sram_bytes = 300;
+  g.rows[1].sram_bytes = g.rows[2].sram_bytes = 200;
+  for (std::uint32_t r = 0; r < 3; ++r) g.rows[r].candidate = r;
+  p.steps = {{{0}, 1, {g}}};
+  p.arena_is_sram = true;
+  p.sram_capacity = 1 << 20;
+  FrontPoint point;
+  point.group = point.row = {0};
+  const VelaRowCostFn cost = [](std::size_t, const PmappingRow& r) {
+    VelaRowCost c{1000.0, false, 1};
+    c.order = r.candidate == 0 ? 0.0 : r.candidate == 2 ? 1.0 : 2.0;
+    return c;
+  };
+  add_vela_cascades(p, {true}, {}, {VelaPassRows{}}, cost, 1000.0, point);
+  EXPECT_EQ(point.row[0], 2U);
 }
 
 TEST(VelaSchedule, WithoutTheShortlistNeverSlower) {
