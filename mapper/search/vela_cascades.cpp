@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <limits>
+#include <map>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -73,8 +75,8 @@ const std::vector<CascadeMember>& rows_of(const RoleTable& roles, std::size_t s,
   return roles[s][(in_roll ? 2U : 0U) + (out_roll ? 1U : 0U)];
 }
 
-/// Sizes as Vela's scheduler counts them before it schedules: every feature map whole and NHWC, live
-/// from its first use to its last (to the end for a network output).
+/// Sizes as Vela's scheduler counts them before it schedules (every feature map whole and NHWC):
+/// the live bytes per step (vela_scheduling_live) and each step's own.
 struct VelaSramView {
   std::vector<double> live;    ///< per step: the live feature maps' bytes
   std::vector<double> local;   ///< per step: its own inputs' and output's bytes
@@ -82,33 +84,20 @@ struct VelaSramView {
   std::vector<double> output;  ///< per step: its output's bytes
 };
 
-VelaSramView sram_view(const JoinProblem& problem) {
+double scheduling_bytes(const JoinProblem& problem, int t) {
+  const JoinTensor& jt = problem.tensors[static_cast<std::size_t>(t)];
+  return jt.constant ? 0.0 : static_cast<double>(jt.linear_bytes);
+}
+
+VelaSramView sram_view(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged) {
   const std::size_t n = problem.steps.size();
-  std::vector<int> first(problem.tensors.size(), -1);
-  for (std::size_t s = 0; s < n; ++s)
-    for (const int t : problem.steps[s].inputs)
-      if (first[static_cast<std::size_t>(t)] < 0) first[static_cast<std::size_t>(t)] = static_cast<int>(s);
-  const auto bytes = [&](int t) {
-    const JoinTensor& jt = problem.tensors[static_cast<std::size_t>(t)];
-    return jt.constant ? 0.0 : static_cast<double>(jt.linear_bytes);
-  };
-  VelaSramView v{std::vector<double>(n + 1, 0.0), std::vector<double>(n, 0.0), std::vector<double>(n, 0.0),
+  VelaSramView v{vela_scheduling_live(problem, npu, merged), std::vector<double>(n, 0.0), std::vector<double>(n, 0.0),
                  std::vector<double>(n, 0.0)};
-  for (std::size_t t = 0; t < problem.tensors.size(); ++t) {
-    const JoinTensor& jt = problem.tensors[t];
-    const int start = jt.producer_step >= 0 ? jt.producer_step : first[t];
-    const int end = jt.network_output ? static_cast<int>(n) - 1 : jt.last_consumer_step;
-    if (start < 0 || end < start) continue;
-    v.live[static_cast<std::size_t>(start)] += bytes(static_cast<int>(t));
-    v.live[static_cast<std::size_t>(end) + 1] -= bytes(static_cast<int>(t));
-  }
-  for (std::size_t s = 1; s < n; ++s) v.live[s] += v.live[s - 1];
-  v.live.resize(n);
   for (std::size_t s = 0; s < n; ++s) {
     std::set<int> seen;
     for (const int t : problem.steps[s].inputs)
-      if (seen.insert(t).second) v.inputs[s] += bytes(t);
-    v.output[s] = bytes(problem.steps[s].output);
+      if (seen.insert(t).second) v.inputs[s] += scheduling_bytes(problem, t);
+    v.output[s] = scheduling_bytes(problem, problem.steps[s].output);
     v.local[s] = v.inputs[s] + (seen.count(problem.steps[s].output) != 0 ? 0.0 : v.output[s]);
   }
   return v;
@@ -134,6 +123,7 @@ struct DpNode {
 /// cascaded passes plus (in an IFM-streamed body) the open one.
 struct DpCandidate {
   double metric = 0.0;  ///< the summed pass metric of every member so far
+  double order = 0.0;   ///< the summed places of its members' rows in Vela's order (VelaRowCost::order)
   double done = 0.0;    ///< the finished cascaded passes' largest SRAM
   double open = 0.0;    ///< the open cascaded pass's SRAM so far
   int parent = -1;      ///< the node of the step before
@@ -156,7 +146,7 @@ void vela_filter(std::vector<DpCandidate>& c, double limit, double sram_weight) 
   for (const DpCandidate& x : c)
     if (std::max(x.done, x.open) <= limit) in.push_back(x);
   std::stable_sort(in.begin(), in.end(), [](const DpCandidate& x, const DpCandidate& y) {
-    return std::tie(x.metric, x.done, x.open) < std::tie(y.metric, y.done, y.open);
+    return std::tie(x.metric, x.done, x.open, x.order) < std::tie(y.metric, y.done, y.open, y.order);
   });
   std::vector<DpCandidate> kept;
   std::vector<char> alive(in.size(), 1);
@@ -199,13 +189,14 @@ std::vector<DpCandidate> ifm_bodies(const DpContext& x, std::size_t s, bool out_
     for (const CascadeMember& m : rows_of(x.roles, s, true, out_roll))
       for (const DpCandidate& o : open) {
         if (o.member->out_rows <= 0 || m.in_rows <= 0) continue;
-        body.push_back({o.metric + m.cost.metric, o.done, o.open + rolling_bytes(rolled, o.member->out_rows, m.in_rows) + m.own,
+        body.push_back({o.metric + m.cost.metric, o.order + m.cost.order, o.done, o.open + rolling_bytes(rolled, o.member->out_rows, m.in_rows) + m.own,
                         o.node, &m, o.first, -1});
       }
   }
   for (const CascadeMember& m : rows_of(x.roles, s, false, out_roll))
     if (m.cost.ifm_stream)
-      for (const DpCandidate& c : done) body.push_back({c.metric + m.cost.metric, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
+      for (const DpCandidate& c : done)
+        body.push_back({c.metric + m.cost.metric, c.order + m.cost.order, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
   vela_filter(body, x.limit, x.sram_weight);
   return body;
 }
@@ -248,7 +239,8 @@ void schedule_subgraph(const DpContext& x, std::size_t a, std::size_t b, FrontPo
     std::vector<DpCandidate> ws;
     for (const CascadeMember& m : rows_of(x.roles, s, false, false))
       if (!m.cost.ifm_stream)
-        for (const DpCandidate& c : done) ws.push_back({c.metric + m.cost.metric, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
+        for (const DpCandidate& c : done)
+          ws.push_back({c.metric + m.cost.metric, c.order + m.cost.order, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
     vela_filter(ws, x.limit, x.sram_weight);
     settle(ws, s);
     const std::vector<DpCandidate> none;
@@ -276,11 +268,65 @@ void schedule_subgraph(const DpContext& x, std::size_t a, std::size_t b, FrontPo
 
 }  // namespace
 
-void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<VelaPassRows>& shapes,
-                       const VelaRowCostFn& cost, double sram_weight, FrontPoint& point) {
+std::vector<double> vela_scheduling_live(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged) {
+  const std::size_t n = problem.steps.size();
+  std::vector<int> first(problem.tensors.size(), -1);
+  for (std::size_t s = 0; s < n; ++s)
+    for (const int t : problem.steps[s].inputs)
+      if (first[static_cast<std::size_t>(t)] < 0) first[static_cast<std::size_t>(t)] = static_cast<int>(s);
+  const auto start_of = [&](std::size_t t) { return problem.tensors[t].producer_step >= 0 ? problem.tensors[t].producer_step : first[t]; };
+  const auto end_of = [&](std::size_t t) { return problem.tensors[t].network_output ? static_cast<int>(n) - 1 : problem.tensors[t].last_consumer_step; };
+  std::vector<double> live(n + 1, 0.0);
+  // Adds tensor t's bytes over the steps lo..hi.
+  const auto add = [&](std::size_t t, int lo, int hi) {
+    if (lo < 0 || hi < lo) return;
+    live[static_cast<std::size_t>(lo)] += scheduling_bytes(problem, static_cast<int>(t));
+    live[static_cast<std::size_t>(hi) + 1] -= scheduling_bytes(problem, static_cast<int>(t));
+  };
+  for (std::size_t t = 0; t < problem.tensors.size(); ++t) add(t, start_of(t), end_of(t));
+  // Vela's shared ranges, per NPU subgraph a..b (a graph of its own there): the union of the merged
+  // tensors' steps, each tensor counted where the union is live but it is not.
+  for (std::size_t a = 0; a < n; ++a) {
+    if (!npu[a]) continue;
+    std::size_t b = a;
+    while (b + 1 < n && npu[b + 1]) ++b;
+    std::vector<std::size_t> members;
+    std::map<std::size_t, std::size_t> parent;  // tensor -> a tensor of the same range
+    const std::function<std::size_t(std::size_t)> root = [&](std::size_t t) {
+      const std::size_t p = parent.at(t);
+      return p == t ? t : root(p);
+    };
+    for (std::size_t s = a; s <= b; ++s) {
+      if (merged.empty() || merged[s] < 0) continue;
+      const auto in = static_cast<std::size_t>(problem.steps[s].inputs[static_cast<std::size_t>(merged[s])]);
+      const auto out = static_cast<std::size_t>(problem.steps[s].output);
+      for (const std::size_t t : {in, out})
+        if (parent.emplace(t, t).second) members.push_back(t);
+      parent[root(out)] = root(in);
+    }
+    std::map<std::size_t, std::pair<int, int>> span;  // a range's root -> its first and last step
+    for (const std::size_t t : members) {
+      auto [it, fresh] = span.emplace(root(t), std::make_pair(start_of(t), end_of(t)));
+      if (!fresh) it->second = {std::min(it->second.first, start_of(t)), std::max(it->second.second, end_of(t))};
+    }
+    for (const std::size_t t : members) {
+      const auto [lo, hi] = span.at(root(t));
+      const int from = std::max(lo, static_cast<int>(a)), to = std::min(hi, static_cast<int>(b));
+      add(t, from, std::min(to, start_of(t) - 1));
+      add(t, std::max(from, end_of(t) + 1), to);
+    }
+    a = b;
+  }
+  for (std::size_t s = 1; s < n; ++s) live[s] += live[s - 1];
+  live.resize(n);
+  return live;
+}
+
+void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged,
+                       const std::vector<VelaPassRows>& shapes, const VelaRowCostFn& cost, double sram_weight, FrontPoint& point) {
   const std::size_t n = problem.steps.size();
   if (n == 0) return;
-  const VelaSramView view = sram_view(problem);
+  const VelaSramView view = sram_view(problem, npu, merged);
   RoleTable roles(n);
   for (std::size_t s = 0; s < n; ++s)
     for (unsigned r = 0; r < 4 && npu[s]; ++r) roles[s][r] = role_rows(problem, point, cost, s, (r & 2U) != 0, (r & 1U) != 0);

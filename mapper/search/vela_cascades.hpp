@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "mapper/search/join/join.hpp"
 
@@ -23,6 +24,8 @@ struct VelaRowCost {
                              ///< moves biases to SRAM after scheduling, move_scales_to_fast_storage)
   double weight_bytes = -1.0;  ///< its weights' SRAM as Vela's scheduler counts it (the encoding it made
                                ///< before scheduling); negative: the row's own SRAM less the bias copy
+  double order = 0.0;  ///< its place among the step's rows in Vela's order of candidates; of candidates
+                       ///< equal in metric and both SRAM figures Vela keeps the first (the least sum)
 };
 using VelaRowCostFn = std::function<VelaRowCost(std::size_t step, const PmappingRow& row)>;
 
@@ -43,6 +46,15 @@ struct VelaPassRows {
 /// storage. 0 where a pass has no rows.
 double vela_ifm_overlap(const std::vector<const VelaPassRows*>& shapes, const std::vector<int>& block_h);
 
+/// The feature-map bytes live at each step as Vela's scheduler counts them (its
+/// calc_non_local_mem_usage, before the search): every feature map whole and NHWC (linear_bytes;
+/// constants none), live from its first use to its last (a network output to the end); and where a
+/// step's output shares an input's live range (`merged[s]`, the input index, vela_scheduling_merges;
+/// -1 or empty: none), within the step's NPU subgraph (`npu`: the runs of NPU steps) every tensor of
+/// the shared range counts over the whole range, as Vela adds each tensor's size over the range it
+/// maps to: the input of an elementwise step stays live, in these figures, to its output's last use.
+std::vector<double> vela_scheduling_live(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged);
+
 /// Chooses, in `point` (a point of `problem`; its groups fix each step's feature-map placements), each
 /// NPU step's row and the runs of consecutive steps cascaded through rolling buffers as Vela's
 /// scheduler would where the arena is SRAM: per NPU subgraph, Vela's dynamic program over its steps
@@ -50,9 +62,10 @@ double vela_ifm_overlap(const std::vector<const VelaPassRows*>& shapes, const st
 /// candidate metric, `sram_weight` per byte of the largest cascaded pass's SRAM in Vela's own
 /// accounting plus the summed pass metric (docs/design/vela-schedule.md). A step's rows are those of its group; a cascade member's those of
 /// the groups with the same placements but its IFM and/or output rolled. `npu[s]` tells whether step s
-/// runs on the NPU. The caller recosts the point.
-void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<VelaPassRows>& shapes,
-                       const VelaRowCostFn& cost, double sram_weight, FrontPoint& point);
+/// runs on the NPU; `merged[s]` which input's live range step s's output shares in Vela's scheduler
+/// (vela_scheduling_merges; -1: none, empty: none anywhere). The caller recosts the point.
+void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged,
+                       const std::vector<VelaPassRows>& shapes, const VelaRowCostFn& cost, double sram_weight, FrontPoint& point);
 
 /// How many candidates Vela's scheduler keeps per step (its pareto_max_candidates).
 inline constexpr std::size_t kVelaCandidates = 16;

@@ -728,6 +728,9 @@ VelaPassRows vela_pass_rows(const LayerSpace& space) {
 /// before scheduling) and its weights' SRAM likewise (scheduling_weight_sram); of equal metrics the
 /// weight-streamed row first (docs/design/vela-schedule.md). Kept only where our accounting of the
 /// point's SRAM stays within the capacity.
+std::vector<VelaSramStep> vela_sram_steps(const workloads::Workload& workload, const StageResult& stage,
+                                          const VelaBaseline& b);
+
 void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage, int limit,
                  VelaBaseline& b) {
   const std::size_t n = b.problem.steps.size();
@@ -753,7 +756,8 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
       // Of equal metrics Vela keeps its first candidate: the weight-streamed ones come before the
       // IFM-streamed ones, each in its order of configs.
       const std::size_t place = static_cast<std::size_t>(at - orders[s].begin()) + (c.ifm_stream ? orders[s].size() : 0);
-      c.metric = vela_candidate(arch, lr.space, tpl, row, row.candidate, true).metric + 1e-6 * static_cast<double>(place);
+      c.metric = vela_candidate(arch, lr.space, tpl, row, row.candidate, true).metric;
+      c.order = static_cast<double>(place);
       c.block_h = lr.space.block_configs[row.candidate].ofm_h;
       c.bias_bytes = static_cast<double>(bias_copy_sram_bytes(make_pass(arch, lr.space, tpl, lr.space.block_configs[row.candidate])));
       c.weight_bytes = scheduling_weight_sram(lr.space, tpl, lr.space.block_configs[row.candidate]);
@@ -762,7 +766,8 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
     return it->second;
   };
   const FrontPoint before = b.point;
-  add_vela_cascades(b.problem, npu, shapes, cost, vela_weights(arch).sram_byte, b.point);
+  add_vela_cascades(b.problem, npu, vela_scheduling_merges(b.problem, vela_sram_steps(workload, stage, b)), shapes, cost,
+                    vela_weights(arch).sram_byte, b.point);
   cost_point(b.problem, b.point);
   if (b.point.peak_sram_bytes > static_cast<double>(b.problem.sram_capacity)) b.point = before;
 }

@@ -275,6 +275,29 @@ std::vector<std::size_t> vela_pass_order(const JoinProblem& problem) {
   return order;
 }
 
+std::vector<int> vela_scheduling_merges(const JoinProblem& problem, const std::vector<VelaSramStep>& steps) {
+  const std::size_t n = problem.steps.size();
+  std::vector<int> readers(problem.tensors.size(), 0), merged(n, -1);
+  for (const JoinStep& step : problem.steps)
+    for (const int t : step.inputs) ++readers[static_cast<std::size_t>(t)];
+  for (std::size_t t = 0; t < problem.tensors.size(); ++t) readers[t] += problem.tensors[t].network_output ? 1 : 0;
+  const auto feature_map = [&](int t) { return !problem.tensors[static_cast<std::size_t>(t)].constant; };
+  for (std::size_t s = 0; s < n && s < steps.size(); ++s) {
+    const JoinStep& step = problem.steps[s];
+    if (!steps[s].npu || step.inputs.empty() || !feature_map(step.output)) continue;
+    const bool swapped = steps[s].operands_swapped && step.inputs.size() == 2;
+    if (!feature_map(step.inputs[swapped ? 1 : 0])) continue;
+    for (std::size_t k = 0; k < step.inputs.size() && k < 2; ++k) {
+      const std::size_t i = swapped ? 1 - k : k;
+      const int t = step.inputs[i];
+      if (!steps[s].merge_input[i] || !feature_map(t) || readers[static_cast<std::size_t>(t)] != 1) continue;
+      merged[s] = static_cast<int>(i);
+      break;
+    }
+  }
+  return merged;
+}
+
 std::vector<VelaLiveRange> vela_sram_ranges(const JoinProblem& problem, const FrontPoint& point,
                                             const std::vector<VelaSramStep>& steps) {
   const std::vector<JoinTensor>& tensors = problem.tensors;

@@ -41,6 +41,14 @@ struct VelaSramStep {
                                       ///< move_scales_to_fast_storage) where the point's row lacks it
 };
 
+/// The input whose live range each step's output shares while Vela schedules (its scheduler's
+/// calc_non_local_mem_usage builds the live ranges of the passes, every feature map NHWC in the
+/// arena, with the same elementwise merge as its allocator): per step the input index, -1 for none.
+/// An NPU elementwise pass (not SHL/SHR) merges with the first of its operands in Vela's graph order
+/// that has its shape and element type and no other reader, provided Vela's first operand is a
+/// feature map (it tests the first operand's memory for both).
+std::vector<int> vela_scheduling_merges(const JoinProblem& problem, const std::vector<VelaSramStep>& steps);
+
 /// Vela's order of the passes (its pass packing, a depth-first walk back from the network's outputs:
 /// a tensor's writers once every reader of it is placed, then their inputs, the last first; see
 /// docs/design/vela-schedule.md on that direction), as step indices.

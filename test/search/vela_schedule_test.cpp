@@ -12,13 +12,17 @@
 //  (c) metamorphic: without the shortlist (block_config_limit 0) Vela's problem (without its weight
 //      placements) is never worse in its first objective (least SRAM, or cycles when the arch
 //      spills), and
-//      map_network's vela point is vela_schedule's.
+//      map_network's vela point is vela_schedule's;
+//  (e) Vela's scheduling figures by hand: the OFM-over-IFM overlap, its order breaking only exact
+//      ties, and the live bytes with an
+//      elementwise step's shared range (vww2_50_50 u55-128's add, 1x1 convolution and depthwise).
 
 #include <gtest/gtest.h>
 
 #include "mapper/search/map_network.hpp"
 #include "mapper/search/vela_cascades.hpp"
 #include "mapper/search/vela_schedule.hpp"
+#include "mapper/search/vela_sram.hpp"
 #include "model/block_config.hpp"
 #include "test/search/test_support.hpp"
 
@@ -129,7 +133,7 @@ TEST(VelaSchedule, CascadesPairAndLeastMetricWithoutSramWeight) {
       const std::vector<bool> npu(n, true);
       const std::vector<VelaPassRows> shapes(n);
       const VelaRowCostFn cost = [](std::size_t, const PmappingRow& r) { return VelaRowCost{r.cycles, false, 1}; };
-      add_vela_cascades(v->problem, npu, shapes, cost, 0.0, p);
+      add_vela_cascades(v->problem, npu, {}, shapes, cost, 0.0, p);
       double got = 0.0, least = 0.0;
       for (std::size_t s = 0; s < n; ++s) {
         const auto& g = v->problem.steps[s].groups.at(p.group[s]);
@@ -165,6 +169,106 @@ TEST(VelaSchedule, IfmOverlapByHand) {
   // Without rows (not a 4-D pass) nothing overlaps.
   VelaPassRows none;
   EXPECT_EQ(vela_ifm_overlap({&none}, {1}), 0.0);
+}
+
+/// vww2_50_50's second NPU subgraph, as far as its first three passes: a CPU pad writes p (13x13x24
+/// int8, 4,056 bytes, 4,064 rounded to 16), the NPU adds p and q (the same shape, from before) into x,
+/// a 1x1 convolution expands x to y (13x13x128, 21,632) and a stride-2 depthwise makes z (7x7x128,
+/// 6,272), the network's output here.
+JoinProblem vww2_add_expand_depthwise() {
+  JoinProblem p;
+  const auto fm = [](std::int64_t bytes, int producer, int consumer) {
+    JoinTensor t;
+    t.linear_bytes = t.nhcwb16_bytes = bytes;
+    t.producer_step = producer;
+    t.last_consumer_step = consumer;
+    return t;
+  };
+  // 0 r (the pad's input), 1 p, 2 q, 3 x, 4 y, 5 z.
+  p.tensors = {fm(4064, -1, 0), fm(4064, 0, 1), fm(4064, -1, 1), fm(4064, 1, 2), fm(21632, 2, 3), fm(6272, 3, -1)};
+  p.tensors[5].network_output = true;
+  p.steps = {{{0}, 1, {}}, {{1, 2}, 3, {}}, {{3}, 4, {}}, {{4}, 5, {}}};
+  p.arena_is_sram = true;
+  return p;
+}
+
+TEST(VelaSchedule, SharedLiveRangeByHand) {
+  // Vela's scheduler (calc_non_local_mem_usage) adds every tensor's size over the live range it maps
+  // to, and its merge gives the add's output x the range of its first operand p (p has x's shape and
+  // type and no other reader): [add, convolution] (p's first use in the NPU subgraph is the add, x's
+  // last the convolution). So p counts at the convolution too. Live bytes per step, by hand:
+  //   pad (CPU):     r + p                 = 4,064 + 4,064          =  8,128
+  //   add:           p + q + x             = 3 x 4,064              = 12,192
+  //   convolution:   p (shared range) + x + y = 4,064 + 4,064 + 21,632 = 29,760 (25,696 without the merge)
+  //   depthwise:     y + z                 = 21,632 + 6,272         = 27,904
+  // So Vela's convolution alone carries 4,064 bytes that are not its own: IFM-streamed, its best,
+  // 29,760 - 25,696 (around it) + 4,064 (IFM) + 3,696 (weights) + 21,632 (OFM) - 3,120 (its OFM over its
+  // IFM, block height 5) = 30,336, above the depthwise's 28,320 (21,632 + a 416-byte double buffer +
+  // 6,272), while the cascade of the two, ending at the depthwise, counts none of it: 4,064 + 3,696 +
+  // 16,640 (rolling buffer) + 1,648 + 6,272 - 4,056 = 28,264. The cascade saves 30,336 - 28,264 =
+  // 2,072 bytes of the subgraph's peak, 2,072,000 of candidate metric against its 659,136 more pass
+  // metric, which is why Vela cascades them (without the shared range it saved 56).
+  const JoinProblem p = vww2_add_expand_depthwise();
+  const std::vector<bool> npu = {false, true, true, true};
+  std::vector<VelaSramStep> steps(4);
+  for (std::size_t s = 1; s < 4; ++s) steps[s].npu = true;
+  steps[1].merge_input = {true, true};
+  const std::vector<int> merged = vela_scheduling_merges(p, steps);
+  EXPECT_EQ(merged, (std::vector<int>{-1, 0, -1, -1}));
+  EXPECT_EQ(vela_scheduling_live(p, npu, merged), (std::vector<double>{8128, 12192, 29760, 27904}));
+  EXPECT_EQ(vela_scheduling_live(p, npu, {}), (std::vector<double>{8128, 12192, 25696, 27904}));
+  // Vela's first operand is q when the graph has the operands the other way round: q shares x's
+  // range, and it is live from the add only, as p is.
+  steps[1].operands_swapped = true;
+  EXPECT_EQ(vela_scheduling_merges(p, steps), (std::vector<int>{-1, 1, -1, -1}));
+  // An input with another reader keeps its own range: with q read by the depthwise's step too (a
+  // skip connection) the add's output takes p's (q first in the graph, but it cannot).
+  JoinProblem skip = p;
+  skip.steps[3].inputs.push_back(2);
+  skip.tensors[2].last_consumer_step = 3;
+  EXPECT_EQ(vela_scheduling_merges(skip, steps), (std::vector<int>{-1, 0, -1, -1}));
+  // The range ends with the subgraph: a CPU step between the add and the convolution starts a new
+  // NPU subgraph, in which p is not live.
+  EXPECT_EQ(vela_scheduling_live(p, {false, true, false, true}, merged), (std::vector<double>{8128, 12192, 25696, 27904}));
+}
+
+TEST(VelaSchedule, OrderBreaksOnlyExactTies) {
+  // One NPU step, x (100 bytes) -> y (100 bytes, the network's output), three weight-streamed rows of
+  // equal metric: row 0 first in Vela's order with 300 bytes of its own SRAM, rows 1 and 2 with 200,
+  // row 2 before row 1 in Vela's order. Vela's filter (filter_pareto_frontier) sorts its candidates by
+  // (metric, largest finished SRAM, open SRAM), stably, and keeps one unless one kept before it is no
+  // worse in all three: open SRAM 100 + 300 = 400 for row 0, 300 for rows 1 and 2, so rows 1 and 2
+  // come first, equal in all three, and the first of them in Vela's order, row 2, is all that is
+  // kept. Row 0's place before them does not make it better (a millionth of metric per place did,
+  // and chose row 0); the order only chooses between rows 1 and 2 (without it, row 1, the first in
+  // the group, would be kept).
+  JoinProblem p;
+  JoinTensor x;
+  x.linear_bytes = x.nhcwb16_bytes = 100;
+  x.last_consumer_step = 0;
+  JoinTensor y = x;
+  y.producer_step = 0;
+  y.last_consumer_step = -1;
+  y.network_output = true;
+  p.tensors = {x, y};
+  PmappingGroup g;
+  g.compat = std::vector<TensorCompat>(2, TensorCompat{});
+  g.rows = std::vector<PmappingRow>(3);
+  g.rows[0].sram_bytes = 300;
+  g.rows[1].sram_bytes = g.rows[2].sram_bytes = 200;
+  for (std::uint32_t r = 0; r < 3; ++r) g.rows[r].candidate = r;
+  p.steps = {{{0}, 1, {g}}};
+  p.arena_is_sram = true;
+  p.sram_capacity = 1 << 20;
+  FrontPoint point;
+  point.group = point.row = {0};
+  const VelaRowCostFn cost = [](std::size_t, const PmappingRow& r) {
+    VelaRowCost c{1000.0, false, 1};
+    c.order = r.candidate == 0 ? 0.0 : r.candidate == 2 ? 1.0 : 2.0;
+    return c;
+  };
+  add_vela_cascades(p, {true}, {}, {VelaPassRows{}}, cost, 1000.0, point);
+  EXPECT_EQ(point.row[0], 2U);
 }
 
 TEST(VelaSchedule, WithoutTheShortlistNeverSlower) {
