@@ -61,7 +61,7 @@ void find_vela_schedule(const arch::Arch& arch, const workloads::Workload& w, co
   if (!r.vela) return;
   // Vela's problem holds the rows its point chose from; the report reads only this stage's layer
   // spaces and jobs (to rebuild the passes), so its rows go (on a chain, most of the run's memory).
-  for (LayerResult& lr : vela_stage.layers) std::vector<PmappingGroup>().swap(lr.groups);
+  for (LayerResult& lr : vela_stage.layers) lr.groups = SharedVector<PmappingGroup>();
   r.vela_stage = std::move(vela_stage);
 }
 
@@ -193,7 +193,9 @@ MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const worklo
   tbb::parallel_for(std::size_t{0}, workloads.size(), [&](std::size_t i) {
     SearchResult& r = out.networks[i];
     r.stage = stage_of_workload(shared, first_ref[i], workloads[i]->layers.size());
-    for (const Job& j : r.stage.jobs) r.evaluated += r.stage.counters_of(j).evaluated;
+    for (const LayerResult& lr : r.stage.layers) {
+      for (std::size_t t = 0; t < lr.space.templates.size(); ++t) r.evaluated += r.stage.counters_of(lr, t).evaluated;
+    }
     join_network(arch, *workloads[i], options, shared, first_ref[i], stop, progress != nullptr ? &progress->join : nullptr, r);
   });
   for (const SearchResult& r : out.networks) out.partial = out.partial || r.partial;
