@@ -450,12 +450,25 @@ JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& work
                          int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps) {
   JoinProblem problem = make_join_problem(arch, workload, stage, true);
   if (fresh_steps != nullptr) fresh_steps->assign(problem.steps.size(), false);
+  // vela_groups reads the arch, the options, the step's groups and its layer's space (never its
+  // layer index). Layers whose groups share one buffer are copies of one computed layer
+  // (stage_of_workload), equal in all of these: they share Vela's groups too, made once.
+  std::map<const void*, std::pair<SharedVector<PmappingGroup>, bool>> made;
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
-    bool fresh = false;
-    problem.steps[s].groups = vela_groups(arch, problem.steps[s].groups, lr, block_config_limit, vela_templates,
-                                          vela_layouts, arch.spilling_enabled, fresh);
-    if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh;
+    const void* shared = lr.groups.buffer();
+    auto it = shared != nullptr ? made.find(shared) : made.end();
+    if (it == made.end()) {
+      bool fresh = false;
+      SharedVector<PmappingGroup> groups = vela_groups(arch, problem.steps[s].groups, lr, block_config_limit,
+                                                       vela_templates, vela_layouts, arch.spilling_enabled, fresh);
+      if (shared != nullptr) made.try_emplace(shared, groups, fresh);
+      problem.steps[s].groups = std::move(groups);
+      if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh;
+      continue;
+    }
+    problem.steps[s].groups = it->second.first;
+    if (fresh_steps != nullptr) (*fresh_steps)[s] = it->second.second;
   }
   return problem;
 }
