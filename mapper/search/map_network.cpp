@@ -135,12 +135,12 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     }
   }
   if (options.vela_baseline && !options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial) {
-    // The join problem is a copy of the stage's groups: it goes while Vela's stage and problem are
-    // built (on a long chain the four together were the run's peak) and is made again after (unless
-    // the caller makes it itself: keep_join_problem); the join did not change it, so the copy is the
-    // same. So does the stage when Vela builds one of its own: every layer's jobs and groups,
-    // expanded from the shared stage, which expands it again after (the same function of the same
-    // data, so the same stage).
+    // The join problem (its steps share the stage's groups; its tables are its own) goes while
+    // Vela's stage and problem are built (on a long chain the four together were the run's peak) and
+    // is made again after (unless the caller makes it itself: keep_join_problem); the join did not
+    // change it, so it is the same. So does the stage when Vela builds one of its own: every layer's
+    // result, expanded from the shared stage, which expands it again after (the same function of the
+    // same data, so the same stage).
     const bool had_problem = r.problem.has_value();
     r.problem.reset();
     const bool own_stage = !vela_reads_search_stage(options);

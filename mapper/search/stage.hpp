@@ -98,7 +98,8 @@ StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& wor
                           StageProgress* progress = nullptr);
 
 /// The join problem of a workload: tensors with their sizes and lifetimes in topological order, and
-/// a copy of each layer's groups (groups with a rolling buffer are left out unless `allow_fusion`).
+/// each layer's groups, shared with the stage (groups with a rolling buffer are left out unless
+/// `allow_fusion`: then a copy without them, shared by the layers that share the stage's list).
 JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                               bool allow_fusion);
 
