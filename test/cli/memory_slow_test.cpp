@@ -175,7 +175,7 @@ TEST(MemoryBounds, ALongChainMapsInMemoryAndTimeLinearInItsLayers) {
   // problem was made again only in the document, after them; 18.3 before the search's stage was
   // released while Vela builds a stage of its own and its rows once the document has read them, and
   // before the layer mappings' JSON objects were shrunk to fit; 28 KiB before identical layers shared
-  // their mapspaces) and about 0.35 s of CPU per 1,000 layers. The bound is a regression guard with
+  // their mapspaces) and about 0.35 to 0.5 s of CPU per 1,000 layers (0.55 to 0.75 before). The bound is a regression guard with
   // a 10% margin, not yet the target of 10 KB per layer: at the run's peak, while the
   // document is made, its layer mappings as JSON trees (about 4 KB per layer each, the chosen
   // point's and Vela's); the search before it (load, stage, join, Vela's schedule) peaks at about
