@@ -153,13 +153,15 @@ StageDigest digest(const StageResult& stage) {
       for (const auto& r : g.rows) {
         ++d.rows;
         h.add(r.cycles);
-        h.add(static_cast<std::uint64_t>(r.job));
+        h.add(static_cast<std::uint64_t>(r.template_index));
         h.add(static_cast<std::uint64_t>(r.candidate));
         if (l == 0 && (d.layer0_best_cycles < 0 || r.cycles < d.layer0_best_cycles)) d.layer0_best_cycles = r.cycles;
       }
     }
   }
-  for (const auto& j : stage.jobs) d.evaluated += stage.counters_of(j).evaluated;
+  for (const auto& lr : stage.layers) {
+    for (std::size_t t = 0; t < lr.space.templates.size(); ++t) d.evaluated += stage.counters_of(lr, t).evaluated;
+  }
   d.hash = h.value();
   return d;
 }

@@ -288,7 +288,7 @@ int run_mapping(const RunOptions& options, const std::atomic<bool>* interrupt, s
         options.verbosity >= 0 && isatty(STDERR_FILENO) != 0);
     result = search::map_network(arch, workload, search_options, stop, &progress);
   }
-  spdlog::info("search: {} jobs, {} pmappings evaluated, front of {} points in {:.3f} s", result.stage.jobs.size(),
+  spdlog::info("search: {} jobs, {} pmappings evaluated, front of {} points in {:.3f} s", result.stage.num_jobs,
                result.evaluated, result.joined ? result.joined->front.size() : 0,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 

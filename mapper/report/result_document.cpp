@@ -338,7 +338,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   // The stage's rows were read by per_layer_json; from here on only its layer spaces and jobs are
   // (front_mappings reads the rows of the join problem, a copy): on a long chain its rows, the
   // problem and Vela's were together the run's peak.
-  for (LayerResult& lr : r.stage.layers) std::vector<PmappingGroup>().swap(lr.groups);
+  for (LayerResult& lr : r.stage.layers) lr.groups = SharedVector<PmappingGroup>();
   const JoinResult& joined = *r.joined;
   result["join"] = {{"steps", join_steps_json(workload, joined)}};
   // A run stopped during the join reports the best complete mappings its first passes found, if

@@ -61,7 +61,7 @@ void find_vela_schedule(const arch::Arch& arch, const workloads::Workload& w, co
   if (!r.vela) return;
   // Vela's problem holds the rows its point chose from; the report reads only this stage's layer
   // spaces and jobs (to rebuild the passes), so its rows go (on a chain, most of the run's memory).
-  for (LayerResult& lr : vela_stage.layers) std::vector<PmappingGroup>().swap(lr.groups);
+  for (LayerResult& lr : vela_stage.layers) lr.groups = SharedVector<PmappingGroup>();
   r.vela_stage = std::move(vela_stage);
 }
 
@@ -135,12 +135,12 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     }
   }
   if (options.vela_baseline && !options.baseline_only && !options.per_layer_only && !some_layer_empty && !r.partial) {
-    // The join problem is a copy of the stage's groups: it goes while Vela's stage and problem are
-    // built (on a long chain the four together were the run's peak) and is made again after (unless
-    // the caller makes it itself: keep_join_problem); the join did not change it, so the copy is the
-    // same. So does the stage when Vela builds one of its own: every layer's jobs and groups,
-    // expanded from the shared stage, which expands it again after (the same function of the same
-    // data, so the same stage).
+    // The join problem (its steps share the stage's groups; its tables are its own) goes while
+    // Vela's stage and problem are built (on a long chain the four together were the run's peak) and
+    // is made again after (unless the caller makes it itself: keep_join_problem); the join did not
+    // change it, so it is the same. So does the stage when Vela builds one of its own: every layer's
+    // result, expanded from the shared stage, which expands it again after (the same function of the
+    // same data, so the same stage).
     const bool had_problem = r.problem.has_value();
     r.problem.reset();
     const bool own_stage = !vela_reads_search_stage(options);
@@ -193,7 +193,9 @@ MultiSearchResult run_all(const arch::Arch& arch, const std::vector<const worklo
   tbb::parallel_for(std::size_t{0}, workloads.size(), [&](std::size_t i) {
     SearchResult& r = out.networks[i];
     r.stage = stage_of_workload(shared, first_ref[i], workloads[i]->layers.size());
-    for (const Job& j : r.stage.jobs) r.evaluated += r.stage.counters_of(j).evaluated;
+    for (const LayerResult& lr : r.stage.layers) {
+      for (std::size_t t = 0; t < lr.space.templates.size(); ++t) r.evaluated += r.stage.counters_of(lr, t).evaluated;
+    }
     join_network(arch, *workloads[i], options, shared, first_ref[i], stop, progress != nullptr ? &progress->join : nullptr, r);
   });
   for (const SearchResult& r : out.networks) out.partial = out.partial || r.partial;

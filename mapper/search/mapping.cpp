@@ -27,7 +27,7 @@ LayerMapping layer_mapping(const arch::Arch& arch, const workloads::Workload& w,
   m.repeat = space.batch_repeat;
   m.num_block_configs = static_cast<int>(space.block_configs.size());
   if (space.cpu) return m;  // its tensors stay in the arena; nothing runs on the NPU
-  const Template& tpl = space.templates[stage.jobs[row.job].template_index];
+  const Template& tpl = space.templates[row.template_index];
   m.block_config = space.block_configs[row.candidate];
   m.pass = make_pass(arch, space, tpl, m.block_config);
   m.traversal = tpl.traversal;

@@ -111,6 +111,13 @@ bool same_stage_input(const StageInput& a, const StageInput& b) {
          x.block_configs == y.block_configs && x.templates == y.templates && a.fm == b.fm;
 }
 
+/// One job: a layer (of the stage computed) and one of its templates. Its counters are
+/// StageResult::counters at its index in the list of jobs.
+struct Job {
+  int layer = -1;
+  std::uint32_t template_index = 0;
+};
+
 struct JobOutput {
   std::map<CompatKey, std::vector<PmappingRow>> groups;
   bool stopped = false;
@@ -124,7 +131,7 @@ void note_sram_need(JobOutput& out, std::int64_t bytes) {
 
 /// A CPU operator's job: one pmapping that costs the NPU nothing, with every feature map in the
 /// arena in linear layout; it exists only if those feature maps fit the SRAM (when the arena is SRAM).
-JobOutput run_cpu_job(const arch::Arch& arch, const LayerSpace& space, const FmSram& fm, std::uint32_t job_index,
+JobOutput run_cpu_job(const arch::Arch& arch, const LayerSpace& space, const FmSram& fm, std::uint32_t template_index,
                       KeepCounters& k, StageProgress* progress) {
   JobOutput out;
   k.apply(Cause::ShramCapacity, 1, 0);
@@ -136,7 +143,7 @@ JobOutput run_cpu_job(const arch::Arch& arch, const LayerSpace& space, const FmS
   k.evaluated = k.valid;
   if (fits) {
     PmappingRow row;
-    row.job = job_index;
+    row.template_index = template_index;
     row.candidate = 0;
     const CompatKey key(static_cast<std::size_t>(space.num_inputs) + 1, TensorCompat{Residence::Arena, Layout::Linear, 0});
     out.groups[key].push_back(row);
@@ -153,8 +160,7 @@ struct PruneScratch {
 };
 
 JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram& fm, const Job& job, KeepCounters& k,
-                  std::uint32_t job_index, const StageOptions& options, PruneScratch& scratch,
-                  StageProgress* progress) {
+                  const StageOptions& options, PruneScratch& scratch, StageProgress* progress) {
   JobOutput out;
   const Template& tpl = space.templates[job.template_index];
   const std::uint64_t grid = space.block_config_grid;
@@ -164,7 +170,7 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
     return out;
   }
   k.apply(Cause::Unsupported, grid, 0);
-  if (space.cpu) return run_cpu_job(arch, space, fm, job_index, k, progress);
+  if (space.cpu) return run_cpu_job(arch, space, fm, job.template_index, k, progress);
   const std::uint64_t valid_configs = space.block_configs.size();
   k.apply(Cause::ShramCapacity, grid, grid - valid_configs);
 
@@ -249,7 +255,7 @@ JobOutput run_job(const arch::Arch& arch, const LayerSpace& space, const FmSram&
       row.offchip_bytes = cost.off_chip_bytes * repeat;
       row.energy_pj = cost.energy_pj * repeat;
       row.sram_bytes = static_cast<double>(transient);
-      row.job = job_index;
+      row.template_index = job.template_index;
       row.candidate = static_cast<std::uint32_t>(c);
       const int in_rows = tpl.input_may_roll[0] ? rolling_consumer_rows(arch, space, bc) : 0;
       for (int in_roll = 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll) {
@@ -303,15 +309,16 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
   StageResult result;
   const int num_layers = static_cast<int>(inputs.size());
   result.layers.resize(inputs.size());
+  // Jobs numbered in layer then template order: a layer's are [first_counter, + its templates).
+  std::vector<Job> jobs;
   for (int l = 0; l < num_layers; ++l) {
     LayerResult& lr = result.layers[static_cast<std::size_t>(l)];
     lr.space = std::move(inputs[static_cast<std::size_t>(l)].space);
-    for (std::uint32_t t = 0; t < lr.space.templates.size(); ++t) {
-      lr.jobs.push_back(static_cast<std::uint32_t>(result.jobs.size()));
-      result.jobs.push_back(Job{l, t, static_cast<std::uint32_t>(result.jobs.size())});
-    }
+    lr.first_counter = static_cast<std::uint32_t>(jobs.size());
+    for (std::uint32_t t = 0; t < lr.space.templates.size(); ++t) jobs.push_back(Job{l, t});
   }
-  const std::size_t num_jobs = result.jobs.size();
+  const std::size_t num_jobs = jobs.size();
+  result.num_jobs = num_jobs;
   result.counters.resize(num_jobs);
   if (progress != nullptr) progress->jobs_total.fetch_add(num_jobs);
 
@@ -319,8 +326,8 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
   std::vector<std::uint32_t> order(num_jobs);
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return result.layers[static_cast<std::size_t>(result.jobs[a].layer)].space.block_configs.size() >
-           result.layers[static_cast<std::size_t>(result.jobs[b].layer)].space.block_configs.size();
+    return result.layers[static_cast<std::size_t>(jobs[a].layer)].space.block_configs.size() >
+           result.layers[static_cast<std::size_t>(jobs[b].layer)].space.block_configs.size();
   });
 
   std::vector<JobOutput> outputs(num_jobs);
@@ -330,9 +337,9 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
       [&](const tbb::blocked_range<std::size_t>& range) {
         for (std::size_t i = range.begin(); i != range.end(); ++i) {
           const std::uint32_t j = order[i];
-          const Job& job = result.jobs[j];
+          const Job& job = jobs[j];
           const auto l = static_cast<std::size_t>(job.layer);
-          outputs[j] = run_job(arch, result.layers[l].space, inputs[l].fm[job.template_index], job, result.counters[j], j,
+          outputs[j] = run_job(arch, result.layers[l].space, inputs[l].fm[job.template_index], job, result.counters[j],
                                options, scratch.local(), progress);
           if (progress != nullptr) progress->jobs_done.fetch_add(1, std::memory_order_relaxed);
         }
@@ -343,12 +350,14 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
   const std::vector<Column> cols = stage_columns(options.objectives);
   tbb::parallel_for(0, num_layers, [&](int l) {
     LayerResult& lr = result.layers[static_cast<std::size_t>(l)];
+    const std::size_t num_templates = lr.space.templates.size();
     std::map<CompatKey, std::vector<PmappingRow>> merged;
-    for (std::uint32_t j : lr.jobs) {
-      if (outputs[j].min_sram_bytes >= 0 && (lr.min_sram_bytes < 0 || outputs[j].min_sram_bytes < lr.min_sram_bytes)) {
-        lr.min_sram_bytes = outputs[j].min_sram_bytes;
+    for (std::size_t t = 0; t < num_templates; ++t) {
+      JobOutput& out = outputs[lr.first_counter + t];
+      if (out.min_sram_bytes >= 0 && (lr.min_sram_bytes < 0 || out.min_sram_bytes < lr.min_sram_bytes)) {
+        lr.min_sram_bytes = out.min_sram_bytes;
       }
-      for (auto& [key, rows] : outputs[j].groups) {
+      for (auto& [key, rows] : out.groups) {
         auto& dst = merged[key];
         dst.insert(dst.end(), rows.begin(), rows.end());
       }
@@ -358,20 +367,19 @@ StageResult run_stage(const arch::Arch& arch, std::vector<StageInput>& inputs, c
     std::vector<double> table;
     // A job's evaluated candidate survives if it is in at least one group's front.
     std::map<std::pair<std::uint32_t, std::uint32_t>, char> kept;
+    std::vector<PmappingGroup> groups;
     for (auto& [key, rows] : merged) {
       prune(rows, cols, ws, survivors, table);
-      for (const auto& r : rows) kept[{r.job, r.candidate}] = 1;
-      lr.groups.push_back(PmappingGroup{key, std::move(rows)});
+      for (const auto& r : rows) kept[{r.template_index, r.candidate}] = 1;
+      groups.push_back(PmappingGroup{key, std::move(rows)});
     }
-    std::vector<std::uint64_t> survivors_per_job(lr.jobs.size(), 0);
-    for (const auto& [id, _] : kept) {
-      const auto pos = std::find(lr.jobs.begin(), lr.jobs.end(), id.first) - lr.jobs.begin();
-      ++survivors_per_job[static_cast<std::size_t>(pos)];
-    }
+    lr.groups = std::move(groups);
+    std::vector<std::uint64_t> survivors_per_job(num_templates, 0);
+    for (const auto& [id, _] : kept) ++survivors_per_job[id.first];
     KeepRatesSum rates;
-    for (std::size_t i = 0; i < lr.jobs.size(); ++i) {
-      KeepCounters& k = result.counters[lr.jobs[i]];
-      k.pareto = survivors_per_job[i];
+    for (std::size_t t = 0; t < num_templates; ++t) {
+      KeepCounters& k = result.counters[lr.first_counter + t];
+      k.pareto = survivors_per_job[t];
       k.apply(Cause::Dominated, k.evaluated, k.evaluated - k.pareto);
       rates.add(k);
     }
@@ -423,33 +431,23 @@ void deduplicate(std::vector<StageInput>& all, std::vector<StageInput>& distinct
 }  // namespace
 
 StageResult stage_of_workload(const SharedStage& shared, std::size_t first_ref, std::size_t num_layers) {
-  // Every layer gets its distinct layer's result with jobs of its own, numbered in layer then template
-  // order exactly as if each layer had been computed: the result is the same, only cheaper.
+  // Every layer gets its distinct layer's result: its space (whose templates and block configs are
+  // shared), its groups (shared: a row names its template, not its layer) and its jobs' counters
+  // (shared: first_counter), so a layer repeated costs a LayerResult, not its rows and jobs again.
+  // The result is the one each layer computed on its own would give, only cheaper.
   const StageResult& computed = shared.stage;
   StageResult result;
   result.layers.resize(num_layers);
+  KeepRatesSum overall;
   for (std::size_t l = 0; l < num_layers; ++l) {
     const LayerResult& src = computed.layers[shared.distinct_of[first_ref + l]];
     LayerResult& dst = result.layers[l];
-    dst.space = src.space;
+    dst = src;
     dst.space.layer = static_cast<int>(l);
-    dst.rates = src.rates;
-    dst.min_sram_bytes = src.min_sram_bytes;
-    dst.groups = src.groups;
-    std::map<std::uint32_t, std::uint32_t> job_of;
-    for (std::uint32_t j : src.jobs) {
-      job_of[j] = static_cast<std::uint32_t>(result.jobs.size());
-      dst.jobs.push_back(static_cast<std::uint32_t>(result.jobs.size()));
-      result.jobs.push_back(Job{static_cast<int>(l), computed.jobs[j].template_index, computed.jobs[j].counters});
-    }
-    for (auto& g : dst.groups) {
-      for (auto& row : g.rows) row.job = job_of.at(row.job);
-    }
+    result.num_jobs += src.space.templates.size();
+    for (std::size_t t = 0; t < src.space.templates.size(); ++t) overall.add(computed.counters_of(src, t));
   }
-  // The counters of the computed jobs, each expanded job pointing at its own (the same index).
   result.counters = computed.counters;
-  KeepRatesSum overall;
-  for (const auto& j : result.jobs) overall.add(result.counters_of(j));
   result.overall = overall.rates();
   result.partial = computed.partial;
   return result;
@@ -515,13 +513,27 @@ JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload&
     jt.constant = t.is_constant;
     p.tensors.push_back(jt);
   }
+  // A step shares its layer's groups; without fusion, a layer with rolling groups gets a copy of the
+  // others, made once per list of groups (identical layers share theirs, and then the copy).
+  std::map<const void*, SharedVector<PmappingGroup>> without_rolling;
   for (int layer : w.topological_order) {
     const auto& lr = stage.layers[static_cast<std::size_t>(layer)];
     JoinStep step;
-    for (const auto& g : lr.groups) {
-      bool rolling = false;
-      for (const auto& c : g.compat) rolling = rolling || c.residence == Residence::Rolling;
-      if (allow_fusion || !rolling) step.groups.push_back(g);
+    const auto is_rolling = [](const PmappingGroup& g) {
+      return std::any_of(g.compat.begin(), g.compat.end(), [](const TensorCompat& c) { return c.residence == Residence::Rolling; });
+    };
+    if (allow_fusion || std::none_of(lr.groups.begin(), lr.groups.end(), is_rolling)) {
+      step.groups = lr.groups;
+    } else {
+      auto [it, added] = without_rolling.try_emplace(lr.groups.buffer());
+      if (added) {
+        std::vector<PmappingGroup> kept;
+        for (const auto& g : lr.groups) {
+          if (!is_rolling(g)) kept.push_back(g);
+        }
+        it->second = std::move(kept);
+      }
+      step.groups = it->second;
     }
     step.inputs = w.layers[static_cast<std::size_t>(layer)].inputs;
     step.output = w.layers[static_cast<std::size_t>(layer)].output;
@@ -531,10 +543,8 @@ JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload&
 }
 
 model::Pass pass_of(const arch::Arch& arch, const StageResult& stage, int layer, const PmappingRow& row) {
-  const Job& job = stage.jobs[row.job];
-  NPUMAP_ASSERT(job.layer == layer);
   const LayerSpace& space = stage.layers[static_cast<std::size_t>(layer)].space;
-  return make_pass(arch, space, space.templates[job.template_index], space.block_configs[row.candidate]);
+  return make_pass(arch, space, space.templates[row.template_index], space.block_configs[row.candidate]);
 }
 
 }  // namespace npumap::search

@@ -36,20 +36,14 @@ struct StageProgress {
   std::atomic<std::uint64_t> evaluated{0};
 };
 
-/// One job: a layer and one of its templates.
-struct Job {
-  int layer = -1;
-  std::uint32_t template_index = 0;
-  /// Index into StageResult::counters: the jobs of identical layers share the counters of the one
-  /// computed (160 bytes each, 48 jobs a layer: kept once, not per layer of a long chain).
-  std::uint32_t counters = 0;
-};
-
-/// The result of one layer.
+/// The result of one layer. Its jobs are its templates: job t is (this layer, template t), and a
+/// row's PmappingRow::template_index names it. Identical layers share their groups (their rows name
+/// no layer) and their jobs' counters.
 struct LayerResult {
   LayerSpace space;
-  std::vector<std::uint32_t> jobs;     ///< indices into StageResult::jobs, in template order
-  std::vector<PmappingGroup> groups;   ///< sorted by compatibility
+  /// The keep-rate counters of job t are StageResult::counters[first_counter + t] (t < templates).
+  std::uint32_t first_counter = 0;
+  SharedVector<PmappingGroup> groups;  ///< sorted by compatibility; shared by identical layers' copies
   KeepRates rates;
   /// The least SRAM any candidate of the layer needs by itself (its own feature maps and weight
   /// copies, rolling where it may): what a layer without pmappings would need. -1: none considered.
@@ -59,10 +53,12 @@ struct LayerResult {
 /// The whole per-layer stage.
 struct StageResult {
   std::vector<LayerResult> layers;  ///< indexed by layer (file order)
-  std::vector<Job> jobs;
-  std::vector<KeepCounters> counters;  ///< per computed job; Job::counters indexes it
-  /// The keep-rate counters of `job`.
-  const KeepCounters& counters_of(const Job& job) const { return counters[job.counters]; }
+  /// Jobs of all layers, one per (layer, template); identical layers' jobs each count.
+  std::size_t num_jobs = 0;
+  /// Per computed job (the jobs of identical layers share theirs): LayerResult::first_counter indexes it.
+  std::vector<KeepCounters> counters;
+  /// The keep-rate counters of job (lr, template t).
+  const KeepCounters& counters_of(const LayerResult& lr, std::size_t t) const { return counters[lr.first_counter + t]; }
   KeepRates overall;
   bool partial = false;             ///< stopped early by the time limit or an interrupt
 };
@@ -77,7 +73,7 @@ struct LayerRef {
 /// The per-layer stage of layers from any number of workloads, each distinct layer computed once.
 struct SharedStage {
   /// One LayerResult per distinct layer (in order of first appearance); its space.layer is the layer
-  /// index in the workload of that first appearance, and Job::layer indexes `stage.layers`.
+  /// index in the workload of that first appearance.
   StageResult stage;
   std::vector<std::uint32_t> distinct_of;  ///< per LayerRef: index into stage.layers
 };
@@ -91,8 +87,8 @@ SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>
                              StageProgress* progress = nullptr, bool share_identical = true);
 
 /// The per-layer stage of one workload whose layers are refs [first_ref, first_ref + num_layers) of
-/// `shared`: each layer gets its distinct layer's result, with jobs of its own numbered in layer then
-/// template order, exactly as if every layer had been computed on its own.
+/// `shared`: each layer gets its distinct layer's result (sharing its groups and counters), exactly
+/// as if every layer had been computed on its own.
 StageResult stage_of_workload(const SharedStage& shared, std::size_t first_ref, std::size_t num_layers);
 
 /// The per-layer stage of one workload in an arena of `options.threads` workers (identical layers
@@ -102,7 +98,8 @@ StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& wor
                           StageProgress* progress = nullptr);
 
 /// The join problem of a workload: tensors with their sizes and lifetimes in topological order, and
-/// a copy of each layer's groups (groups with a rolling buffer are left out unless `allow_fusion`).
+/// each layer's groups, shared with the stage (groups with a rolling buffer are left out unless
+/// `allow_fusion`: then a copy without them, shared by the layers that share the stage's list).
 JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                               bool allow_fusion);
 

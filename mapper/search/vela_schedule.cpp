@@ -202,16 +202,16 @@ bool template_has_compat(const Template& tpl, const std::vector<TensorCompat>& c
 /// per-layer stage (which keeps one of equal rows and drops those its objectives rank worse, so a
 /// layer's Vela rows may be gone): per template of Vela's (vela_template, vela_bias) with the group's
 /// feature maps, each config Vela tries, keeping those no other beats in both cycles and own SRAM.
-std::vector<PmappingRow> vela_rows(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr,
+std::vector<PmappingRow> vela_rows(const arch::Arch& arch, const LayerResult& lr,
                                    const std::vector<TensorCompat>& compat, int limit) {
   std::vector<PmappingRow> all;
   const std::vector<std::uint32_t> order = vela_config_order(lr.space, limit);
-  for (std::size_t ti = 0; ti < lr.space.templates.size() && ti < lr.jobs.size(); ++ti) {
+  for (std::size_t ti = 0; ti < lr.space.templates.size(); ++ti) {
     const Template& tpl = lr.space.templates[ti];
-    if (stage.jobs[lr.jobs[ti]].template_index != ti || !template_has_compat(tpl, compat)) continue;
+    if (!template_has_compat(tpl, compat)) continue;
     if (!vela_template(arch, lr.space, tpl) || !vela_bias(lr.space, tpl)) continue;
     PmappingRow like;
-    like.job = lr.jobs[ti];
+    like.template_index = static_cast<std::uint32_t>(ti);
     for (const std::uint32_t c : order) all.push_back(vela_candidate(arch, lr.space, tpl, like, c).row);
   }
   std::vector<PmappingRow> kept;
@@ -251,7 +251,7 @@ bool vela_layouts_of(const LayerSpace& space, const std::vector<TensorCompat>& c
 /// A cascade streams its IFMs with the weights whole in SRAM (Vela's IfmStream), so a rolling variant
 /// never double-buffers its weights. Each group keeps the rows no other beats in both Vela's pass metric
 /// and own SRAM (the first of equal rows, in Vela's order).
-std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr, int limit) {
+std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const LayerResult& lr, int limit) {
   const std::vector<std::uint32_t> order = vela_config_order(lr.space, limit);
   struct Rows {
     std::vector<PmappingRow> rows;
@@ -261,9 +261,8 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
   };
   std::map<std::vector<TensorCompat>, Rows> groups;
   const LayerSpace& space = lr.space;
-  for (std::size_t ti = 0; ti < space.templates.size() && ti < lr.jobs.size(); ++ti) {
+  for (std::size_t ti = 0; ti < space.templates.size(); ++ti) {
     const Template& tpl = space.templates[ti];
-    if (stage.jobs[lr.jobs[ti]].template_index != ti) continue;
     if (!vela_template(arch, space, tpl) || !vela_bias(space, tpl)) continue;
     // A tensor not in the arena must be a rolling buffer (on U65 the rolling site is SRAM, NHCWB16).
     const bool in_off = !tpl.inputs.empty() && tpl.inputs[0].residence != Residence::Arena;
@@ -275,7 +274,7 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
     for (int i = 0; i < space.num_inputs; ++i) base.push_back({tpl.inputs[static_cast<std::size_t>(i)].residence, tpl.inputs[static_cast<std::size_t>(i)].layout, 0});
     base.push_back({tpl.output.residence, tpl.output.layout, 0, static_cast<std::int8_t>(tpl.output_over_input)});
     PmappingRow like;
-    like.job = lr.jobs[ti];
+    like.template_index = static_cast<std::uint32_t>(ti);
     for (const std::uint32_t c : order) {
       const VelaCandidate cand = vela_candidate(arch, space, tpl, like, c);
       const model::BlockConfig& bc = space.block_configs[c];
@@ -331,13 +330,12 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
 /// the arena (any, where the arch spills), rows whose block config is on the shortlist, with
 /// `templates` Vela's rows (vela_rows) and with `layouts` Vela's layouts, falling back to Vela's rows
 /// in any layout, the shortlisted rows, the arena groups, then all groups, when a filter leaves none.
-std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups, const StageResult& stage,
-                                       const LayerResult& lr, int limit, bool templates, bool layouts, bool spills,
-                                       bool& fresh) {
+std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups, const LayerResult& lr,
+                                       int limit, bool templates, bool layouts, bool spills, bool& fresh) {
   fresh = false;
   if (templates && !lr.space.cpu) {
     std::vector<PmappingGroup> kept, laid;
-    for (PmappingGroup& g : fresh_groups(arch, stage, lr, limit)) {
+    for (PmappingGroup& g : fresh_groups(arch, lr, limit)) {
       if (!arena_or_rolling(g, spills) || g.rows.empty()) continue;
       if (layouts && vela_layouts_of(lr.space, g.compat)) laid.push_back(g);
       kept.push_back(std::move(g));
@@ -354,12 +352,12 @@ std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector
     PmappingGroup s{g.compat, {}}, v{g.compat, {}};
     const bool rolling = std::any_of(g.compat.begin(), g.compat.end(),
                                      [](const TensorCompat& c) { return c.residence == Residence::Rolling; });
-    if (templates && !lr.space.cpu && !rolling) v.rows = vela_rows(arch, stage, lr, g.compat, limit);
+    if (templates && !lr.space.cpu && !rolling) v.rows = vela_rows(arch, lr, g.compat, limit);
     for (const PmappingRow& row : g.rows) {
       if (!listed.empty() && (row.candidate >= listed.size() || !listed[row.candidate])) continue;
       s.rows.push_back(row);
       if (!rolling && templates && !lr.space.cpu) continue;  // costed by vela_rows
-      if (!templates || lr.space.cpu || vela_template(arch, lr.space, lr.space.templates[stage.jobs[row.job].template_index]))
+      if (!templates || lr.space.cpu || vela_template(arch, lr.space, lr.space.templates[row.template_index]))
         v.rows.push_back(row);
     }
     if (!s.rows.empty()) shortlisted.push_back(std::move(s));
@@ -387,11 +385,11 @@ void choose_vela_block_configs(const arch::Arch& arch, const workloads::Workload
   for (std::size_t s = 0; s < b.problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     if (lr.space.cpu || (s < fresh.size() && fresh[s])) continue;
-    PmappingGroup& g = b.problem.steps[s].groups.at(b.point.group[s]);
+    const PmappingGroup& g = b.problem.steps[s].groups.at(b.point.group[s]);
     if (std::any_of(g.compat.begin(), g.compat.end(), [](const TensorCompat& c) { return c.residence == Residence::Rolling; }))
       continue;  // a cascade's rolling buffers follow its members' block configs
     const PmappingRow chosen = g.rows.at(b.point.row[s]);
-    const Template& tpl = lr.space.templates[stage.jobs[chosen.job].template_index];
+    const Template& tpl = lr.space.templates[chosen.template_index];
     const double others = memory.sram_bytes[s] - chosen.sram_bytes;  // SRAM in use besides the pass's own
     std::optional<VelaCandidate> best;
     double best_score = 0.0;
@@ -407,9 +405,9 @@ void choose_vela_block_configs(const arch::Arch& arch, const workloads::Workload
     b.point.offchip_bytes += best->row.offchip_bytes - chosen.offchip_bytes;
     b.point.energy_pj += best->row.energy_pj - chosen.energy_pj;
     const auto same = std::find_if(g.rows.begin(), g.rows.end(),
-                                   [&](const PmappingRow& r) { return r.job == chosen.job && r.candidate == best->row.candidate; });
+                                   [&](const PmappingRow& r) { return r.template_index == chosen.template_index && r.candidate == best->row.candidate; });
     b.point.row[s] = static_cast<std::uint32_t>(same - g.rows.begin());
-    if (same == g.rows.end()) g.rows.push_back(best->row);
+    if (same == g.rows.end()) b.problem.steps[s].groups.edit().at(b.point.group[s]).rows.push_back(best->row);
   }
   const PointMemory after = point_memory(b.problem, b.point);
   b.point.peak_sram_bytes = after.sram_bytes.empty() ? 0.0 : *std::max_element(after.sram_bytes.begin(), after.sram_bytes.end());
@@ -452,12 +450,25 @@ JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& work
                          int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps) {
   JoinProblem problem = make_join_problem(arch, workload, stage, true);
   if (fresh_steps != nullptr) fresh_steps->assign(problem.steps.size(), false);
+  // vela_groups reads the arch, the options, the step's groups and its layer's space (never its
+  // layer index). Layers whose groups share one buffer are copies of one computed layer
+  // (stage_of_workload), equal in all of these: they share Vela's groups too, made once.
+  std::map<const void*, std::pair<SharedVector<PmappingGroup>, bool>> made;
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
-    bool fresh = false;
-    problem.steps[s].groups = vela_groups(arch, problem.steps[s].groups, stage, lr, block_config_limit, vela_templates,
-                                          vela_layouts, arch.spilling_enabled, fresh);
-    if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh;
+    const void* shared = lr.groups.buffer();
+    auto it = shared != nullptr ? made.find(shared) : made.end();
+    if (it == made.end()) {
+      bool fresh = false;
+      SharedVector<PmappingGroup> groups = vela_groups(arch, problem.steps[s].groups, lr, block_config_limit,
+                                                       vela_templates, vela_layouts, arch.spilling_enabled, fresh);
+      if (shared != nullptr) made.try_emplace(shared, groups, fresh);
+      problem.steps[s].groups = std::move(groups);
+      if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh;
+      continue;
+    }
+    problem.steps[s].groups = it->second.first;
+    if (fresh_steps != nullptr) (*fresh_steps)[s] = it->second.second;
   }
   return problem;
 }
@@ -508,10 +519,10 @@ std::vector<std::vector<std::vector<double>>> row_metrics(const arch::Arch& arch
           m.push_back(0.0);
           continue;
         }
-        const auto key = std::make_pair(row.job, row.candidate);
+        const auto key = std::make_pair(row.template_index, row.candidate);
         auto it = cache.find(key);
         if (it == cache.end()) {
-          const Template& tpl = lr.space.templates[stage.jobs[row.job].template_index];
+          const Template& tpl = lr.space.templates[row.template_index];
           const auto at = std::find(order.begin(), order.end(), row.candidate);
           const double tie = 1e-6 * static_cast<double>(at - order.begin());
           it = cache.emplace(key, vela_candidate(arch, lr.space, tpl, row, row.candidate).metric + tie).first;
@@ -546,11 +557,11 @@ bool same_choices(const Template& a, const Template& b) {
 /// Moves the point's step `s` to the row of its template and block config with feature map `slot` (an
 /// input index, or the output when `slot` equals the number of inputs) placed as `to`; false when the
 /// layer has no such template. Adds the group or row to the problem when it lacks them.
-bool replace_placement(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr, JoinProblem& problem,
+bool replace_placement(const arch::Arch& arch, const LayerResult& lr, JoinProblem& problem,
                        FrontPoint& point, std::size_t s, std::size_t slot, const FmChoice& to) {
   const PmappingGroup& g = problem.steps[s].groups.at(point.group[s]);
   const PmappingRow chosen = g.rows.at(point.row[s]);
-  Template want = lr.space.templates.at(stage.jobs[chosen.job].template_index);
+  Template want = lr.space.templates.at(chosen.template_index);
   if (slot < want.inputs.size()) want.inputs[slot] = to; else want.output = to;
   // An output written over an input shares its placement: moving either ends the sharing.
   const bool unshare = want.output_over_input >= 0 &&
@@ -558,18 +569,18 @@ bool replace_placement(const arch::Arch& arch, const StageResult& stage, const L
   if (unshare) want.output_over_input = -1;
   std::size_t ti = 0;
   while (ti < lr.space.templates.size() && !same_choices(lr.space.templates[ti], want)) ++ti;
-  if (ti == lr.space.templates.size() || ti >= lr.jobs.size() || stage.jobs[lr.jobs[ti]].template_index != ti) return false;
+  if (ti == lr.space.templates.size()) return false;
   std::vector<TensorCompat> compat = g.compat;
   compat.at(slot).residence = to.residence;
   compat.at(slot).layout = to.layout;
   if (unshare) compat.back().over_input = -1;
-  std::vector<PmappingGroup>& groups = problem.steps[s].groups;
+  std::vector<PmappingGroup>& groups = problem.steps[s].groups.edit();
   auto git = std::find_if(groups.begin(), groups.end(), [&](const PmappingGroup& x) { return x.compat == compat; });
   if (git == groups.end()) git = groups.insert(groups.end(), PmappingGroup{compat, {}});
   PmappingRow like = chosen;
-  like.job = lr.jobs[ti];
+  like.template_index = static_cast<std::uint32_t>(ti);
   auto rit = std::find_if(git->rows.begin(), git->rows.end(),
-                          [&](const PmappingRow& r) { return r.job == like.job && r.candidate == chosen.candidate; });
+                          [&](const PmappingRow& r) { return r.template_index == like.template_index && r.candidate == chosen.candidate; });
   if (rit == git->rows.end())
     rit = git->rows.insert(git->rows.end(), vela_candidate(arch, lr.space, lr.space.templates[ti], like, chosen.candidate).row);
   point.group[s] = static_cast<std::uint32_t>(git - groups.begin());
@@ -599,7 +610,7 @@ void break_rolling_ties(const arch::Arch& arch, const workloads::Workload& workl
     const int producer_rows = problem.steps[p].groups.at(b.point.group[p]).compat.back().rows;
     if (producer_rows <= 0) continue;
     const PmappingRow chosen = problem.steps[s].groups[b.point.group[s]].rows.at(b.point.row[s]);
-    const Template& tpl = lr.space.templates[stage.jobs[chosen.job].template_index];
+    const Template& tpl = lr.space.templates[chosen.template_index];
     const double metric = vela_candidate(arch, lr.space, tpl, chosen, chosen.candidate).metric;
     const auto buffer = [&](std::uint32_t c) {
       return rolling_buffer_bytes(in, producer_rows, rolling_consumer_rows(arch, lr.space, lr.space.block_configs[c]));
@@ -616,11 +627,11 @@ void break_rolling_ties(const arch::Arch& arch, const workloads::Workload& workl
     std::vector<TensorCompat> want = compat;
     want.front().rows = static_cast<std::uint16_t>(rolling_consumer_rows(arch, lr.space, bc));
     if (want.back().residence == Residence::Rolling) want.back().rows = static_cast<std::uint16_t>(bc.ofm_h);
-    std::vector<PmappingGroup>& groups = problem.steps[s].groups;
+    std::vector<PmappingGroup>& groups = problem.steps[s].groups.edit();
     auto git = std::find_if(groups.begin(), groups.end(), [&](const PmappingGroup& x) { return x.compat == want; });
     if (git == groups.end()) git = groups.insert(groups.end(), PmappingGroup{want, {}});
     auto rit = std::find_if(git->rows.begin(), git->rows.end(),
-                            [&](const PmappingRow& r) { return r.job == chosen.job && r.candidate == best; });
+                            [&](const PmappingRow& r) { return r.template_index == chosen.template_index && r.candidate == best; });
     if (rit == git->rows.end()) rit = git->rows.insert(git->rows.end(), vela_candidate(arch, lr.space, tpl, chosen, best).row);
     b.point.group[s] = static_cast<std::uint32_t>(git - groups.begin());
     b.point.row[s] = static_cast<std::uint32_t>(rit - git->rows.begin());
@@ -688,10 +699,10 @@ void fill_sram(const arch::Arch& arch, const workloads::Workload& workload, cons
     const auto p = static_cast<std::size_t>(problem.tensors[t].producer_step);
     const TensorCompat pc = problem.steps[p].groups[b.point.group[p]].compat.back();
     const FmChoice to{Residence::Sram, pc.layout};
-    bool ok = replace_placement(arch, stage, layer_of(p), problem, b.point, p, problem.steps[p].inputs.size(), to);
+    bool ok = replace_placement(arch, layer_of(p), problem, b.point, p, problem.steps[p].inputs.size(), to);
     for (std::size_t s = p + 1; s < n && ok; ++s)
       for (std::size_t i = 0; i < problem.steps[s].inputs.size() && ok; ++i)
-        if (problem.steps[s].inputs[i] == c.tensor) ok = replace_placement(arch, stage, layer_of(s), problem, b.point, s, i, to);
+        if (problem.steps[s].inputs[i] == c.tensor) ok = replace_placement(arch, layer_of(s), problem, b.point, s, i, to);
     if (ok) {
       const PointMemory mem = point_memory(problem, b.point);
       ok = std::all_of(mem.sram_bytes.begin(), mem.sram_bytes.end(),
@@ -745,11 +756,11 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
   }
   std::map<std::tuple<std::size_t, std::uint32_t, std::uint32_t>, VelaRowCost> cache;
   const VelaRowCostFn cost = [&](std::size_t s, const PmappingRow& row) {
-    const auto key = std::make_tuple(s, row.job, row.candidate);
+    const auto key = std::make_tuple(s, row.template_index, row.candidate);
     auto it = cache.find(key);
     if (it == cache.end()) {
       const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
-      const Template& tpl = lr.space.templates[stage.jobs[row.job].template_index];
+      const Template& tpl = lr.space.templates[row.template_index];
       const auto at = std::find(orders[s].begin(), orders[s].end(), row.candidate);
       VelaRowCost c;
       c.ifm_stream = shapes[s].rows && tpl.weights != WeightPlacement::DoubleBuffer;
@@ -785,7 +796,7 @@ std::vector<VelaSramStep> vela_sram_steps(const workloads::Workload& workload, c
     const model::Pass& p = space.base;
     if (space.cpu) continue;
     const PmappingGroup& g = b.problem.steps[s].groups.at(b.point.group[s]);
-    const Template& tpl = space.templates.at(stage.jobs.at(g.rows.at(b.point.row[s]).job).template_index);
+    const Template& tpl = space.templates.at(g.rows.at(b.point.row[s]).template_index);
     const bool cascaded = std::any_of(g.compat.begin(), g.compat.end(), [](const TensorCompat& c) { return c.residence == Residence::Rolling; });
     if (p.bias && tpl.bias != BiasPlacement::Copy && (tpl.weights == WeightPlacement::Copy || cascaded))
       out[s].bias_copy_bytes = p.bias->storage_shape.elements() * 10;

@@ -68,7 +68,7 @@ std::int64_t naive_fm_sram(const arch::Arch& a, const workloads::Workload& w, in
 
 /// Every candidate of every template evaluated, grouped by compatibility, filtered naively.
 std::map<std::vector<TensorCompat>, std::vector<NaiveRow>> naive_layer(const arch::Arch& a, const workloads::Workload& w,
-                                                                       int layer, const LayerResult& lr) {
+                                                                       int layer) {
   std::map<std::vector<TensorCompat>, std::vector<NaiveRow>> groups;
   const LayerSpace space = make_layer_space(a, w, layer, SpaceOptions{});
   for (std::size_t ti = 0; ti < space.templates.size(); ++ti) {
@@ -78,7 +78,7 @@ std::map<std::vector<TensorCompat>, std::vector<NaiveRow>> naive_layer(const arc
       const std::int64_t transient = transient_sram_bytes(pass);
       const model::PassMetrics m = model::evaluate(a, pass);
       const NaiveRow row{m.total_cycles() * space.batch_repeat, model::off_chip_bytes(m) * space.batch_repeat,
-                         m.energy_pj * space.batch_repeat, static_cast<double>(transient), lr.jobs[ti],
+                         m.energy_pj * space.batch_repeat, static_cast<double>(transient), static_cast<std::uint32_t>(ti),
                          static_cast<std::uint32_t>(c)};
       const int consumer_rows = rolling_consumer_rows(a, space, space.block_configs[c]);
       for (bool in_roll : {false, true}) {
@@ -97,7 +97,7 @@ std::map<std::vector<TensorCompat>, std::vector<NaiveRow>> naive_layer(const arc
       }
     }
   }
-  // Rows in canonical order (job, candidate), as the stage orders them.
+  // Rows in canonical order (template, candidate), as the stage orders them.
   for (auto& [key, rows] : groups) {
     std::stable_sort(rows.begin(), rows.end(), [](const NaiveRow& x, const NaiveRow& y) {
       return std::tie(x.job, x.candidate) < std::tie(y.job, y.candidate);
@@ -116,7 +116,7 @@ void check_against_oracle(const arch::Arch& a, const workloads::Workload& w) {
   const StageResult stage = run_per_layer(a, w, options);
   for (std::size_t l = 0; l < w.layers.size(); ++l) {
     const LayerResult& lr = stage.layers[l];
-    const auto naive = naive_layer(a, w, static_cast<int>(l), lr);
+    const auto naive = naive_layer(a, w, static_cast<int>(l));
     ASSERT_EQ(lr.groups.size(), naive.size()) << w.layers[l].name;
     std::size_t g = 0;
     for (const auto& [key, rows] : naive) {
@@ -124,7 +124,7 @@ void check_against_oracle(const arch::Arch& a, const workloads::Workload& w) {
       ASSERT_EQ(got.compat, key) << w.layers[l].name;
       ASSERT_EQ(got.rows.size(), rows.size()) << w.layers[l].name << " group " << g;
       for (std::size_t r = 0; r < rows.size(); ++r) {
-        EXPECT_EQ(got.rows[r].job, rows[r].job);
+        EXPECT_EQ(got.rows[r].template_index, rows[r].job);
         EXPECT_EQ(got.rows[r].candidate, rows[r].candidate);
         EXPECT_EQ(got.rows[r].cycles, rows[r].cycles);
         EXPECT_EQ(got.rows[r].offchip_bytes, rows[r].offchip);
@@ -152,15 +152,20 @@ INSTANTIATE_TEST_SUITE_P(SmallLayers, StageOracle,
                                             ::testing::Values("tiny_chain", "tiny_residual", "branch_rejoin", "chain5")));
 
 void expect_same(const StageResult& x, const StageResult& y) {
-  ASSERT_EQ(x.jobs.size(), y.jobs.size());
-  for (std::size_t j = 0; j < x.jobs.size(); ++j) {
-    EXPECT_EQ(x.counters_of(x.jobs[j]).total, y.counters_of(y.jobs[j]).total);
-    EXPECT_EQ(x.counters_of(x.jobs[j]).valid, y.counters_of(y.jobs[j]).valid);
-    EXPECT_EQ(x.counters_of(x.jobs[j]).evaluated, y.counters_of(y.jobs[j]).evaluated);
-    EXPECT_EQ(x.counters_of(x.jobs[j]).pareto, y.counters_of(y.jobs[j]).pareto);
-    EXPECT_EQ(x.counters_of(x.jobs[j]).removed, y.counters_of(y.jobs[j]).removed);
-  }
+  ASSERT_EQ(x.num_jobs, y.num_jobs);
   ASSERT_EQ(x.layers.size(), y.layers.size());
+  for (std::size_t l = 0; l < x.layers.size(); ++l) {
+    const LayerResult& lx = x.layers[l];
+    const LayerResult& ly = y.layers[l];
+    ASSERT_EQ(lx.space.templates.size(), ly.space.templates.size());
+    for (std::size_t t = 0; t < lx.space.templates.size(); ++t) {
+      EXPECT_EQ(x.counters_of(lx, t).total, y.counters_of(ly, t).total);
+      EXPECT_EQ(x.counters_of(lx, t).valid, y.counters_of(ly, t).valid);
+      EXPECT_EQ(x.counters_of(lx, t).evaluated, y.counters_of(ly, t).evaluated);
+      EXPECT_EQ(x.counters_of(lx, t).pareto, y.counters_of(ly, t).pareto);
+      EXPECT_EQ(x.counters_of(lx, t).removed, y.counters_of(ly, t).removed);
+    }
+  }
   for (std::size_t l = 0; l < x.layers.size(); ++l) {
     const auto& gx = x.layers[l].groups;
     const auto& gy = y.layers[l].groups;
@@ -169,7 +174,7 @@ void expect_same(const StageResult& x, const StageResult& y) {
       ASSERT_EQ(gx[g].compat, gy[g].compat);
       ASSERT_EQ(gx[g].rows.size(), gy[g].rows.size());
       for (std::size_t r = 0; r < gx[g].rows.size(); ++r) {
-        EXPECT_EQ(gx[g].rows[r].job, gy[g].rows[r].job);
+        EXPECT_EQ(gx[g].rows[r].template_index, gy[g].rows[r].template_index);
         EXPECT_EQ(gx[g].rows[r].candidate, gy[g].rows[r].candidate);
         EXPECT_EQ(gx[g].rows[r].cycles, gy[g].rows[r].cycles);
       }
@@ -231,7 +236,7 @@ layers:
     // Pareto-optimal: each surviving (job, candidate) once, however many groups hold it.
     std::set<std::pair<std::uint32_t, std::uint32_t>> kept;
     for (const auto& g : lr.groups)
-      for (const auto& row : g.rows) kept.insert({row.job, row.candidate});
+      for (const auto& row : g.rows) kept.insert({row.template_index, row.candidate});
     EXPECT_DOUBLE_EQ(lr.rates.pareto, static_cast<double>(kept.size()));
     EXPECT_DOUBLE_EQ(lr.rates.rate[static_cast<int>(Cause::Dominated)], static_cast<double>(kept.size()) / 48.0);
   }
@@ -264,7 +269,9 @@ TEST(StageStop, AnExpiredDeadlineStopsAtTheFirstChunkAndMarksThePartialResult) {
   o.stop = common::StopToken(nullptr, std::chrono::steady_clock::now());
   const StageResult r = run_per_layer(a, w, o);
   EXPECT_TRUE(r.partial);
-  for (const auto& job : r.jobs) EXPECT_EQ(r.counters_of(job).evaluated, 0u);
+  for (const LayerResult& lr : r.layers) {
+    for (std::size_t t = 0; t < lr.space.templates.size(); ++t) EXPECT_EQ(r.counters_of(lr, t).evaluated, 0u);
+  }
   EXPECT_LT(r.overall.rate[static_cast<int>(Cause::Interrupted)], 1.0);
 }
 

@@ -87,7 +87,7 @@ TEST(VelaSchedule, OnlyVelasChoices) {
         // Vela's weight placement, unless the stage kept none for the layer (reading tiny weights in
         // place dominates copying them, so the per-layer stage may have dropped every such row).
         const auto velas = [&](const PmappingRow& r) {
-          return vela_template(a, lr.space, lr.space.templates.at(stage.jobs.at(r.job).template_index));
+          return vela_template(a, lr.space, lr.space.templates.at(r.template_index));
         };
         const auto shortlist = model::scheduler_block_configs(lr.space.block_configs, kVelaBlockConfigLimit);
         const auto listed = [&](const PmappingRow& r) {

@@ -104,8 +104,15 @@ void expect_same_groups(const StageResult& sa, const LayerResult& a, const Stage
       EXPECT_EQ(x.energy_pj, y.energy_pj) << what;
       EXPECT_EQ(x.sram_bytes, y.sram_bytes) << what;
       EXPECT_EQ(x.candidate, y.candidate) << what;
-      EXPECT_EQ(sa.jobs[x.job].template_index, sb.jobs[y.job].template_index) << what;
+      EXPECT_EQ(x.template_index, y.template_index) << what;
     }
+  }
+  // The same keep-rate counters per job (a copy of a layer shares its distinct layer's).
+  ASSERT_EQ(a.space.templates.size(), b.space.templates.size()) << what;
+  for (std::size_t t = 0; t < a.space.templates.size(); ++t) {
+    EXPECT_EQ(sa.counters_of(a, t).evaluated, sb.counters_of(b, t).evaluated) << what << " job " << t;
+    EXPECT_EQ(sa.counters_of(a, t).pareto, sb.counters_of(b, t).pareto) << what << " job " << t;
+    EXPECT_EQ(sa.counters_of(a, t).removed, sb.counters_of(b, t).removed) << what << " job " << t;
   }
 }
 
@@ -150,10 +157,56 @@ TEST(SharedStage, EveryLayerGetsWhatItsOwnStageComputes) {
                            alone.stage.layers[ref], what + " (shared vs alone)");
         expect_same_groups(own, own.layers[l], alone.stage, alone.stage.layers[ref], what + " (run_per_layer vs alone)");
         EXPECT_EQ(own.layers[l].space.layer, static_cast<int>(l));
-        for (std::uint32_t j : own.layers[l].jobs) EXPECT_EQ(own.jobs[j].layer, static_cast<int>(l)) << what;
       }
     }
   }
+}
+
+TEST(SharedStage, IdenticalLayersShareTheirRowsInTheStageAndInTheJoinProblems) {
+  // Memory (issue 41): c2 and c3 of four_identical are one computed layer; their results, and the
+  // join problems' steps, hold one list of groups between them, not a copy each; c1 and c4 differ.
+  const workloads::Workload w = four_identical("four");
+  const arch::Arch a = preset("ethos-u55-128");
+  StageOptions o;
+  o.threads = 2;
+  const StageResult stage = run_per_layer(a, w, o);
+  ASSERT_EQ(stage.layers.size(), 4u);
+  ASSERT_FALSE(stage.layers[1].groups.empty());
+  EXPECT_TRUE(stage.layers[1].groups.shares_with(stage.layers[2].groups));
+  EXPECT_FALSE(stage.layers[0].groups.shares_with(stage.layers[1].groups));
+  EXPECT_FALSE(stage.layers[3].groups.shares_with(stage.layers[2].groups));
+  EXPECT_EQ(stage.layers[1].first_counter, stage.layers[2].first_counter);
+  EXPECT_NE(stage.layers[0].first_counter, stage.layers[1].first_counter);
+  std::size_t templates = 0;  // a job per layer and template: identical layers' jobs each count
+  for (const LayerResult& lr : stage.layers) templates += lr.space.templates.size();
+  EXPECT_EQ(stage.num_jobs, templates);
+  const JoinProblem fused = make_join_problem(a, w, stage, true);
+  for (std::size_t s = 0; s < 4; ++s) {
+    EXPECT_TRUE(fused.steps[s].groups.shares_with(stage.layers[static_cast<std::size_t>(w.topological_order[s])].groups));
+  }
+  // Without fusion the rolling groups are left out: one copy for c2 and c3 together.
+  const JoinProblem plain = make_join_problem(a, w, stage, false);
+  const std::size_t s2 = static_cast<std::size_t>(std::find(w.topological_order.begin(), w.topological_order.end(), 1) - w.topological_order.begin());
+  const std::size_t s3 = static_cast<std::size_t>(std::find(w.topological_order.begin(), w.topological_order.end(), 2) - w.topological_order.begin());
+  ASSERT_LT(plain.steps[s2].groups.size(), stage.layers[1].groups.size()) << "c2 has rolling groups to leave out";
+  EXPECT_TRUE(plain.steps[s2].groups.shares_with(plain.steps[s3].groups));
+  for (const PmappingGroup& g : plain.steps[s2].groups) {
+    for (const TensorCompat& c : g.compat) EXPECT_NE(c.residence, Residence::Rolling);
+  }
+}
+
+TEST(SharedStage, ASharedListIsCopiedOnWrite) {
+  SharedVector<int> x(std::vector<int>{1, 2});
+  SharedVector<int> y = x;
+  EXPECT_TRUE(y.shares_with(x));
+  y.edit().push_back(3);  // y is not the only holder: it gets a copy first
+  EXPECT_EQ(x.vector(), (std::vector<int>{1, 2}));
+  EXPECT_EQ(y.vector(), (std::vector<int>{1, 2, 3}));
+  EXPECT_FALSE(y.shares_with(x));
+  const void* own = y.buffer();
+  y.edit().push_back(4);  // now the only holder: changed in place
+  EXPECT_EQ(y.buffer(), own);
+  EXPECT_EQ(y.size(), 4u);
 }
 
 TEST(SweepSpec, GridExpandsLastKeyFastestThenTheList) {

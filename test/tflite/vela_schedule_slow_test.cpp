@@ -213,14 +213,14 @@ PassCounts compare_passes(const json& rec, const workloads::Workload& w, const s
             vela_rows_cycles = r.cycles;
         }
       const std::array<int, 4>& vb = it->second.block;
-      const search::Template& tpl = lr.space.templates.at(stage.jobs[row.job].template_index);
+      const search::Template& tpl = lr.space.templates.at(row.template_index);
       // The name's last 40 characters (many models' names share long prefixes).
       const std::string tail = it->first.size() > 40 ? it->first.substr(it->first.size() - 40) : it->first;
       std::printf("    %-40.40s %-14s vela %dx%dx%dx%d %8.0f ours %dx%dx%dx%d %8.0f tpl %u %s/%s/%s; vela's config in rows: %8.0f "
                   "(%zu configs)\n",
                   tail.c_str(), std::string(model::op_type_name(lr.space.base.op.type)).c_str(), vb[0], vb[1], vb[2], vb[3],
                   it->second.cycles, bc.ofm_h, bc.ofm_w, bc.ifm_d, bc.ofm_d, row.cycles,
-                  stage.jobs[row.job].template_index, std::string(model::traversal_name(tpl.traversal)).c_str(),
+                  row.template_index, std::string(model::traversal_name(tpl.traversal)).c_str(),
                   search::weight_placement_name(tpl.weights), search::bias_placement_name(tpl.bias), vela_rows_cycles,
                   lr.space.block_configs.size());
     }

@@ -68,7 +68,7 @@ CascadeClamp::CascadeClamp(const PassContext& ctx, ClampCache& cache)
     : ctx_(ctx),
       cache_(cache),
       cascade_run_(static_cast<std::size_t>(ctx.num_steps) + 1, 0),
-      distinct_own_sram_(static_cast<std::size_t>(ctx.num_steps)) {
+      distinct_own_sram_(static_cast<std::size_t>(ctx.num_steps), nullptr) {
   cache_.by_step.resize(static_cast<std::size_t>(ctx.num_steps));
   // A cascade that may outlast the look-ahead cannot be clamped, and looking ahead for it would be
   // wasted work (a chain of fusable layers keeps every cascade open as long as it likes).
@@ -82,12 +82,17 @@ CascadeClamp::CascadeClamp(const PassContext& ctx, ClampCache& cache)
     cascade_run_[static_cast<std::size_t>(s)] = keeps_open ? cascade_run_[static_cast<std::size_t>(s) + 1] + 1 : 0;
   }
   for (int s = 0; s < ctx.num_steps; ++s) {
-    for (const PmappingGroup& g : ctx.step(s).groups) {
-      std::vector<double> own;
-      for (const PmappingRow& r : g.rows) own.push_back(r.sram_bytes);
-      sort_unique(own);
-      distinct_own_sram_[static_cast<std::size_t>(s)].push_back(std::move(own));
+    const SharedVector<PmappingGroup>& groups = ctx.step(s).groups;
+    auto [it, added] = own_sram_by_groups_.try_emplace(groups.buffer());
+    if (added) {
+      for (const PmappingGroup& g : groups) {
+        std::vector<double> own;
+        for (const PmappingRow& r : g.rows) own.push_back(r.sram_bytes);
+        sort_unique(own);
+        it->second.push_back(std::move(own));
+      }
     }
+    distinct_own_sram_[static_cast<std::size_t>(s)] = &it->second;
   }
 }
 
@@ -175,7 +180,7 @@ void CascadeClamp::limits_of(int st, const std::vector<std::pair<const PairTask*
       k.known = false;
       continue;
     }
-    for (double own : distinct_own_sram_[static_cast<std::size_t>(st)][task->right]) {
+    for (double own : (*distinct_own_sram_[static_cast<std::size_t>(st)])[task->right]) {
       direct.push_back(task->full_bytes + task->rolling_bytes + own);
       if (to != kNoTrace) shifts[to].push_back(task->rolling_bytes + own + task->held_bytes);
     }

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -83,7 +84,11 @@ class CascadeClamp {
   /// cascade_run_[s]: how many consecutive steps from s on have a group that reads a rolling buffer and
   /// writes one (could keep a cascade open).
   std::vector<int> cascade_run_;
-  std::vector<std::vector<std::vector<double>>> distinct_own_sram_;  ///< per step and group, ascending
+  /// Per step, per group: its rows' distinct own SRAM, ascending. A function of the step's groups
+  /// alone, so steps that share their list of groups (identical layers) share one table, held in
+  /// own_sram_by_groups_ (keyed by the list's buffer).
+  std::vector<const std::vector<std::vector<double>>*> distinct_own_sram_;
+  std::map<const void*, std::vector<std::vector<double>>> own_sram_by_groups_;
 };
 
 /// The pruning's tie-break of a clamped key: among rows equal under the clamp, the least raw cascade

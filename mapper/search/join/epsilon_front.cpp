@@ -52,6 +52,7 @@ Derived thinned_problem(const JoinProblem& p, const std::vector<Objective>& obje
     out.inputs = in.inputs;
     out.output = in.output;
     d.origin[s].resize(in.groups.size());
+    std::vector<PmappingGroup> groups;
     for (std::size_t g = 0; g < in.groups.size(); ++g) {
       const PmappingGroup& pg = in.groups[g];
       const std::vector<PmappingRow>& rows = pg.rows;
@@ -61,11 +62,12 @@ Derived thinned_problem(const JoinProblem& p, const std::vector<Objective>& obje
         for (Column c : cols) values.push_back(r.value(c));
       }
       std::vector<std::uint32_t> keep = rows.empty() ? std::vector<std::uint32_t>{} : pareto_front(values.data(), rows.size(), k);
-      PmappingGroup& og = out.groups.emplace_back();
+      PmappingGroup& og = groups.emplace_back();
       og.compat = pg.compat;
       for (std::uint32_t i : keep) og.rows.push_back(rows[i]);
       d.origin[s][g] = std::move(keep);
     }
+    out.groups = std::move(groups);
   }
   return d;
 }

@@ -11,15 +11,20 @@ namespace npumap::search::join_internal {
 FutureSramBound::FutureSramBound(const PassContext& ctx)
     : ctx_(ctx),
       on_(ctx.speedups.future_sram_bound),
-      least_own_sram_(static_cast<std::size_t>(ctx.num_steps)),
+      least_own_sram_(static_cast<std::size_t>(ctx.num_steps), nullptr),
       fresh_cache_(static_cast<std::size_t>(ctx.num_steps)) {
   if (!on_) return;
   for (int s = 0; s < ctx.num_steps; ++s) {
-    for (const PmappingGroup& g : ctx.step(s).groups) {
-      double least = std::numeric_limits<double>::infinity();
-      for (const PmappingRow& r : g.rows) least = std::min(least, r.sram_bytes);
-      least_own_sram_[static_cast<std::size_t>(s)].push_back(least);
+    const SharedVector<PmappingGroup>& groups = ctx.step(s).groups;
+    auto [it, added] = least_by_groups_.try_emplace(groups.buffer());
+    if (added) {
+      for (const PmappingGroup& g : groups) {
+        double least = std::numeric_limits<double>::infinity();
+        for (const PmappingRow& r : g.rows) least = std::min(least, r.sram_bytes);
+        it->second.push_back(least);
+      }
     }
+    least_own_sram_[static_cast<std::size_t>(s)] = &it->second;
   }
   touching_.resize(ctx.problem.tensors.size());
   for (int s = 0; s < ctx.num_steps; ++s) {
@@ -65,7 +70,7 @@ double FutureSramBound::fresh_of(int t, int s, const std::vector<char>& introduc
     // is counted with the key's entries.
     if (g.compat.back().over_input < 0 && !out_live) bytes += ctx_.reserved(later.output, g.compat.back());
     if (g.rows.empty()) continue;
-    best = std::min(best, bytes + least_own_sram_[static_cast<std::size_t>(t)][gi]);
+    best = std::min(best, bytes + (*least_own_sram_[static_cast<std::size_t>(t)])[gi]);
   }
   const double fresh = std::isfinite(best) ? best : 0.0;
   if (cacheable) cache.emplace_back(mask, fresh);

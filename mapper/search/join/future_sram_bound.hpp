@@ -35,6 +35,7 @@
 // updates those (linear in the layers over a join, not quadratic).
 
 #include <cstdint>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -68,7 +69,11 @@ class FutureSramBound {
   const PassContext& ctx_;
   const bool on_;
   int s_ = -1;
-  std::vector<std::vector<double>> least_own_sram_;  ///< per step and group: its rows' least own SRAM
+  /// Per step, per group: its rows' least own SRAM. A function of the step's groups alone, so steps
+  /// that share their list of groups (identical layers) share one table (least_by_groups_, keyed by
+  /// the list's buffer).
+  std::vector<const std::vector<double>*> least_own_sram_;
+  std::map<const void*, std::vector<double>> least_by_groups_;
   /// Per step: the fresh part by the set of its tensors live (bit i: input i < 63; bit 63: the output).
   std::vector<std::vector<std::pair<std::uint64_t, double>>> fresh_cache_;
   std::vector<std::vector<int>> touching_;            ///< per tensor: the steps that read or write it

@@ -52,7 +52,9 @@ std::int64_t reserved_bytes(const JoinTensor& t, const TensorCompat& c, bool are
 struct JoinStep {
   std::vector<int> inputs;                        ///< tensor indices, in the layer's input order
   int output = -1;                                ///< tensor index
-  std::vector<PmappingGroup> groups;              ///< the layer's groups (the problem owns them)
+  /// The layer's groups: the stage's own, shared (copy on write: SharedVector::edit), or a filtered
+  /// copy shared by identical layers.
+  SharedVector<PmappingGroup> groups;
 };
 
 /// What is joined: the network's tensors and layers with their groups, and the SRAM they share.
