@@ -29,17 +29,36 @@ using detail::Json;
 using detail::num;
 using detail::shape_str;
 
-std::vector<const Json*> point_layers(const Json& r, const Json& p) {
-  std::vector<const Json*> out;
-  if (!p.contains("layers")) return out;
+LayerRef::LayerRef(const Json& node) {
+  if (detail::is_packed(node)) {
+    owned_ = detail::unpacked(node);
+  } else {
+    ref_ = &node;
+  }
+}
+
+PointLayers::PointLayers(const Json& r, const Json& p) {
+  if (!p.contains("layers")) return;
+  const Json* mappings = r.contains("layer_mappings") ? &r["layer_mappings"] : nullptr;
   for (const Json& ref : p["layers"]) {
-    if (ref.is_number_unsigned() && r.contains("layer_mappings") && ref.get<std::size_t>() < r["layer_mappings"].size()) {
-      out.push_back(&r["layer_mappings"][ref.get<std::size_t>()]);
+    if (ref.is_number_unsigned() && mappings != nullptr && ref.get<std::size_t>() < mappings->size()) {
+      nodes_.push_back(&(*mappings)[ref.get<std::size_t>()]);
+      indices_.push_back(ref.get<std::size_t>());
     } else if (ref.is_object()) {
-      out.push_back(&ref);
+      nodes_.push_back(&ref);
+      indices_.push_back(SIZE_MAX);
     }
   }
-  return out;
+}
+
+PointLayers::PointLayers(const Json& list) {
+  if (!list.is_array()) return;
+  for (const Json& l : list) {
+    if (l.is_object() || detail::is_packed(l)) {
+      nodes_.push_back(&l);
+      indices_.push_back(SIZE_MAX);
+    }
+  }
 }
 
 std::string render_csv(const Json& r) {
@@ -58,10 +77,20 @@ std::string render_csv(const Json& r) {
       "point,cycles,offchip_bytes,sram_bytes,energy_pj,edp,fused_layers,chosen,latency_ms,inferences_per_s,"
       "macs_per_cycle,utilisation\n";
   if (!r.contains("front")) return out;
+  // Whether each of layer_mappings fuses with the next, read once (points share their mappings).
+  std::vector<signed char> fused_next;
+  const auto fuses = [&](const PointLayers& layers, std::size_t k) {
+    const std::size_t m = layers.mapping_index(k);
+    if (m == SIZE_MAX) return (*layers[k])["fused_with_next"].get<bool>();
+    if (m >= fused_next.size()) fused_next.resize(r["layer_mappings"].size(), -1);
+    if (fused_next[m] < 0) fused_next[m] = (*layers[k])["fused_with_next"].get<bool>() ? 1 : 0;
+    return fused_next[m] == 1;
+  };
   int i = 0;
   for (const auto& p : r["front"]) {
     int fused = 0;
-    for (const Json* l : point_layers(r, p)) fused += (*l)["fused_with_next"].get<bool>() ? 1 : 0;
+    const PointLayers layers(r, p);
+    for (std::size_t k = 0; k < layers.size(); ++k) fused += fuses(layers, k) ? 1 : 0;
     out += fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{},{},{},{},{},{}\n", i, num(p, "cycles"),
                        num(p, "offchip_bytes"), num(p, "sram_bytes"), num(p, "energy_pj"), num(p, "edp"), fused,
                        static_cast<std::size_t>(i) == chosen_point(r) ? 1 : 0, num(p, "latency_ms"), num(p, "inferences_per_s"), num(p, "macs_per_cycle"),
@@ -93,7 +122,7 @@ std::string block_config_text(const Json& l) {
   return block;
 }
 
-std::string layers_csv(const std::vector<const Json*>& layers, const Json* live) {
+std::string layers_csv(const PointLayers& layers, const Json* live) {
   std::string out =
       "layer,op,ofm_shape,cycles,bound_by,npu_cycles,sram_cycles,dram_cycles,onchip_flash_cycles,offchip_flash_cycles,"
       "macs,macs_per_cycle,utilisation,latency_ms,sram_bytes,dram_bytes,onchip_flash_bytes,offchip_flash_bytes,"
@@ -102,7 +131,8 @@ std::string layers_csv(const std::vector<const Json*>& layers, const Json* live)
   const auto field = [](const std::string& v) { return common::csv_field(v); };
   const bool have_live = live != nullptr && live->is_array() && live->size() == layers.size();
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    const Json& l = *layers[i];
+    const LayerRef layer = layers[i];
+    const Json& l = *layer;
     const Json none = Json::object();
     const Json& cyc = l.contains("cycles_by_component") ? l["cycles_by_component"] : none;
     const Json& bytes = l.contains("bytes_by_area") ? l["bytes_by_area"] : none;
@@ -145,13 +175,16 @@ std::string render_vela_comparison_csv(const Json& r) {
       "offchip_bytes_vela,offchip_bytes_chosen,block_config_vela,block_config_chosen,traversal_vela,traversal_chosen,"
       "weights_vela,weights_chosen,fusion_vela,fusion_chosen,changed\n";
   if (!r.contains("vela_baseline") || !r.contains("front") || r["front"].empty()) return out;
-  std::map<std::string, const Json*> vela;
-  for (const Json& l : r["vela_baseline"]["layers"]) vela.emplace(l["layer"].get<std::string>(), &l);
-  for (const Json* chosen : point_layers(r, r["front"][chosen_point(r)])) {
+  // Vela's layers by name (the first of a name), each read when its layer is.
+  const PointLayers vela_layers(r["vela_baseline"]["layers"]);
+  std::map<std::string, std::size_t> vela;
+  for (std::size_t i = 0; i < vela_layers.size(); ++i) vela.emplace((*vela_layers[i])["layer"].get<std::string>(), i);
+  for (const LayerRef chosen : PointLayers(r, r["front"][chosen_point(r)])) {
     const Json& c = *chosen;
     const auto found = vela.find(c["layer"].get<std::string>());
     if (found == vela.end()) continue;
-    const Json& v = *found->second;
+    const LayerRef vela_layer = vela_layers[found->second];
+    const Json& v = *vela_layer;
     const double vc = num(v, "cycles"), cc = num(c, "cycles");
     // What differs between the two mappings of the layer, in the order a reader checks them.
     std::string changed;
@@ -174,17 +207,15 @@ std::string render_vela_comparison_csv(const Json& r) {
 }
 
 std::string render_layers_csv(const Json& r, std::size_t point) {
-  if (!r.contains("front") || point >= r["front"].size()) return layers_csv({}, nullptr);
+  if (!r.contains("front") || point >= r["front"].size()) return layers_csv(PointLayers(Json::array()), nullptr);
   const Json& p = r["front"][point];
-  return layers_csv(point_layers(r, p), p.contains("sram_in_use_bytes") ? &p["sram_in_use_bytes"] : nullptr);
+  return layers_csv(PointLayers(r, p), p.contains("sram_in_use_bytes") ? &p["sram_in_use_bytes"] : nullptr);
 }
 
 std::string render_vela_layers_csv(const Json& r) {
-  if (!r.contains("vela_baseline")) return layers_csv({}, nullptr);
+  if (!r.contains("vela_baseline")) return layers_csv(PointLayers(Json::array()), nullptr);
   const Json& v = r["vela_baseline"];
-  std::vector<const Json*> layers;
-  for (const Json& l : v["layers"]) layers.push_back(&l);
-  return layers_csv(layers, v.contains("sram_in_use_bytes") ? &v["sram_in_use_bytes"] : nullptr);
+  return layers_csv(PointLayers(v["layers"]), v.contains("sram_in_use_bytes") ? &v["sram_in_use_bytes"] : nullptr);
 }
 
 namespace {
@@ -195,7 +226,7 @@ using Serializer = nlohmann::detail::serializer<Json>;
 /// written as the JSON it stands for. Only the containers holding packed sections are walked here.
 void dump_value(Serializer& serializer, std::ostream& out, const Json& v, unsigned indent) {
   if (detail::is_packed(v)) {
-    serializer.dump(detail::unpacked(v), true, false, 1, indent);
+    dump_value(serializer, out, detail::unpacked(v), indent);  // a packed layer mapping holds a packed pass
     return;
   }
   if (!(v.is_object() || v.is_array()) || v.empty()) {

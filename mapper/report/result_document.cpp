@@ -39,21 +39,9 @@ void add_timing(Json& j, double cycles, double macs, const arch::Arch& arch) {
   j["utilisation"] = cycles > 0 && peak > 0 ? macs / cycles / peak : 0.0;
 }
 
-/// `j` with every object and list in it holding no more room than its entries (a document built
-/// key by key leaves up to half of each vector unused: a chain's layer mappings, twice per layer).
-void shrink_to_fit(Json& j) {
-  if (j.is_object()) {
-    j.get_ref<Json::object_t&>().shrink_to_fit();
-    for (auto& [key, value] : j.items()) shrink_to_fit(value);
-  } else if (j.is_array()) {
-    j.get_ref<Json::array_t&>().shrink_to_fit();
-    for (Json& value : j) shrink_to_fit(value);
-  }
-}
-
 /// One layer mapping of the front as result.json's `layer_mappings` lists it: the layer, its choices,
 /// its costs and (NPU layers) where its time goes and its pass, to re-evaluate with `mapper eval`.
-Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
+Json layer_mapping_tree(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
   const auto& l = w.layers[static_cast<std::size_t>(m.layer)];
   Json lj;
   lj["layer"] = l.name;
@@ -121,8 +109,14 @@ Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, co
   labels.num_valid_block_configs = m.num_block_configs;
   // Packed: on a long chain the passes (here and in vela_baseline) were most of the document's memory.
   lj["pass"] = detail::packed(model::write_pass_input(m.pass, arch, labels));
-  shrink_to_fit(lj);
   return lj;
+}
+
+/// layer_mapping_tree packed (report_util.hpp): a long chain's layer mappings, the chosen point's and
+/// Vela's, are held as some 1.3 KB of CBOR a layer instead of some 4 KB of JSON tree, and each is
+/// made into its tree again only while it is written or rendered, one layer at a time.
+Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
+  return detail::packed(layer_mapping_tree(arch, w, m));
 }
 
 /// One front point: its totals and, per layer, the index of its mapping in `layer_mappings`.
@@ -299,6 +293,7 @@ void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Wo
                        const FrontMappings& mappings, const std::vector<FrontPoint>& points) {
   const FrontPoint& v = r.vela->point;
   Json layers = Json::array();
+  layers.get_ref<Json::array_t&>().reserve(mappings.points[0].layers.size());
   for (const std::uint32_t i : mappings.points[0].layers) layers.push_back(layer_mapping_json(arch, workload, mappings.layers[i]));
   Json best = nullptr, best_at_sram = nullptr;
   for (const FrontPoint& p : points) {
@@ -440,6 +435,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   result["front_summary"] = summary;
   result["front"] = std::move(front);
   Json layer_mappings = Json::array();
+  layer_mappings.get_ref<Json::array_t&>().reserve(mappings.layers.size());
   for (const LayerMapping& m : mappings.layers) layer_mappings.push_back(layer_mapping_json(arch, workload, m));
   result["layer_mappings"] = std::move(layer_mappings);
   mappings = FrontMappings();  // written out: only Vela's mappings are read below

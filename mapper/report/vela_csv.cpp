@@ -207,7 +207,7 @@ std::string render_vela_summary_csv(const Json& r) {
   const Json& a = r["arch"];
   const Json& vela = a.contains("vela") ? a["vela"] : Json::object();
   const double clock = vnum(a, "core_clock_hz");
-  const std::vector<const Json*> layers = point_layers(r, point);
+  const PointLayers layers(r, point);
 
   std::vector<std::string> f = {"default", csv_field(r["workload"].value("name", std::string())),
                                 csv_field(vela.value("accelerator_configuration", std::string())),
@@ -228,7 +228,7 @@ std::string render_vela_summary_csv(const Json& r) {
   const double inference_time = clock > 0 ? cycles / clock : 0.0;
   const double fps = inference_time > 0 ? 1.0 / inference_time : std::nan("");
   int fused = 0;
-  for (const Json* l : layers) fused += l->value("fused_with_next", false) ? 1 : 0;
+  for (const LayerRef l : layers) fused += l->value("fused_with_next", false) ? 1 : 0;
   f.insert(f.end(), {python_float(fps), "1", python_float(inference_time), std::to_string(layers.size()),
                      std::to_string(layers.size() - static_cast<std::size_t>(fused))});
 
@@ -236,7 +236,7 @@ std::string render_vela_summary_csv(const Json& r) {
   double original = 0.0, encoded = 0.0, constants = 0.0;
   std::int64_t macs = 0;
   std::array<double, kVelaCycleKeys.size()> component{};
-  for (const Json* lp : layers) {
+  for (const LayerRef lp : layers) {
     const Json& l = *lp;
     if (l.contains("cpu")) continue;
     const VelaLayerTraffic t = vela_layer_traffic(l);
@@ -288,16 +288,17 @@ std::string render_vela_per_layer_csv(const Json& r) {
   std::string out = csv_row(vela_per_layer_columns());
   if (!r.contains("front") || r["front"].empty()) return out;
   const Json& point = r["front"][chosen_point(r)];
-  const std::vector<const Json*> layers = point_layers(r, point);
+  const PointLayers layers(r, point);
   const Json& sram = point.contains("sram_in_use_bytes") ? point["sram_in_use_bytes"] : Json::array();
   const double peak_sram = vnum(point, "sram_bytes");
   const double total_cycles = vnum(point, "cycles");
   double total_macs = 0.0;
-  for (const Json* l : layers)
+  for (const LayerRef l : layers)
     if (!l->contains("cpu")) total_macs += vnum(*l, "macs");
   const double peak_macs = vnum(r["arch"], "peak_macs_per_cycle");
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    const Json& l = *layers[i];
+    const LayerRef layer = layers[i];
+    const Json& l = *layer;
     if (l.contains("cpu")) continue;  // Vela's table covers the NPU subgraphs only
     const double usage = i < sram.size() && sram[i].is_number() ? sram[i].get<double>() : 0.0;
     const double cycles = vnum(l, "cycles");
