@@ -175,15 +175,35 @@ std::string render_vela_comparison_csv(const Json& r) {
       "offchip_bytes_vela,offchip_bytes_chosen,block_config_vela,block_config_chosen,traversal_vela,traversal_chosen,"
       "weights_vela,weights_chosen,fusion_vela,fusion_chosen,changed\n";
   if (!r.contains("vela_baseline") || !r.contains("front") || r["front"].empty()) return out;
-  // Vela's layers by name (the first of a name), each read when its layer is.
+  // Vela's layer of the chosen one's name (the first of that name). Both list the layers in
+  // topological order, so it is mostly the one at the same place: Vela's layers are read in step with
+  // the chosen ones, and all of them by name only when a name is not among those read so far.
   const PointLayers vela_layers(r["vela_baseline"]["layers"]);
-  std::map<std::string, std::size_t> vela;
-  for (std::size_t i = 0; i < vela_layers.size(); ++i) vela.emplace((*vela_layers[i])["layer"].get<std::string>(), i);
-  for (const LayerRef chosen : PointLayers(r, r["front"][chosen_point(r)])) {
+  std::map<std::string, std::size_t> seen;  // the names of vela_layers[0..i]: their first place
+  std::optional<std::map<std::string, std::size_t>> by_name;
+  const PointLayers chosen_layers(r, r["front"][chosen_point(r)]);
+  for (std::size_t i = 0; i < chosen_layers.size(); ++i) {
+    const LayerRef chosen = chosen_layers[i];
     const Json& c = *chosen;
-    const auto found = vela.find(c["layer"].get<std::string>());
-    if (found == vela.end()) continue;
-    const LayerRef vela_layer = vela_layers[found->second];
+    const std::string& name = c["layer"].get_ref<const std::string&>();
+    std::optional<LayerRef> here;
+    if (i < vela_layers.size()) {
+      here.emplace(vela_layers[i]);
+      seen.emplace((**here)["layer"].get<std::string>(), i);
+    }
+    std::size_t at = 0;
+    if (const auto found = seen.find(name); found != seen.end()) {
+      at = found->second;
+    } else {
+      if (!by_name) {
+        by_name.emplace();
+        for (std::size_t k = 0; k < vela_layers.size(); ++k) by_name->emplace((*vela_layers[k])["layer"].get<std::string>(), k);
+      }
+      const auto found_later = by_name->find(name);
+      if (found_later == by_name->end()) continue;
+      at = found_later->second;
+    }
+    const LayerRef vela_layer = here && at == i ? std::move(*here) : vela_layers[at];
     const Json& v = *vela_layer;
     const double vc = num(v, "cycles"), cc = num(c, "cycles");
     // What differs between the two mappings of the layer, in the order a reader checks them.
@@ -222,11 +242,105 @@ namespace {
 
 using Serializer = nlohmann::detail::serializer<Json>;
 
+void write_packed(Serializer& serializer, std::ostream& out, const Json::binary_t& bytes, unsigned indent);
+
+/// Writes a packed section's CBOR as Json::dump(1) writes the JSON it stands for, from its events:
+/// no JSON tree of it is made. A packed section inside (a layer mapping's pass, tagged with its
+/// subtype) is written the same way where it stands. Leaves go through the serializer, so numbers
+/// and strings are written exactly as dump writes them.
+class PackedWriter {
+ public:
+  PackedWriter(Serializer& serializer, std::ostream& out, unsigned indent) : serializer_(serializer), out_(out), indent_(indent) {}
+
+  bool null() { return leaf(Json(nullptr)); }
+  bool boolean(bool v) { return leaf(Json(v)); }
+  bool number_integer(Json::number_integer_t v) { return leaf(Json(v)); }
+  bool number_unsigned(Json::number_unsigned_t v) { return leaf(Json(v)); }
+  bool number_float(Json::number_float_t v, const Json::string_t&) { return leaf(Json(v)); }
+  bool string(Json::string_t& v) { return leaf(Json(std::move(v))); }
+  bool binary(Json::binary_t& v) {
+    before_value();
+    if (v.has_subtype() && v.subtype() == detail::kPackedSubtype) {
+      write_packed(serializer_, out_, v, depth_indent());
+    } else {
+      serializer_.dump(Json::binary(std::move(v)), true, false, 1, depth_indent());
+    }
+    return true;
+  }
+  bool key(Json::string_t& k) {
+    separate();
+    serializer_.dump(Json(std::move(k)), false, false, 0, 0);  // the key, quoted and escaped as dump does
+    out_.write(": ", 2);
+    return true;
+  }
+  bool start_object(std::size_t n) { return open(n, '{'); }
+  bool end_object() { return close('}'); }
+  bool start_array(std::size_t n) { return open(n, '['); }
+  bool end_array() { return close(']'); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) { throw e; }
+
+ private:
+  struct Open {
+    bool object;
+    bool empty;
+    bool first = true;
+  };
+  /// The indent of a container opened now (as dump_value's `indent`).
+  unsigned depth_indent() const { return indent_ + static_cast<unsigned>(open_.size()); }
+  /// Before an element of the innermost container: the separator and its indent.
+  void separate() {
+    Open& top = open_.back();
+    if (!top.first) out_.write(",\n", 2);
+    top.first = false;
+    const std::string pad(depth_indent(), ' ');
+    out_ << pad;
+  }
+  /// Before a value: in a list it is an element (in an object its key came first).
+  void before_value() {
+    if (!open_.empty() && !open_.back().object) separate();
+  }
+  bool leaf(const Json& v) {
+    before_value();
+    serializer_.dump(v, true, false, 1, depth_indent());
+    return true;
+  }
+  bool open(std::size_t n, char bracket) {
+    before_value();
+    out_.put(bracket);
+    if (n == 0) out_.put(static_cast<char>(bracket + 2));  // "{}" or "[]", as dump writes an empty one
+    else out_.put('\n');
+    open_.push_back({bracket == '{', n == 0});
+    return true;
+  }
+  bool close(char bracket) {
+    const Open top = open_.back();
+    open_.pop_back();
+    if (top.empty) return true;
+    out_.put('\n');
+    const std::string pad(depth_indent(), ' ');
+    out_ << pad;
+    out_.put(bracket);
+    return true;
+  }
+
+  Serializer& serializer_;
+  std::ostream& out_;
+  unsigned indent_;
+  std::vector<Open> open_;
+};
+
+void write_packed(Serializer& serializer, std::ostream& out, const Json::binary_t& bytes, unsigned indent) {
+  PackedWriter writer(serializer, out, indent);
+  auto input = nlohmann::detail::input_adapter(bytes.begin(), bytes.end());
+  nlohmann::detail::binary_reader<Json, decltype(input), PackedWriter> reader(std::move(input), nlohmann::detail::input_format_t::cbor);
+  reader.sax_parse(nlohmann::detail::input_format_t::cbor, &writer, true, Json::cbor_tag_handler_t::store);
+}
+
 /// `v` as Json::dump(1) writes it at `indent`, with every packed section (report_util.hpp)
 /// written as the JSON it stands for. Only the containers holding packed sections are walked here.
 void dump_value(Serializer& serializer, std::ostream& out, const Json& v, unsigned indent) {
   if (detail::is_packed(v)) {
-    dump_value(serializer, out, detail::unpacked(v), indent);  // a packed layer mapping holds a packed pass
+    write_packed(serializer, out, v.get_binary(), indent);
     return;
   }
   if (!(v.is_object() || v.is_array()) || v.empty()) {
