@@ -29,11 +29,94 @@ using detail::Json;
 using detail::num;
 using detail::shape_str;
 
+namespace {
+
+/// Makes the JSON of a packed section from its CBOR events, as Json::from_cbor does (a packed section
+/// inside stays packed), but with room for every object's and list's entries from the start (the
+/// CBOR gives their counts): an ordered_json object grows by copying its entries, keys included.
+/// Returns false, leaving `root` unspecified, on anything but counted containers.
+class CountedBuilder {
+ public:
+  explicit CountedBuilder(Json& root) : root_(root) {}
+
+  bool null() { return put(Json(nullptr)) != nullptr; }
+  bool boolean(bool v) { return put(Json(v)) != nullptr; }
+  bool number_integer(Json::number_integer_t v) { return put(Json(v)) != nullptr; }
+  bool number_unsigned(Json::number_unsigned_t v) { return put(Json(v)) != nullptr; }
+  bool number_float(Json::number_float_t v, const Json::string_t&) { return put(Json(v)) != nullptr; }
+  bool string(Json::string_t& v) { return put(Json(std::move(v))) != nullptr; }
+  bool binary(Json::binary_t& v) {
+    const bool sub = v.has_subtype();
+    const auto subtype = sub ? v.subtype() : 0;
+    std::vector<std::uint8_t>& bytes = v;
+    return put(sub ? Json::binary(std::move(bytes), static_cast<std::uint8_t>(subtype)) : Json::binary(std::move(bytes))) != nullptr;
+  }
+  bool key(Json::string_t& k) {
+    auto& object = stack_.back()->get_ref<Json::object_t&>();
+    if (object.size() == object.capacity()) return false;  // more entries than counted
+    object.emplace_back(std::move(k), Json());
+    slot_ = &object.back().second;
+    return true;
+  }
+  bool start_object(std::size_t n) { return open(Json::object(), n); }
+  bool start_array(std::size_t n) { return open(Json::array(), n); }
+  bool end_object() {
+    stack_.pop_back();
+    return true;
+  }
+  bool end_array() {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+ private:
+  Json* put(Json&& v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    Json& top = *stack_.back();
+    if (top.is_object()) {
+      *slot_ = std::move(v);
+      return slot_;
+    }
+    auto& list = top.get_ref<Json::array_t&>();
+    if (list.size() == list.capacity()) return nullptr;  // more elements than counted
+    list.push_back(std::move(v));
+    return &list.back();
+  }
+  bool open(Json&& container, std::size_t n) {
+    if (n == static_cast<std::size_t>(-1)) return false;  // not counted
+    Json* at = put(std::move(container));
+    if (at == nullptr) return false;
+    if (at->is_object()) {
+      at->get_ref<Json::object_t&>().reserve(n);
+    } else {
+      at->get_ref<Json::array_t&>().reserve(n);
+    }
+    stack_.push_back(at);
+    return true;
+  }
+
+  Json& root_;
+  std::vector<Json*> stack_;
+  Json* slot_ = nullptr;
+};
+
+}  // namespace
+
 LayerRef::LayerRef(const Json& node) {
-  if (detail::is_packed(node)) {
-    owned_ = detail::unpacked(node);
-  } else {
+  if (!detail::is_packed(node)) {
     ref_ = &node;
+    return;
+  }
+  const Json::binary_t& bytes = node.get_binary();
+  CountedBuilder builder(owned_);
+  auto input = nlohmann::detail::input_adapter(bytes.begin(), bytes.end());
+  nlohmann::detail::binary_reader<Json, decltype(input), CountedBuilder> reader(std::move(input), nlohmann::detail::input_format_t::cbor);
+  if (!reader.sax_parse(nlohmann::detail::input_format_t::cbor, &builder, true, Json::cbor_tag_handler_t::store)) {
+    owned_ = detail::unpacked(node);
   }
 }
 

@@ -24,10 +24,14 @@ inline bool is_packed(const Json& v) {
   return v.is_binary() && v.get_binary().has_subtype() && v.get_binary().subtype() == kPackedSubtype;
 }
 
-/// `v` packed (see kPackedSubtype); its key order is kept.
+/// `v` packed (see kPackedSubtype); its key order is kept. Written into a buffer kept per thread
+/// (to_cbor writes byte by byte, growing its vector), then copied once into one of the exact size.
 template <class J>
 Json packed(const J& v) {
-  return Json::binary(J::to_cbor(v), kPackedSubtype);
+  thread_local std::vector<std::uint8_t> scratch;
+  scratch.clear();
+  J::to_cbor(v, scratch);
+  return Json::binary(std::vector<std::uint8_t>(scratch.begin(), scratch.end()), kPackedSubtype);
 }
 
 /// The JSON a packed node stands for, or `v` itself. A packed section nested in it (a layer

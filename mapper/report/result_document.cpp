@@ -39,6 +39,18 @@ void add_timing(Json& j, double cycles, double macs, const arch::Arch& arch) {
   j["utilisation"] = cycles > 0 && peak > 0 ? macs / cycles / peak : 0.0;
 }
 
+/// `j` with every object and list in it holding no more room than its entries (a document built
+/// key by key leaves up to half of each vector unused: a chain's layer mappings).
+void shrink_to_fit(Json& j) {
+  if (j.is_object()) {
+    j.get_ref<Json::object_t&>().shrink_to_fit();
+    for (auto& [key, value] : j.items()) shrink_to_fit(value);
+  } else if (j.is_array()) {
+    j.get_ref<Json::array_t&>().shrink_to_fit();
+    for (Json& value : j) shrink_to_fit(value);
+  }
+}
+
 /// One layer mapping of the front as result.json's `layer_mappings` lists it: the layer, its choices,
 /// its costs and (NPU layers) where its time goes and its pass, to re-evaluate with `mapper eval`.
 Json layer_mapping_tree(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
@@ -112,10 +124,20 @@ Json layer_mapping_tree(const arch::Arch& arch, const workloads::Workload& w, co
   return lj;
 }
 
-/// layer_mapping_tree packed (report_util.hpp): a long chain's layer mappings, the chosen point's and
-/// Vela's, are held as some 1.3 KB of CBOR a layer instead of some 4 KB of JSON tree, and each is
-/// made into its tree again only while it is written or rendered, one layer at a time.
+/// A layer mapping of the front, shrunk to fit: the renderers read these trees many times over.
 Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
+  Json lj = layer_mapping_tree(arch, w, m);
+  shrink_to_fit(lj);
+  return lj;
+}
+
+/// A layer mapping of Vela's schedule, packed (report_util.hpp): some 1.3 KB of CBOR a layer instead
+/// of some 4 KB of JSON tree, made into its tree again only while one renderer reads it (two do,
+/// layers_vela.csv and layers_vs_vela.csv, through LayerRef; result.json is written from the CBOR).
+/// The front's layers stay trees: six renderers read each of them, and making them again each time
+/// cost more CPU (about a fifth of a long chain's run) than their memory is worth while the search,
+/// not the document, sets the run's peak.
+Json packed_layer_mapping(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
   return detail::packed(layer_mapping_tree(arch, w, m));
 }
 
@@ -294,7 +316,7 @@ void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Wo
   const FrontPoint& v = r.vela->point;
   Json layers = Json::array();
   layers.get_ref<Json::array_t&>().reserve(mappings.points[0].layers.size());
-  for (const std::uint32_t i : mappings.points[0].layers) layers.push_back(layer_mapping_json(arch, workload, mappings.layers[i]));
+  for (const std::uint32_t i : mappings.points[0].layers) layers.push_back(packed_layer_mapping(arch, workload, mappings.layers[i]));
   Json best = nullptr, best_at_sram = nullptr;
   for (const FrontPoint& p : points) {
     if (best.is_null() || p.cycles < best.get<double>()) best = p.cycles;
