@@ -175,10 +175,12 @@ TEST(MemoryBounds, ALongChainMapsInMemoryAndTimeLinearInItsLayers) {
   // of its own and its rows once the document has read them, and before the layer mappings' JSON
   // objects were shrunk to fit; 28 KiB before identical layers shared their mapspaces) and about
   // 0.6 s of CPU per 1,000 layers. The bound is a regression guard with a 10% margin, not yet the
-  // issue's target of 10 KB per layer: at the run's peak, while the document is made, its layer
-  // mappings as JSON trees (about 4 KB per layer each, the chosen point's and Vela's) in the heap the
-  // stage and problems left fragmented; a little below it the join (the stage with every layer's own
-  // jobs and rows, the join problem and the join's tables); loading is about 2.5 KiB per layer
+  // issue's target of 10 KB per layer. The resident peak is reached by the end of the search (the
+  // stages, Vela's schedule and the join: heaptrack on 8,000 layers, 81 MB of heap there); the
+  // document's phase peaked as high (80 MB) while both points' layer mappings were JSON trees (about
+  // 4 KB per layer each), and at about 65 MB since Vela's are held packed, which left the resident
+  // peak where it was (12.1 KiB per layer from 2,000 to 8,000 and to 20,000 layers, before and
+  // after); loading is about 2.5 KiB per layer
   // (test/workloads/loader_memory_slow_test.cpp guards it: the bound here is too loose to). The code
   // before (16.5 KiB per layer) fails the bound, and so does either of the two changes alone (15.2
   // with the reader, 15.0 with the document).
