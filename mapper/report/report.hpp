@@ -11,10 +11,56 @@
 
 namespace npumap::report {
 
+/// One layer mapping of a result, as a renderer reads it: a reference into the document, or, for a
+/// layer held packed in a document built in memory (report_util.hpp), its JSON made for as long as
+/// this lives (one layer's tree at a time, never the whole network's).
+class LayerRef {
+ public:
+  explicit LayerRef(const nlohmann::ordered_json& node);
+  const nlohmann::ordered_json& operator*() const { return ref_ != nullptr ? *ref_ : owned_; }
+  const nlohmann::ordered_json* operator->() const { return &**this; }
+
+ private:
+  const nlohmann::ordered_json* ref_ = nullptr;
+  nlohmann::ordered_json owned_;
+};
+
 /// The layers of a front point, resolved: entry i is the mapping of the i-th layer in topological
-/// order (a point lists indices into the result's `layer_mappings`; older results inline them).
-std::vector<const nlohmann::ordered_json*> point_layers(const nlohmann::ordered_json& result,
-                                                        const nlohmann::ordered_json& point);
+/// order (a point lists indices into the result's `layer_mappings`; older results inline them), or
+/// the layers of a list (vela_baseline's `layers`). Each is read when asked for (LayerRef).
+class PointLayers {
+ public:
+  PointLayers(const nlohmann::ordered_json& result, const nlohmann::ordered_json& point);
+  /// The layer objects (plain or packed) of `list`, a JSON list.
+  explicit PointLayers(const nlohmann::ordered_json& list);
+
+  std::size_t size() const { return nodes_.size(); }
+  bool empty() const { return nodes_.empty(); }
+  LayerRef operator[](std::size_t i) const { return LayerRef(*nodes_[i]); }
+  /// The index into `layer_mappings` of entry i, or SIZE_MAX for a layer given inline.
+  std::size_t mapping_index(std::size_t i) const { return indices_[i]; }
+
+  class Iterator {
+   public:
+    Iterator(const PointLayers* layers, std::size_t i) : layers_(layers), i_(i) {}
+    LayerRef operator*() const { return (*layers_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return i_ != other.i_; }
+
+   private:
+    const PointLayers* layers_;
+    std::size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, nodes_.size()}; }
+
+ private:
+  std::vector<const nlohmann::ordered_json*> nodes_;
+  std::vector<std::size_t> indices_;
+};
 
 /// What the text report shows beyond its default blocks.
 struct TextOptions {

@@ -15,23 +15,29 @@ using Json = nlohmann::ordered_json;
 
 /// A per-layer section held packed in the document built in memory: a binary node with this subtype
 /// holds the section's CBOR bytes (a layer's `pass`: about 100 values, some 10 KB as a JSON tree,
-/// under 1 KB packed). write_document writes it out as the JSON it stands for, so result.json is the
-/// same; a result.json read back holds plain JSON, which `unpacked` returns as it is.
+/// under 1 KB packed; a whole layer mapping, its pass packed inside). write_document writes it out
+/// as the JSON it stands for, so result.json is the same; a result.json read back holds plain JSON,
+/// which `unpacked` returns as it is.
 inline constexpr std::uint8_t kPackedSubtype = 0x4a;
 
 inline bool is_packed(const Json& v) {
   return v.is_binary() && v.get_binary().has_subtype() && v.get_binary().subtype() == kPackedSubtype;
 }
 
-/// `v` packed (see kPackedSubtype); its key order is kept.
+/// `v` packed (see kPackedSubtype); its key order is kept. Written into a buffer kept per thread
+/// (to_cbor writes byte by byte, growing its vector), then copied once into one of the exact size.
 template <class J>
 Json packed(const J& v) {
-  return Json::binary(J::to_cbor(v), kPackedSubtype);
+  thread_local std::vector<std::uint8_t> scratch;
+  scratch.clear();
+  J::to_cbor(v, scratch);
+  return Json::binary(std::vector<std::uint8_t>(scratch.begin(), scratch.end()), kPackedSubtype);
 }
 
-/// The JSON a packed node stands for, or `v` itself.
+/// The JSON a packed node stands for, or `v` itself. A packed section nested in it (a layer
+/// mapping's pass) stays packed: its CBOR tag keeps the subtype.
 inline Json unpacked(const Json& v) {
-  return is_packed(v) ? Json::from_cbor(v.get_binary()) : v;
+  return is_packed(v) ? Json::from_cbor(v.get_binary(), true, true, Json::cbor_tag_handler_t::store) : v;
 }
 
 /// The layer's `pass` (unpacked), or null when it has none.

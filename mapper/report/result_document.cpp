@@ -40,7 +40,7 @@ void add_timing(Json& j, double cycles, double macs, const arch::Arch& arch) {
 }
 
 /// `j` with every object and list in it holding no more room than its entries (a document built
-/// key by key leaves up to half of each vector unused: a chain's layer mappings, twice per layer).
+/// key by key leaves up to half of each vector unused: a chain's layer mappings).
 void shrink_to_fit(Json& j) {
   if (j.is_object()) {
     j.get_ref<Json::object_t&>().shrink_to_fit();
@@ -53,7 +53,7 @@ void shrink_to_fit(Json& j) {
 
 /// One layer mapping of the front as result.json's `layer_mappings` lists it: the layer, its choices,
 /// its costs and (NPU layers) where its time goes and its pass, to re-evaluate with `mapper eval`.
-Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
+Json layer_mapping_tree(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
   const auto& l = w.layers[static_cast<std::size_t>(m.layer)];
   Json lj;
   lj["layer"] = l.name;
@@ -121,8 +121,24 @@ Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, co
   labels.num_valid_block_configs = m.num_block_configs;
   // Packed: on a long chain the passes (here and in vela_baseline) were most of the document's memory.
   lj["pass"] = detail::packed(model::write_pass_input(m.pass, arch, labels));
+  return lj;
+}
+
+/// A layer mapping of the front, shrunk to fit: the renderers read these trees many times over.
+Json layer_mapping_json(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
+  Json lj = layer_mapping_tree(arch, w, m);
   shrink_to_fit(lj);
   return lj;
+}
+
+/// A layer mapping of Vela's schedule, packed (report_util.hpp): some 1.3 KB of CBOR a layer instead
+/// of some 4 KB of JSON tree, made into its tree again only while one renderer reads it (two do,
+/// layers_vela.csv and layers_vs_vela.csv, through LayerRef; result.json is written from the CBOR).
+/// The front's layers stay trees: six renderers read each of them, and making them again each time
+/// cost more CPU (about a fifth of a long chain's run) for some 2 KB a layer at the run's peak
+/// (docs/design/architecture.md, memory).
+Json packed_layer_mapping(const arch::Arch& arch, const workloads::Workload& w, const LayerMapping& m) {
+  return detail::packed(layer_mapping_tree(arch, w, m));
 }
 
 /// One front point: its totals and, per layer, the index of its mapping in `layer_mappings`.
@@ -299,7 +315,8 @@ void add_vela_baseline(Json& result, const arch::Arch& arch, const workloads::Wo
                        const FrontMappings& mappings, const std::vector<FrontPoint>& points) {
   const FrontPoint& v = r.vela->point;
   Json layers = Json::array();
-  for (const std::uint32_t i : mappings.points[0].layers) layers.push_back(layer_mapping_json(arch, workload, mappings.layers[i]));
+  layers.get_ref<Json::array_t&>().reserve(mappings.points[0].layers.size());
+  for (const std::uint32_t i : mappings.points[0].layers) layers.push_back(packed_layer_mapping(arch, workload, mappings.layers[i]));
   Json best = nullptr, best_at_sram = nullptr;
   for (const FrontPoint& p : points) {
     if (best.is_null() || p.cycles < best.get<double>()) best = p.cycles;
@@ -336,8 +353,8 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
     r.problem = make_join_problem(arch, workload, r.stage, fusion);
   }
   // The stage's rows were read by per_layer_json; from here on only its layer spaces and jobs are
-  // (front_mappings reads the rows of the join problem, a copy): on a long chain its rows, the
-  // problem and Vela's were together the run's peak.
+  // (front_mappings reads the rows through the join problem, whose steps share the stage's lists:
+  // dropping the stage's references leaves them to the problem alone).
   for (LayerResult& lr : r.stage.layers) lr.groups = SharedVector<PmappingGroup>();
   const JoinResult& joined = *r.joined;
   result["join"] = {{"steps", join_steps_json(workload, joined)}};
@@ -440,6 +457,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   result["front_summary"] = summary;
   result["front"] = std::move(front);
   Json layer_mappings = Json::array();
+  layer_mappings.get_ref<Json::array_t&>().reserve(mappings.layers.size());
   for (const LayerMapping& m : mappings.layers) layer_mappings.push_back(layer_mapping_json(arch, workload, m));
   result["layer_mappings"] = std::move(layer_mappings);
   mappings = FrontMappings();  // written out: only Vela's mappings are read below

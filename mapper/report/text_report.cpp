@@ -192,9 +192,9 @@ double layer_ms(const Json& r, const Json& l) {
 
 /// The point's layers with the common '/'-separated prefix of their names removed (TFLite names
 /// such as "MobilenetV1/MobilenetV1/Conv2d_3_depthwise/Relu6"), and that prefix.
-std::pair<std::vector<std::string>, std::string> short_names(const std::vector<const Json*>& layers) {
+std::pair<std::vector<std::string>, std::string> short_names(const PointLayers& layers) {
   std::vector<std::string> names;
-  for (const Json* l : layers) names.push_back((*l)["layer"].get<std::string>());
+  for (const LayerRef l : layers) names.push_back((*l)["layer"].get<std::string>());
   std::string prefix;
   if (names.size() >= 2) {
     prefix = names[0].substr(0, names[0].rfind('/') == std::string::npos ? 0 : names[0].rfind('/') + 1);
@@ -240,7 +240,10 @@ std::string header_block(const Json& r) {
   out += wrap("arch: ", arch, "; ", "  ");
   const Json& opts = r["provenance"]["options"];
   std::string objectives;
-  for (const auto& o : r["objectives"]) objectives += (objectives.empty() ? "" : ",") + o.get<std::string>();
+  for (const auto& o : r["objectives"]) {
+    if (!objectives.empty()) objectives += ',';
+    objectives += o.get<std::string>();
+  }
   std::vector<std::string> search = {"objectives " + objectives, std::string("fusion ") + (opts["no_fusion"].get<bool>() ? "off" : "on"),
                                      std::string("keep-pareto ") + (opts["keep_pareto"].get<bool>() ? "on" : "off")};
   if (opts.value("per_layer", false)) search.push_back("per-layer stage only");
@@ -268,7 +271,7 @@ std::string cpu_block(const Json& r) {
 /// The chosen point, per layer: its time (ms, share of the whole), the SRAM in use while it runs,
 /// its off-chip bytes and the component that bounds it.
 std::string per_layer_time(const Json& r, const Json& p) {
-  const std::vector<const Json*> layers = point_layers(r, p);
+  const PointLayers layers(r, p);
   const auto [names, prefix] = short_names(layers);
   const double total = num(p, "cycles");
   const bool have_live = p.contains("sram_in_use_bytes") && p["sram_in_use_bytes"].size() == layers.size();
@@ -276,7 +279,8 @@ std::string per_layer_time(const Json& r, const Json& p) {
                               {"ms", true, false, {}},     {"time", true, false, {}}, {"live SRAM", true, false, {}},
                               {"off-chip", true, false, {}}, {"bound", false, false, {}}};
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    const Json& l = *layers[i];
+    const LayerRef layer = layers[i];
+    const Json& l = *layer;
     const bool cpu = l.contains("cpu");
     cols[0].cells.push_back(names[i]);
     cols[1].cells.push_back(l["op"].get<std::string>());
@@ -296,7 +300,7 @@ std::string per_layer_time(const Json& r, const Json& p) {
 std::string time_share(const Json& r, const Json& p) {
   std::map<std::string, double> by;
   double total = 0.0;
-  for (const Json* lp : point_layers(r, p)) {
+  for (const LayerRef lp : PointLayers(r, p)) {
     const Json& l = *lp;
     if (!l.contains("bound_by")) continue;
     by[l["bound_by"].get<std::string>()] += num(l, "cycles");
@@ -343,13 +347,14 @@ std::string point_totals(const Json& r, const Json& p) {
 /// How each layer of the point runs: block config, weight traversal, where weights, bias and the
 /// output live, and whether it fuses with the next layer through a rolling buffer.
 std::string per_layer_mapping(const Json& r, const Json& p) {
-  const std::vector<const Json*> layers = point_layers(r, p);
+  const PointLayers layers(r, p);
   const auto names = short_names(layers).first;
   std::vector<Column> cols = {{"layer", false, true, {}}, {"block h,w,ifd,d", false, false, {}}, {"trav", false, false, {}},
                               {"weights", false, false, {}}, {"bias", false, false, {}}, {"ofm lives", false, false, {}},
                               {"fused", false, false, {}}};
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    const Json& l = *layers[i];
+    const LayerRef layer = layers[i];
+    const Json& l = *layer;
     const auto& bc = l["block_config"];
     std::string ofm_place;
     for (const auto& [name, where] : l["tensors"].items()) ofm_place = where.get<std::string>();
@@ -369,19 +374,22 @@ std::string per_layer_mapping(const Json& r, const Json& p) {
 
 /// The layers that take the most time (up to five), with their share.
 std::string top_layers(const Json& r, const Json& p) {
-  const std::vector<const Json*> layers = point_layers(r, p);
+  const PointLayers layers(r, p);
   if (layers.size() < 2) return {};
   const auto names = short_names(layers).first;
   std::vector<std::size_t> order(layers.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return num(*layers[a], "cycles") > num(*layers[b], "cycles"); });
+  std::vector<double> cycles(layers.size());
+  for (std::size_t i = 0; i < cycles.size(); ++i) cycles[i] = num(*layers[i], "cycles");
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cycles[a] > cycles[b]; });
   order.resize(std::min<std::size_t>(5, order.size()));
   const double total = num(p, "cycles");
   double top = 0.0;
   std::vector<Column> cols = {{"", true, false, {}},  {"layer", false, true, {}}, {"op", false, false, {}},
                               {"ms", true, false, {}}, {"time", true, false, {}}, {"bound by", false, false, {}}};
   for (std::size_t k = 0; k < order.size(); ++k) {
-    const Json& l = *layers[order[k]];
+    const LayerRef layer = layers[order[k]];
+    const Json& l = *layer;
     top += num(l, "cycles");
     cols[0].cells.push_back(std::to_string(k + 1));
     cols[1].cells.push_back(names[order[k]]);

@@ -100,9 +100,12 @@ struct VelaLayerTraffic {
 
 VelaLayerTraffic vela_layer_traffic(const Json& layer) {
   VelaLayerTraffic t;
-  const Json saved = detail::layer_pass(layer);
-  if (!saved.is_object()) return t;
-  const nlohmann::json pass_json(saved);
+  // The pass as read_pass_input takes it: a packed pass decoded straight into it (no ordered copy).
+  const auto it = layer.find("pass");
+  if (it == layer.end()) return t;
+  const nlohmann::json pass_json =
+      detail::is_packed(*it) ? nlohmann::json::from_cbor(it->get_binary()) : nlohmann::json(*it);
+  if (!pass_json.is_object()) return t;
   const model::PassInput in = model::read_pass_input(pass_json, "result.json", "pass");
   const model::PassMetrics m = model::evaluate(in.arch, in.pass);
   const double repeat = vnum(layer, "repeat") > 0 ? vnum(layer, "repeat") : 1.0;
@@ -124,8 +127,61 @@ VelaLayerTraffic vela_layer_traffic(const Json& layer) {
   return t;
 }
 
+/// Reads a packed pass's `op.type` from its CBOR events, stopping there: none of the pass's other
+/// values (about a hundred) is made into JSON.
+class OpTypeReader {
+ public:
+  std::string type;
+
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(Json::number_integer_t) { return true; }
+  bool number_unsigned(Json::number_unsigned_t) { return true; }
+  bool number_float(Json::number_float_t, const Json::string_t&) { return true; }
+  bool binary(Json::binary_t&) { return true; }
+  bool string(Json::string_t& value) {
+    if (!in_op_.empty() && in_op_.back() && key_ == "type") {
+      type = value;
+      return false;  // found: stop reading
+    }
+    return true;
+  }
+  bool key(Json::string_t& value) {
+    key_ = value;
+    return true;
+  }
+  bool start_object(std::size_t) {
+    // The pass is the outermost object; its `op` the object under that key.
+    in_op_.push_back(in_op_.size() == 1 && key_ == "op");
+    return true;
+  }
+  bool end_object() {
+    in_op_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) {
+    in_op_.push_back(false);
+    return true;
+  }
+  bool end_array() {
+    in_op_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+ private:
+  std::vector<bool> in_op_;  // per open container: whether it is the pass's op
+  std::string key_;
+};
+
 /// The type of the layer's pass's op ("" without one).
 std::string pass_op_type(const Json& layer) {
+  const auto it = layer.find("pass");
+  if (it != layer.end() && detail::is_packed(*it)) {
+    OpTypeReader reader;
+    Json::sax_parse(it->get_binary(), &reader, Json::input_format_t::cbor);
+    return reader.type;
+  }
   const Json pass = detail::layer_pass(layer);
   return pass.is_object() && pass.contains("op") ? pass["op"].value("type", std::string()) : std::string();
 }
@@ -207,7 +263,7 @@ std::string render_vela_summary_csv(const Json& r) {
   const Json& a = r["arch"];
   const Json& vela = a.contains("vela") ? a["vela"] : Json::object();
   const double clock = vnum(a, "core_clock_hz");
-  const std::vector<const Json*> layers = point_layers(r, point);
+  const PointLayers layers(r, point);
 
   std::vector<std::string> f = {"default", csv_field(r["workload"].value("name", std::string())),
                                 csv_field(vela.value("accelerator_configuration", std::string())),
@@ -228,7 +284,7 @@ std::string render_vela_summary_csv(const Json& r) {
   const double inference_time = clock > 0 ? cycles / clock : 0.0;
   const double fps = inference_time > 0 ? 1.0 / inference_time : std::nan("");
   int fused = 0;
-  for (const Json* l : layers) fused += l->value("fused_with_next", false) ? 1 : 0;
+  for (const LayerRef l : layers) fused += l->value("fused_with_next", false) ? 1 : 0;
   f.insert(f.end(), {python_float(fps), "1", python_float(inference_time), std::to_string(layers.size()),
                      std::to_string(layers.size() - static_cast<std::size_t>(fused))});
 
@@ -236,7 +292,7 @@ std::string render_vela_summary_csv(const Json& r) {
   double original = 0.0, encoded = 0.0, constants = 0.0;
   std::int64_t macs = 0;
   std::array<double, kVelaCycleKeys.size()> component{};
-  for (const Json* lp : layers) {
+  for (const LayerRef lp : layers) {
     const Json& l = *lp;
     if (l.contains("cpu")) continue;
     const VelaLayerTraffic t = vela_layer_traffic(l);
@@ -288,20 +344,25 @@ std::string render_vela_per_layer_csv(const Json& r) {
   std::string out = csv_row(vela_per_layer_columns());
   if (!r.contains("front") || r["front"].empty()) return out;
   const Json& point = r["front"][chosen_point(r)];
-  const std::vector<const Json*> layers = point_layers(r, point);
+  const PointLayers layers(r, point);
   const Json& sram = point.contains("sram_in_use_bytes") ? point["sram_in_use_bytes"] : Json::array();
   const double peak_sram = vnum(point, "sram_bytes");
   const double total_cycles = vnum(point, "cycles");
-  double total_macs = 0.0;
-  for (const Json* l : layers)
-    if (!l->contains("cpu")) total_macs += vnum(*l, "macs");
   const double peak_macs = vnum(r["arch"], "peak_macs_per_cycle");
+  // Each layer read once: its row's fields, but the MACs' share of the total, which is known only
+  // once every layer has been read (left empty at `share_at`).
+  std::size_t share_at = 0;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<double> row_macs;
+  double total_macs = 0.0;
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    const Json& l = *layers[i];
+    const LayerRef layer = layers[i];
+    const Json& l = *layer;
     if (l.contains("cpu")) continue;  // Vela's table covers the NPU subgraphs only
     const double usage = i < sram.size() && sram[i].is_number() ? sram[i].get<double>() : 0.0;
     const double cycles = vnum(l, "cycles");
     const double macs = vnum(l, "macs");
+    total_macs += macs;
     const Json& cyc = l.contains("cycles_by_component") ? l["cycles_by_component"] : Json::object();
     std::vector<std::string> f = {
         vela_tflite_operator(l.value("op", std::string())),
@@ -312,10 +373,16 @@ std::string render_vela_per_layer_csv(const Json& r) {
         python_float(vela_percentage(cycles, total_cycles))};
     for (const char* k : kVelaCycleKeys) f.push_back(python_float(vnum(cyc, k)));
     f.push_back(fmt::format("{:.0f}", macs));
-    f.push_back(python_float(vela_percentage(macs, total_macs)));
+    share_at = f.size();
+    f.emplace_back();
     f.push_back(python_float(vela_percentage(macs, cycles * peak_macs)));
     f.push_back(csv_field(l.value("layer", std::string())));
-    out += csv_row(f);
+    rows.push_back(std::move(f));
+    row_macs.push_back(macs);
+  }
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    rows[k][share_at] = python_float(vela_percentage(row_macs[k], total_macs));
+    out += csv_row(rows[k]);
   }
   return out;
 }
