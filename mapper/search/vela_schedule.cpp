@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -126,13 +128,11 @@ double scheduling_weight_sram(const LayerSpace& space, const Template& tpl, cons
   return -1.0;
 }
 
-VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const PmappingRow& like,
-                             std::uint32_t candidate, bool bias_in_place = true) {
-  const model::BlockConfig& bc = space.block_configs[candidate];
-  const model::Pass pass = make_pass(arch, space, tpl, bc);
-  const int wv = weight_variant_index(space, tpl, bc);
-  const double scale = wv >= 0 ? space.weight_variants[static_cast<std::size_t>(wv)].worst_scale : 0.0;
-  const model::PassMetrics m = model::evaluate(arch, pass);
+/// Vela's pass metric of `pass` (the template's pass at one block config, make_pass): 40 per cycle
+/// plus every memory's bytes times its bandwidth weight, of the pass as Vela's scheduler costs it
+/// (scheduling_pass).
+double scheduling_metric(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const model::Pass& pass,
+                         bool bias_in_place) {
   const model::Pass sp = scheduling_pass(arch, space, tpl, pass, bias_in_place);
   model::PassMetrics ms = model::evaluate(arch, sp);
   if (arch.spilling_enabled && tpl.input_may_roll[0] && sp.ifm.mem_area == arch.fast_storage) {
@@ -148,21 +148,41 @@ VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, co
     for (int k = 0; k < static_cast<int>(model::PassCycles::Total); ++k) total = std::max(total, ms.cycles[static_cast<std::size_t>(k)]);
     ms.cycles[static_cast<int>(model::PassCycles::Total)] = total;
   }
-  const double repeat = space.batch_repeat;
-  VelaCandidate c;
-  c.row = like;
-  c.row.candidate = candidate;
-  c.row.cycles = m.total_cycles() * repeat;
-  c.row.offchip_bytes = model::off_chip_bytes(m) * repeat;
-  c.row.energy_pj = m.energy_pj * repeat;
-  c.row.sram_bytes = static_cast<double>(transient_sram_bytes(pass, scale));
   double bytes = 0.0;
   for (int a = 0; a < arch::kNumMemAreas; ++a) {
     const auto area = static_cast<arch::MemArea>(a);
     bytes += vela_bandwidth_weight(area) * model::area_bytes(ms, area);
   }
-  c.metric = (40.0 * ms.total_cycles() + bytes) * repeat;
-  return c;
+  return (40.0 * ms.total_cycles() + bytes) * space.batch_repeat;
+}
+
+/// The pass's own SRAM as the per-layer stage counts it (transient_sram_bytes at the double
+/// buffer's worst-stream ratio of the block config's weight encoding).
+double own_sram(const LayerSpace& space, const Template& tpl, const model::BlockConfig& bc, const model::Pass& pass) {
+  const int wv = weight_variant_index(space, tpl, bc);
+  const double scale = wv >= 0 ? space.weight_variants[static_cast<std::size_t>(wv)].worst_scale : 0.0;
+  return static_cast<double>(transient_sram_bytes(pass, scale));
+}
+
+/// The row of `pass` (the template's pass at block config `candidate`) as the per-layer stage costs it,
+/// with `like`'s job.
+PmappingRow costed_row(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const PmappingRow& like,
+                       std::uint32_t candidate, const model::Pass& pass) {
+  const model::PassMetrics m = model::evaluate(arch, pass);
+  const double repeat = space.batch_repeat;
+  PmappingRow row = like;
+  row.candidate = candidate;
+  row.cycles = m.total_cycles() * repeat;
+  row.offchip_bytes = model::off_chip_bytes(m) * repeat;
+  row.energy_pj = m.energy_pj * repeat;
+  row.sram_bytes = own_sram(space, tpl, space.block_configs[candidate], pass);
+  return row;
+}
+
+VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const PmappingRow& like,
+                             std::uint32_t candidate, bool bias_in_place = true) {
+  const model::Pass pass = make_pass(arch, space, tpl, space.block_configs[candidate]);
+  return {costed_row(arch, space, tpl, like, candidate, pass), scheduling_metric(arch, space, tpl, pass, bias_in_place)};
 }
 
 /// The block configs Vela's scheduler tries for a layer, in its order: the shortlist of `limit`
@@ -243,6 +263,44 @@ bool vela_layouts_of(const LayerSpace& space, const std::vector<TensorCompat>& c
   return true;
 }
 
+/// One template and block config of a layer as fresh_groups filters it: Vela's pass metric and the
+/// SRAM its filter compares; the row itself is costed only where the filter keeps it.
+struct FreshCandidate {
+  std::uint32_t tpl = 0;     ///< template index in the layer's space
+  std::uint32_t config = 0;  ///< block config index
+  double metric = 0.0;       ///< Vela's pass metric (scheduling_metric)
+  double sram = 0.0;         ///< the SRAM compared (see fresh_groups)
+  bool streamed = false;     ///< the weights double-buffered (Vela's WeightStream)
+};
+
+/// Of a group's candidates `idx` (indices into `cands`, in Vela's order), marks in `kept` (by position
+/// in `idx`) those no other beats: no worse in both metric and SRAM and better in one, or equal in both
+/// and earlier; with `by_strategy` only a candidate of the same weight placement beats. In the order of
+/// (placement, metric, SRAM, position) a candidate is beaten exactly when one before it of its
+/// placement has no more SRAM (every one before it has less metric, or equal metric and less SRAM, or
+/// is equal and earlier), so one sweep decides. `order` is scratch.
+void keep_unbeaten(const std::vector<std::uint32_t>& idx, const std::vector<FreshCandidate>& cands, bool by_strategy,
+                   std::vector<std::uint32_t>& order, std::vector<char>& kept) {
+  const auto n = static_cast<std::uint32_t>(idx.size());
+  order.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
+  const auto cls = [&](std::uint32_t i) { return by_strategy && cands[idx[i]].streamed ? 1 : 0; };
+  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    const FreshCandidate& a = cands[idx[x]];
+    const FreshCandidate& b = cands[idx[y]];
+    return std::make_tuple(cls(x), a.metric, a.sram, x) < std::make_tuple(cls(y), b.metric, b.sram, y);
+  });
+  kept.assign(n, 0);
+  double least = std::numeric_limits<double>::infinity();
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::uint32_t i = order[k];
+    if (k > 0 && cls(order[k - 1]) != cls(i)) least = std::numeric_limits<double>::infinity();
+    const double sram = cands[idx[i]].sram;
+    kept[i] = least <= sram ? 0 : 1;
+    least = std::min(least, sram);
+  }
+}
+
 /// Vela's groups of a layer, costed here rather than taken from the per-layer stage (which keeps one of
 /// equal rows and drops those its objectives rank worse, so a layer's Vela rows may be gone): per
 /// template of Vela's (vela_template, vela_bias) with every feature map in the arena, each config Vela
@@ -253,13 +311,16 @@ bool vela_layouts_of(const LayerSpace& space, const std::vector<TensorCompat>& c
 /// and own SRAM (the first of equal rows, in Vela's order).
 std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr, int limit) {
   const std::vector<std::uint32_t> order = vela_config_order(lr.space, limit);
-  struct Rows {
-    std::vector<PmappingRow> rows;
-    std::vector<double> metric;
-    std::vector<bool> streamed;  ///< the weights double-buffered (Vela's WeightStream)
-    std::vector<double> weights;  ///< the weights' SRAM as Vela's scheduler counts it (scheduling_weight_sram)
-  };
-  std::map<std::vector<TensorCompat>, Rows> groups;
+  // Where the arena is SRAM, a row is beaten only by one of the same weight placement: Vela filters
+  // each strategy's candidates on their own, and an IFM-streamed pass's SRAM (its weights whole, at
+  // one estimate, less the OFM written over its IFM; vela_cascades) is not the row's own SRAM. The
+  // SRAM compared is then Vela's scheduler's figure for the weights (scheduling_weight_sram: the
+  // encoding it made before scheduling; a double buffer of 96 and one of 112 OFM channels of 128 are
+  // the same whole tensor there, so of equal metrics it keeps its earlier config), else the row's.
+  const bool by_strategy = !arch.spilling_enabled;
+  std::vector<FreshCandidate> cands;
+  std::map<std::vector<TensorCompat>, std::vector<std::uint32_t>> groups;  // each group's candidates in Vela's order
+  std::vector<TensorCompat> base, key;
   const LayerSpace& space = lr.space;
   for (std::size_t ti = 0; ti < space.templates.size() && ti < lr.jobs.size(); ++ti) {
     const Template& tpl = space.templates[ti];
@@ -271,56 +332,51 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
     bool others = true;
     for (std::size_t i = 1; i < tpl.inputs.size(); ++i) others = others && tpl.inputs[i].residence == Residence::Arena;
     if (!others || (in_off && !tpl.input_may_roll[0]) || (out_off && !tpl.output_may_roll)) continue;
-    std::vector<TensorCompat> base;
+    base.clear();
     for (int i = 0; i < space.num_inputs; ++i) base.push_back({tpl.inputs[static_cast<std::size_t>(i)].residence, tpl.inputs[static_cast<std::size_t>(i)].layout, 0});
     base.push_back({tpl.output.residence, tpl.output.layout, 0, static_cast<std::int8_t>(tpl.output_over_input)});
-    PmappingRow like;
-    like.job = lr.jobs[ti];
     for (const std::uint32_t c : order) {
-      const VelaCandidate cand = vela_candidate(arch, space, tpl, like, c);
       const model::BlockConfig& bc = space.block_configs[c];
+      const model::Pass pass = make_pass(arch, space, tpl, bc);
+      const double weights = by_strategy ? scheduling_weight_sram(space, tpl, bc) : -1.0;
+      const bool streamed = tpl.weights == WeightPlacement::DoubleBuffer;
+      const auto at = static_cast<std::uint32_t>(cands.size());
+      cands.push_back({static_cast<std::uint32_t>(ti), c, scheduling_metric(arch, space, tpl, pass, true),
+                       weights >= 0.0 ? weights : own_sram(space, tpl, bc, pass), streamed});
       const int in_rows = tpl.input_may_roll[0] ? rolling_consumer_rows(arch, space, bc) : 0;
       for (int in_roll = in_off ? 1 : 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll)
         for (int out_roll = out_off ? 1 : 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
-          if ((in_roll != 0 || out_roll != 0) && tpl.weights == WeightPlacement::DoubleBuffer) continue;
-          std::vector<TensorCompat> key = base;
+          if ((in_roll != 0 || out_roll != 0) && streamed) continue;
+          key.assign(base.begin(), base.end());
           if (in_roll != 0) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(in_rows)};
           if (out_roll != 0) key.back() = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(bc.ofm_h)};
-          Rows& g = groups[key];
-          g.rows.push_back(cand.row);
-          g.metric.push_back(cand.metric);
-          g.streamed.push_back(tpl.weights == WeightPlacement::DoubleBuffer);
-          g.weights.push_back(scheduling_weight_sram(space, tpl, bc));
+          auto it = groups.find(key);
+          if (it == groups.end()) it = groups.emplace(key, std::vector<std::uint32_t>{}).first;
+          it->second.push_back(at);
         }
     }
   }
+  // Each group keeps the rows no other beats (keep_unbeaten); a candidate's row is costed once, for
+  // the first group that keeps it.
   std::vector<PmappingGroup> out;
-  // Where the arena is SRAM, a row is beaten only by one of the same weight placement: Vela filters
-  // each strategy's candidates on their own, and an IFM-streamed pass's SRAM (its weights whole, at
-  // one estimate, less the OFM written over its IFM; vela_cascades) is not the row's own SRAM.
-  const bool by_strategy = !arch.spilling_enabled;
-  for (auto& [compat, rows] : groups) {
-    const std::vector<PmappingRow>& all = rows.rows;
-    const std::vector<double>& metric = rows.metric;
-    const std::vector<double>& weight_sram = rows.weights;  // a lambda may not capture a structured binding (clang)
-    PmappingGroup g{compat, {}};
-    // The SRAM compared: where the arena is SRAM, Vela's scheduler's figure for the weights (the
-    // encoding it made before scheduling; a double buffer of 96 and one of 112 OFM channels of 128
-    // are the same whole tensor there, so of equal metrics it keeps its earlier config), else the row's.
-    const auto sram = [&](std::size_t i) {
-      return by_strategy && weight_sram[i] >= 0.0 ? weight_sram[i] : all[i].sram_bytes;
-    };
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      bool beaten = false;
-      for (std::size_t j = 0; j < all.size() && !beaten; ++j) {
-        if (by_strategy && rows.streamed[j] != rows.streamed[i]) continue;
-        const bool no_worse = metric[j] <= metric[i] && sram(j) <= sram(i);
-        const bool better = metric[j] < metric[i] || sram(j) < sram(i);
-        beaten = no_worse && (better || j < i);
+  std::vector<std::optional<PmappingRow>> rows(cands.size());
+  std::vector<std::uint32_t> scratch;
+  std::vector<char> kept;
+  for (const auto& [compat, idx] : groups) {
+    keep_unbeaten(idx, cands, by_strategy, scratch, kept);
+    PmappingGroup& g = out.emplace_back(PmappingGroup{compat, {}});
+    for (std::size_t i = 0; i < idx.size(); ++i) {
+      if (kept[i] == 0) continue;
+      const FreshCandidate& fc = cands[idx[i]];
+      std::optional<PmappingRow>& row = rows[idx[i]];
+      if (!row) {
+        const Template& tpl = space.templates[fc.tpl];
+        PmappingRow like;
+        like.job = lr.jobs[fc.tpl];
+        row = costed_row(arch, space, tpl, like, fc.config, make_pass(arch, space, tpl, space.block_configs[fc.config]));
       }
-      if (!beaten) g.rows.push_back(all[i]);
+      g.rows.push_back(*row);
     }
-    out.push_back(std::move(g));
   }
   return out;
 }
