@@ -128,31 +128,47 @@ double scheduling_weight_sram(const LayerSpace& space, const Template& tpl, cons
   return -1.0;
 }
 
+/// One template's scheduling passes prepared for the cycle model (model::prepare_pass), reused across
+/// its block configs: the passes differ only in the block config, the double buffer's depth and, where
+/// no encoding of Vela's replaces it, the weights' encoding, which `weights` records.
+struct SchedulingPrep {
+  bool ready = false;
+  std::optional<model::Weights> weights;
+  model::PreparedPass pass, in_arena;
+};
+
 /// Vela's pass metric of `pass` (the template's pass at one block config, make_pass): 40 per cycle
 /// plus every memory's bytes times its bandwidth weight, of the pass as Vela's scheduler costs it
-/// (scheduling_pass).
+/// (scheduling_pass). With `prep` (one per template) the prepared passes are reused.
 double scheduling_metric(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const model::Pass& pass,
-                         bool bias_in_place) {
+                         bool bias_in_place, SchedulingPrep* prep = nullptr) {
   const model::Pass sp = scheduling_pass(arch, space, tpl, pass, bias_in_place);
-  model::PassMetrics ms = model::evaluate(arch, sp);
-  if (arch.spilling_enabled && tpl.input_may_roll[0] && sp.ifm.mem_area == arch.fast_storage) {
+  const bool ifm_rolls = arch.spilling_enabled && tpl.input_may_roll[0] && sp.ifm.mem_area == arch.fast_storage;
+  model::Pass in_arena;
+  if (ifm_rolls) in_arena = sp, in_arena.ifm.mem_area = arch.feature_map_storage;
+  SchedulingPrep local;
+  SchedulingPrep& pp = prep != nullptr ? *prep : local;
+  if (!pp.ready || pp.weights != sp.weights) {
+    pp.pass = model::prepare_pass(arch, sp);
+    if (ifm_rolls) pp.in_arena = model::prepare_pass(arch, in_arena);
+    pp.weights = sp.weights;
+    pp.ready = true;
+  }
+  model::PassAreaCost ms = model::evaluate_area_cost(arch, pp.pass, sp);
+  if (ifm_rolls) {
     // A cascaded pass's IFM: Vela reads its bytes from the rolling buffer (the rewrite) but times each
     // block's command with the IFM tensor still in the arena (docs/design/npu-model.md §6.1's
     // latency and bandwidth): the NPU cycles of the pass with its IFM there, the bytes and access
     // cycles of ours.
-    model::Pass in_arena = sp;
-    in_arena.ifm.mem_area = arch.feature_map_storage;
-    const double npu = model::evaluate(arch, in_arena).cycle(model::PassCycles::Npu);
+    const double npu = model::evaluate_area_cost(arch, pp.in_arena, in_arena).cycles[static_cast<int>(model::PassCycles::Npu)];
     ms.cycles[static_cast<int>(model::PassCycles::Npu)] = npu;
     double total = 0.0;
     for (int k = 0; k < static_cast<int>(model::PassCycles::Total); ++k) total = std::max(total, ms.cycles[static_cast<std::size_t>(k)]);
     ms.cycles[static_cast<int>(model::PassCycles::Total)] = total;
   }
   double bytes = 0.0;
-  for (int a = 0; a < arch::kNumMemAreas; ++a) {
-    const auto area = static_cast<arch::MemArea>(a);
-    bytes += vela_bandwidth_weight(area) * model::area_bytes(ms, area);
-  }
+  for (int a = 0; a < arch::kNumMemAreas; ++a)
+    bytes += vela_bandwidth_weight(static_cast<arch::MemArea>(a)) * ms.area_bytes[static_cast<std::size_t>(a)];
   return (40.0 * ms.total_cycles() + bytes) * space.batch_repeat;
 }
 
@@ -335,13 +351,14 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
     base.clear();
     for (int i = 0; i < space.num_inputs; ++i) base.push_back({tpl.inputs[static_cast<std::size_t>(i)].residence, tpl.inputs[static_cast<std::size_t>(i)].layout, 0});
     base.push_back({tpl.output.residence, tpl.output.layout, 0, static_cast<std::int8_t>(tpl.output_over_input)});
+    SchedulingPrep prep;
     for (const std::uint32_t c : order) {
       const model::BlockConfig& bc = space.block_configs[c];
       const model::Pass pass = make_pass(arch, space, tpl, bc);
       const double weights = by_strategy ? scheduling_weight_sram(space, tpl, bc) : -1.0;
       const bool streamed = tpl.weights == WeightPlacement::DoubleBuffer;
       const auto at = static_cast<std::uint32_t>(cands.size());
-      cands.push_back({static_cast<std::uint32_t>(ti), c, scheduling_metric(arch, space, tpl, pass, true),
+      cands.push_back({static_cast<std::uint32_t>(ti), c, scheduling_metric(arch, space, tpl, pass, true, &prep),
                        weights >= 0.0 ? weights : own_sram(space, tpl, bc, pass), streamed});
       const int in_rows = tpl.input_may_roll[0] ? rolling_consumer_rows(arch, space, bc) : 0;
       for (int in_roll = in_off ? 1 : 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll)
