@@ -201,6 +201,41 @@ VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, co
   return {costed_row(arch, space, tpl, like, candidate, pass), scheduling_metric(arch, space, tpl, pass, bias_in_place)};
 }
 
+/// Vela's pass metric per join step, job and block config (scheduling_metric, the bias read in place),
+/// as fresh_groups costed them: the join's metrics (row_metrics), the tie-breaks and the cascade choice
+/// read the same passes again. Per step a list sorted by (job, config) once filled (seal), and the
+/// layer's block configs in Vela's order (vela_config_order), which they all walk.
+class MetricTable {
+ public:
+  void reset(std::size_t steps) {
+    steps_.assign(steps, {});
+    orders_.assign(steps, {});
+  }
+  void set_order(std::size_t s, std::vector<std::uint32_t> order) { orders_[s] = std::move(order); }
+  const std::vector<std::uint32_t>& order(std::size_t s) const { return orders_.at(s); }
+  void add(std::size_t s, std::uint32_t job, std::uint32_t config, double metric) { steps_[s].emplace_back(key(job, config), metric); }
+  void seal() {
+    for (auto& v : steps_) std::sort(v.begin(), v.end());
+  }
+  /// The metric of step `s`'s pass of `tpl` (the template of `job`) at `config`, costed here where
+  /// fresh_groups did not.
+  double get(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, std::size_t s, std::uint32_t job,
+             std::uint32_t config) const {
+    if (s < steps_.size()) {
+      const auto& v = steps_[s];
+      const std::uint64_t k = key(job, config);
+      const auto it = std::lower_bound(v.begin(), v.end(), k, [](const auto& e, std::uint64_t x) { return e.first < x; });
+      if (it != v.end() && it->first == k) return it->second;
+    }
+    return scheduling_metric(arch, space, tpl, make_pass(arch, space, tpl, space.block_configs[config]), true);
+  }
+
+ private:
+  static std::uint64_t key(std::uint32_t job, std::uint32_t config) { return (std::uint64_t{job} << 32U) | config; }
+  std::vector<std::vector<std::pair<std::uint64_t, double>>> steps_;
+  std::vector<std::vector<std::uint32_t>> orders_;
+};
+
 /// The block configs Vela's scheduler tries for a layer, in its order: the shortlist of `limit`
 /// (sorted by OFM block area then depth, largest first), or every config in enumeration order (0).
 std::vector<std::uint32_t> vela_config_order(const LayerSpace& space, int limit) {
@@ -325,8 +360,10 @@ void keep_unbeaten(const std::vector<std::uint32_t>& idx, const std::vector<Fres
 /// A cascade streams its IFMs with the weights whole in SRAM (Vela's IfmStream), so a rolling variant
 /// never double-buffers its weights. Each group keeps the rows no other beats in both Vela's pass metric
 /// and own SRAM (the first of equal rows, in Vela's order).
-std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr, int limit) {
-  const std::vector<std::uint32_t> order = vela_config_order(lr.space, limit);
+std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResult& stage, const LayerResult& lr, int limit,
+                                        MetricTable* table, std::size_t step) {
+  const std::vector<std::uint32_t> own_order = table != nullptr ? std::vector<std::uint32_t>{} : vela_config_order(lr.space, limit);
+  const std::vector<std::uint32_t>& order = table != nullptr ? table->order(step) : own_order;
   // Where the arena is SRAM, a row is beaten only by one of the same weight placement: Vela filters
   // each strategy's candidates on their own, and an IFM-streamed pass's SRAM (its weights whole, at
   // one estimate, less the OFM written over its IFM; vela_cascades) is not the row's own SRAM. The
@@ -352,6 +389,13 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
     for (int i = 0; i < space.num_inputs; ++i) base.push_back({tpl.inputs[static_cast<std::size_t>(i)].residence, tpl.inputs[static_cast<std::size_t>(i)].layout, 0});
     base.push_back({tpl.output.residence, tpl.output.layout, 0, static_cast<std::int8_t>(tpl.output_over_input)});
     SchedulingPrep prep;
+    // Per rolling variant (2 x IFM rolls + output rolls) the group of the last key looked up: a key is
+    // the template's with the rolling rows, which few configs change.
+    struct LastGroup {
+      std::vector<std::uint32_t>* group = nullptr;
+      std::uint16_t in_rows = 0, out_rows = 0;
+    };
+    std::array<LastGroup, 4> lasts{};
     for (const std::uint32_t c : order) {
       const model::BlockConfig& bc = space.block_configs[c];
       const model::Pass pass = make_pass(arch, space, tpl, bc);
@@ -364,15 +408,23 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
       for (int in_roll = in_off ? 1 : 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll)
         for (int out_roll = out_off ? 1 : 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
           if ((in_roll != 0 || out_roll != 0) && streamed) continue;
-          key.assign(base.begin(), base.end());
-          if (in_roll != 0) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(in_rows)};
-          if (out_roll != 0) key.back() = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(bc.ofm_h)};
-          auto it = groups.find(key);
-          if (it == groups.end()) it = groups.emplace(key, std::vector<std::uint32_t>{}).first;
-          it->second.push_back(at);
+          const auto rin = static_cast<std::uint16_t>(in_roll != 0 ? in_rows : 0);
+          const auto rout = static_cast<std::uint16_t>(out_roll != 0 ? bc.ofm_h : 0);
+          LastGroup& last = lasts[static_cast<std::size_t>(2 * in_roll + out_roll)];
+          if (last.group == nullptr || last.in_rows != rin || last.out_rows != rout) {
+            key.assign(base.begin(), base.end());
+            if (in_roll != 0) key[0] = {Residence::Rolling, Layout::Nhcwb16, rin};
+            if (out_roll != 0) key.back() = {Residence::Rolling, Layout::Nhcwb16, rout};
+            auto it = groups.find(key);
+            if (it == groups.end()) it = groups.emplace(key, std::vector<std::uint32_t>{}).first;
+            last = {&it->second, rin, rout};
+          }
+          last.group->push_back(at);
         }
     }
   }
+  if (table != nullptr)
+    for (const FreshCandidate& fc : cands) table->add(step, lr.jobs[fc.tpl], fc.config, fc.metric);
   // Each group keeps the rows no other beats (keep_unbeaten); a candidate's row is costed once, for
   // the first group that keeps it.
   std::vector<PmappingGroup> out;
@@ -406,11 +458,11 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
 /// in any layout, the shortlisted rows, the arena groups, then all groups, when a filter leaves none.
 std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups, const StageResult& stage,
                                        const LayerResult& lr, int limit, bool templates, bool layouts, bool spills,
-                                       bool& fresh) {
+                                       bool& fresh, MetricTable* table, std::size_t step) {
   fresh = false;
   if (templates && !lr.space.cpu) {
     std::vector<PmappingGroup> kept, laid;
-    for (PmappingGroup& g : fresh_groups(arch, stage, lr, limit)) {
+    for (PmappingGroup& g : fresh_groups(arch, stage, lr, limit, table, step)) {
       if (!arena_or_rolling(g, spills) || g.rows.empty()) continue;
       if (layouts && vela_layouts_of(lr.space, g.compat)) laid.push_back(g);
       kept.push_back(std::move(g));
@@ -521,18 +573,30 @@ VelaWeights vela_weights(const arch::Arch& arch) {
   return w;
 }
 
-JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                         int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps) {
+namespace {
+/// vela_problem, recording in `table` (if given) the metrics fresh_groups costs.
+JoinProblem build_vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                               int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps,
+                               MetricTable* table) {
   JoinProblem problem = make_join_problem(arch, workload, stage, true);
+  if (table != nullptr) table->reset(problem.steps.size());
   if (fresh_steps != nullptr) fresh_steps->assign(problem.steps.size(), false);
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     bool fresh = false;
+    if (table != nullptr && !lr.space.cpu) table->set_order(s, vela_config_order(lr.space, block_config_limit));
     problem.steps[s].groups = vela_groups(arch, problem.steps[s].groups, stage, lr, block_config_limit, vela_templates,
-                                          vela_layouts, arch.spilling_enabled, fresh);
+                                          vela_layouts, arch.spilling_enabled, fresh, table, s);
     if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh;
   }
+  if (table != nullptr) table->seal();
   return problem;
+}
+}  // namespace
+
+JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                         int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps) {
+  return build_vela_problem(arch, workload, stage, block_config_limit, vela_templates, vela_layouts, fresh_steps, nullptr);
 }
 
 namespace {
@@ -561,19 +625,21 @@ std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workload
 namespace {
 
 /// Vela's pass metric of every row of `problem`, per step, group and row: 40 per cycle plus each
-/// memory's bytes times its bandwidth weight, of the pass as Vela's scheduler costs it (vela_candidate);
-/// 0 for a CPU operator. Rows of one (job, block config) share the pass, so each is costed once. Each
-/// adds a millionth per place of its block config in Vela's order of the `limit` shortlist: Vela's
+/// memory's bytes times its bandwidth weight, of the pass as Vela's scheduler costs it (scheduling_metric,
+/// from `table` where fresh_groups costed it); 0 for a CPU operator. Rows of one (job, block config)
+/// share the pass, so each is costed once. Each adds a millionth per place of its block config in
+/// Vela's order of the shortlist (`table`'s order): Vela's
 /// Pareto filter keeps the first of equal candidates, which it generates in that order, so of
 /// schedules with equal metric the join then keeps the one with Vela's earlier configs (a tie-break
 /// far below the differences between real candidates).
 std::vector<std::vector<std::vector<double>>> row_metrics(const arch::Arch& arch, const workloads::Workload& workload,
-                                                          const StageResult& stage, const JoinProblem& problem, int limit) {
+                                                          const StageResult& stage, const JoinProblem& problem,
+                                                          const MetricTable& table) {
   std::vector<std::vector<std::vector<double>>> out(problem.steps.size());
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     std::map<std::pair<std::uint32_t, std::uint32_t>, double> cache;
-    const std::vector<std::uint32_t> order = lr.space.cpu ? std::vector<std::uint32_t>{} : vela_config_order(lr.space, limit);
+    const std::vector<std::uint32_t>& order = table.order(s);
     for (const PmappingGroup& g : problem.steps[s].groups) {
       std::vector<double>& m = out[s].emplace_back();
       for (const PmappingRow& row : g.rows) {
@@ -587,7 +653,7 @@ std::vector<std::vector<std::vector<double>>> row_metrics(const arch::Arch& arch
           const Template& tpl = lr.space.templates[stage.jobs[row.job].template_index];
           const auto at = std::find(order.begin(), order.end(), row.candidate);
           const double tie = 1e-6 * static_cast<double>(at - order.begin());
-          it = cache.emplace(key, vela_candidate(arch, lr.space, tpl, row, row.candidate).metric + tie).first;
+          it = cache.emplace(key, table.get(arch, lr.space, tpl, s, row.job, row.candidate) + tie).first;
         }
         m.push_back(it->second);
       }
@@ -658,8 +724,8 @@ bool replace_placement(const arch::Arch& arch, const StageResult& stage, const L
 /// one keeps the first in Vela's order (row_metrics). The join sees neither buffer size in its metric,
 /// so each such step of `b.point` (in step order, after its producer's choice) moves here to that
 /// config, keeping its template and placements; the rows' costs and the point's stay to be summed.
-void break_rolling_ties(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage, int limit,
-                        VelaBaseline& b) {
+void break_rolling_ties(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                        const MetricTable& table, VelaBaseline& b) {
   JoinProblem& problem = b.problem;
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
@@ -673,15 +739,15 @@ void break_rolling_ties(const arch::Arch& arch, const workloads::Workload& workl
     if (producer_rows <= 0) continue;
     const PmappingRow chosen = problem.steps[s].groups[b.point.group[s]].rows.at(b.point.row[s]);
     const Template& tpl = lr.space.templates[stage.jobs[chosen.job].template_index];
-    const double metric = vela_candidate(arch, lr.space, tpl, chosen, chosen.candidate).metric;
+    const double metric = table.get(arch, lr.space, tpl, s, chosen.job, chosen.candidate);
     const auto buffer = [&](std::uint32_t c) {
       return rolling_buffer_bytes(in, producer_rows, rolling_consumer_rows(arch, lr.space, lr.space.block_configs[c]));
     };
     std::uint32_t best = chosen.candidate;
     std::int64_t best_bytes = buffer(best);
-    for (const std::uint32_t c : vela_config_order(lr.space, limit)) {
+    for (const std::uint32_t c : table.order(s)) {
       if (c == chosen.candidate || buffer(c) >= best_bytes) continue;
-      if (vela_candidate(arch, lr.space, tpl, chosen, c).metric != metric) continue;
+      if (table.get(arch, lr.space, tpl, s, chosen.job, c) != metric) continue;
       best = c, best_bytes = buffer(c);
     }
     if (best == chosen.candidate) continue;
@@ -801,17 +867,17 @@ VelaPassRows vela_pass_rows(const LayerSpace& space) {
 /// before scheduling) and its weights' SRAM likewise (scheduling_weight_sram); of equal metrics the
 /// weight-streamed row first (docs/design/vela-schedule.md). Kept only where our accounting of the
 /// point's SRAM stays within the capacity.
-void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage, int limit,
-                 VelaBaseline& b) {
+void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                 const MetricTable& table, VelaBaseline& b) {
   const std::size_t n = b.problem.steps.size();
   std::vector<bool> npu(n);
   std::vector<VelaPassRows> shapes(n);
-  std::vector<std::vector<std::uint32_t>> orders(n);
+  std::vector<const std::vector<std::uint32_t>*> orders(n);
   for (std::size_t s = 0; s < n; ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     npu[s] = !lr.space.cpu;
     shapes[s] = vela_pass_rows(lr.space);
-    if (npu[s]) orders[s] = vela_config_order(lr.space, limit);
+    if (npu[s]) orders[s] = &table.order(s);
   }
   std::map<std::tuple<std::size_t, std::uint32_t, std::uint32_t>, VelaRowCost> cache;
   const VelaRowCostFn cost = [&](std::size_t s, const PmappingRow& row) {
@@ -820,13 +886,14 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
     if (it == cache.end()) {
       const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
       const Template& tpl = lr.space.templates[stage.jobs[row.job].template_index];
-      const auto at = std::find(orders[s].begin(), orders[s].end(), row.candidate);
+      const std::vector<std::uint32_t>& order = *orders[s];
+      const auto at = std::find(order.begin(), order.end(), row.candidate);
       VelaRowCost c;
       c.ifm_stream = shapes[s].rows && tpl.weights != WeightPlacement::DoubleBuffer;
       // Of equal metrics Vela keeps its first candidate: the weight-streamed ones come before the
       // IFM-streamed ones, each in its order of configs.
-      const std::size_t place = static_cast<std::size_t>(at - orders[s].begin()) + (c.ifm_stream ? orders[s].size() : 0);
-      c.metric = vela_candidate(arch, lr.space, tpl, row, row.candidate, true).metric + 1e-6 * static_cast<double>(place);
+      const std::size_t place = static_cast<std::size_t>(at - order.begin()) + (c.ifm_stream ? order.size() : 0);
+      c.metric = table.get(arch, lr.space, tpl, s, row.job, row.candidate) + 1e-6 * static_cast<double>(place);
       c.block_h = lr.space.block_configs[row.candidate].ofm_h;
       c.bias_bytes = static_cast<double>(bias_copy_sram_bytes(make_pass(arch, lr.space, tpl, lr.space.block_configs[row.candidate])));
       c.weight_bytes = scheduling_weight_sram(lr.space, tpl, lr.space.block_configs[row.candidate]);
@@ -885,9 +952,10 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
   // placements in any layout; then every template of the shortlisted arena groups.
   for (const int level : {2, 1, 0}) {
     std::vector<bool> fresh;
-    VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2, &fresh), {}};
+    MetricTable table;
+    VelaBaseline b{build_vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2, &fresh, &table), {}};
     JoinProblem metric = b.problem;
-    const auto metrics = row_metrics(arch, workload, stage, b.problem, block_config_limit);
+    const auto metrics = row_metrics(arch, workload, stage, b.problem, table);
     // Vela schedules with every feature map between cascades in the arena (it moves some to SRAM only
     // afterwards, fill_sram): the groups with a feature map whole in SRAM are left out of the join
     // (kept in b.problem for the fill), unless a step has no other; origin maps the join's groups back.
@@ -930,9 +998,9 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     for (std::size_t s = 0; s < b.point.group.size(); ++s) b.point.group[s] = origin[s][b.point.group[s]];
     cost_point(b.problem, b.point);
     choose_vela_block_configs(arch, workload, stage, block_config_limit, fresh, b);
-    break_rolling_ties(arch, workload, stage, block_config_limit, b);
+    break_rolling_ties(arch, workload, stage, table, b);
     cost_point(b.problem, b.point);
-    if (!arch.spilling_enabled) cascade_u55(arch, workload, stage, block_config_limit, b);
+    if (!arch.spilling_enabled) cascade_u55(arch, workload, stage, table, b);
     if (arch.spilling_enabled) {
       fill_sram(arch, workload, stage, b);
       cost_point(b.problem, b.point);
