@@ -202,8 +202,8 @@ VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, co
 }
 
 /// Vela's pass metric per join step, job and block config (scheduling_metric, the bias read in place),
-/// as fresh_groups costed them: the join's metrics (row_metrics), the tie-breaks and the cascade choice
-/// read the same passes again. Per step a list sorted by (job, config) once filled (seal), and the
+/// of the rows fresh_groups kept: the join's metrics (row_metrics), the tie-breaks and the cascade
+/// choice read the same passes again. Per step a list sorted by (job, config) once filled (seal), and the
 /// layer's block configs in Vela's order (vela_config_order), which they all walk.
 class MetricTable {
  public:
@@ -423,10 +423,9 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
         }
     }
   }
-  if (table != nullptr)
-    for (const FreshCandidate& fc : cands) table->add(step, lr.jobs[fc.tpl], fc.config, fc.metric);
   // Each group keeps the rows no other beats (keep_unbeaten); a candidate's row is costed once, for
-  // the first group that keeps it.
+  // the first group that keeps it, and its metric kept in `table` (only the kept ones: the table lives
+  // through the schedule, and the rows of the problem are what its readers mostly ask for).
   std::vector<PmappingGroup> out;
   std::vector<std::optional<PmappingRow>> rows(cands.size());
   std::vector<std::uint32_t> scratch;
@@ -443,6 +442,7 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const StageResul
         PmappingRow like;
         like.job = lr.jobs[fc.tpl];
         row = costed_row(arch, space, tpl, like, fc.config, make_pass(arch, space, tpl, space.block_configs[fc.config]));
+        if (table != nullptr) table->add(step, like.job, fc.config, fc.metric);
       }
       g.rows.push_back(*row);
     }
