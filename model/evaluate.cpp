@@ -617,6 +617,15 @@ PassCost evaluate_cost(const arch::Arch& arch, const PreparedPass& prepared, con
   return c;
 }
 
+PassAreaCost evaluate_area_cost(const arch::Arch& arch, const PreparedPass& prepared, const Pass& p) {
+  const Evaluation e = evaluate_pass(arch, prepared, p);
+  PassAreaCost c;
+  c.cycles = e.cycles;
+  // area_bytes() adds a memory's cells in the ledger's order; its untouched cells add zeros.
+  for (int a = 0; a < arch::kNumMemAreas; ++a) c.area_bytes[static_cast<std::size_t>(a)] = e.bw.area_sum(static_cast<MemArea>(a), false);
+  return c;
+}
+
 double area_bytes(const PassMetrics& m, arch::MemArea area) {
   double sum = 0.0;
   for (const auto& purpose : m.bandwidth[idx(area)])

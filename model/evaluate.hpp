@@ -103,6 +103,15 @@ PreparedPass prepare_pass(const arch::Arch& arch, const Pass& pass);
 /// evaluate() reduced to a PassCost, for `pass` equal to the prepared one except, possibly, in
 /// block_config and weights_double_buffer_depth; cheaper, as it builds no bandwidth arrays.
 PassCost evaluate_cost(const arch::Arch& arch, const PreparedPass& prepared, const Pass& pass);
+/// evaluate()'s cycles and unscaled bytes per memory (area_bytes), bit-identical, from a prepared pass
+/// as evaluate_cost takes it: for a caller that weighs each memory's bytes (Vela's pass metric) over
+/// many block configs of one pass.
+struct PassAreaCost {
+  std::array<double, kNumPassCycles> cycles{};
+  std::array<double, arch::kNumMemAreas> area_bytes{};  ///< per arch::MemArea
+  double total_cycles() const { return cycles[static_cast<int>(PassCycles::Total)]; }
+};
+PassAreaCost evaluate_area_cost(const arch::Arch& arch, const PreparedPass& prepared, const Pass& pass);
 
 /// Unscaled bytes read and written in one memory area (all purposes).
 double area_bytes(const PassMetrics& m, arch::MemArea area);

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -126,44 +128,121 @@ double scheduling_weight_sram(const LayerSpace& space, const Template& tpl, cons
   return -1.0;
 }
 
-VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const PmappingRow& like,
-                             std::uint32_t candidate, bool bias_in_place = true) {
-  const model::BlockConfig& bc = space.block_configs[candidate];
-  const model::Pass pass = make_pass(arch, space, tpl, bc);
-  const int wv = weight_variant_index(space, tpl, bc);
-  const double scale = wv >= 0 ? space.weight_variants[static_cast<std::size_t>(wv)].worst_scale : 0.0;
-  const model::PassMetrics m = model::evaluate(arch, pass);
+/// One template's scheduling passes prepared for the cycle model (model::prepare_pass), reused across
+/// its block configs: the passes differ only in the block config, the double buffer's depth and, where
+/// no encoding of Vela's replaces it, the weights' encoding, which `weights` records.
+struct SchedulingPrep {
+  bool ready = false;
+  std::optional<model::Weights> weights;
+  model::PreparedPass pass, in_arena;
+};
+
+/// Vela's pass metric of `pass` (the template's pass at one block config, make_pass): 40 per cycle
+/// plus every memory's bytes times its bandwidth weight, of the pass as Vela's scheduler costs it
+/// (scheduling_pass). With `prep` (one per template) the prepared passes are reused.
+double scheduling_metric(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const model::Pass& pass,
+                         bool bias_in_place, SchedulingPrep* prep = nullptr) {
   const model::Pass sp = scheduling_pass(arch, space, tpl, pass, bias_in_place);
-  model::PassMetrics ms = model::evaluate(arch, sp);
-  if (arch.spilling_enabled && tpl.input_may_roll[0] && sp.ifm.mem_area == arch.fast_storage) {
+  const bool ifm_rolls = arch.spilling_enabled && tpl.input_may_roll[0] && sp.ifm.mem_area == arch.fast_storage;
+  model::Pass in_arena;
+  if (ifm_rolls) in_arena = sp, in_arena.ifm.mem_area = arch.feature_map_storage;
+  SchedulingPrep local;
+  SchedulingPrep& pp = prep != nullptr ? *prep : local;
+  if (!pp.ready || pp.weights != sp.weights) {
+    pp.pass = model::prepare_pass(arch, sp);
+    if (ifm_rolls) pp.in_arena = model::prepare_pass(arch, in_arena);
+    pp.weights = sp.weights;
+    pp.ready = true;
+  }
+  model::PassAreaCost ms = model::evaluate_area_cost(arch, pp.pass, sp);
+  if (ifm_rolls) {
     // A cascaded pass's IFM: Vela reads its bytes from the rolling buffer (the rewrite) but times each
     // block's command with the IFM tensor still in the arena (docs/design/npu-model.md §6.1's
     // latency and bandwidth): the NPU cycles of the pass with its IFM there, the bytes and access
     // cycles of ours.
-    model::Pass in_arena = sp;
-    in_arena.ifm.mem_area = arch.feature_map_storage;
-    const double npu = model::evaluate(arch, in_arena).cycle(model::PassCycles::Npu);
+    const double npu = model::evaluate_area_cost(arch, pp.in_arena, in_arena).cycles[static_cast<int>(model::PassCycles::Npu)];
     ms.cycles[static_cast<int>(model::PassCycles::Npu)] = npu;
     double total = 0.0;
     for (int k = 0; k < static_cast<int>(model::PassCycles::Total); ++k) total = std::max(total, ms.cycles[static_cast<std::size_t>(k)]);
     ms.cycles[static_cast<int>(model::PassCycles::Total)] = total;
   }
-  const double repeat = space.batch_repeat;
-  VelaCandidate c;
-  c.row = like;
-  c.row.candidate = candidate;
-  c.row.cycles = m.total_cycles() * repeat;
-  c.row.offchip_bytes = model::off_chip_bytes(m) * repeat;
-  c.row.energy_pj = m.energy_pj * repeat;
-  c.row.sram_bytes = static_cast<double>(transient_sram_bytes(pass, scale));
   double bytes = 0.0;
-  for (int a = 0; a < arch::kNumMemAreas; ++a) {
-    const auto area = static_cast<arch::MemArea>(a);
-    bytes += vela_bandwidth_weight(area) * model::area_bytes(ms, area);
-  }
-  c.metric = (40.0 * ms.total_cycles() + bytes) * repeat;
-  return c;
+  for (int a = 0; a < arch::kNumMemAreas; ++a)
+    bytes += vela_bandwidth_weight(static_cast<arch::MemArea>(a)) * ms.area_bytes[static_cast<std::size_t>(a)];
+  return (40.0 * ms.total_cycles() + bytes) * space.batch_repeat;
 }
+
+/// The pass's own SRAM as the per-layer stage counts it (transient_sram_bytes at the double
+/// buffer's worst-stream ratio of the block config's weight encoding).
+double own_sram(const LayerSpace& space, const Template& tpl, const model::BlockConfig& bc, const model::Pass& pass) {
+  const int wv = weight_variant_index(space, tpl, bc);
+  const double scale = wv >= 0 ? space.weight_variants[static_cast<std::size_t>(wv)].worst_scale : 0.0;
+  return static_cast<double>(transient_sram_bytes(pass, scale));
+}
+
+/// The row of `pass` (the template's pass at block config `candidate`) as the per-layer stage costs it,
+/// with `like`'s job.
+PmappingRow costed_row(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const PmappingRow& like,
+                       std::uint32_t candidate, const model::Pass& pass) {
+  const model::PassMetrics m = model::evaluate(arch, pass);
+  const double repeat = space.batch_repeat;
+  PmappingRow row = like;
+  row.candidate = candidate;
+  row.cycles = m.total_cycles() * repeat;
+  row.offchip_bytes = model::off_chip_bytes(m) * repeat;
+  row.energy_pj = m.energy_pj * repeat;
+  row.sram_bytes = own_sram(space, tpl, space.block_configs[candidate], pass);
+  return row;
+}
+
+VelaCandidate vela_candidate(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const PmappingRow& like,
+                             std::uint32_t candidate, bool bias_in_place = true) {
+  const model::Pass pass = make_pass(arch, space, tpl, space.block_configs[candidate]);
+  return {costed_row(arch, space, tpl, like, candidate, pass), scheduling_metric(arch, space, tpl, pass, bias_in_place)};
+}
+
+/// Vela's pass metric per join step, template and block config (scheduling_metric, the bias read in place),
+/// of the rows fresh_groups kept: the join's metrics (row_metrics), the tie-breaks and the cascade
+/// choice read the same passes again. Per step a list sorted by (template, config) once filled (seal), and the
+/// layer's block configs in Vela's order (vela_config_order), which they all walk.
+class MetricTable {
+ public:
+  void reset(std::size_t steps) {
+    slot_.resize(steps);
+    for (std::size_t s = 0; s < steps; ++s) slot_[s] = s;
+    steps_.assign(steps, {});
+    orders_.assign(steps, {});
+  }
+  /// Step `s` is a copy of step `first`'s layer (their groups share one buffer): it reads and adds
+  /// to `first`'s metrics and order.
+  void share(std::size_t s, std::size_t first) { slot_[s] = slot_[first]; }
+  void set_order(std::size_t s, std::vector<std::uint32_t> order) { orders_[slot_[s]] = std::move(order); }
+  const std::vector<std::uint32_t>& order(std::size_t s) const { return orders_.at(slot_.at(s)); }
+  void add(std::size_t s, std::uint32_t tpl, std::uint32_t config, double metric) {
+    steps_[slot_[s]].emplace_back(key(tpl, config), metric);
+  }
+  void seal() {
+    for (auto& v : steps_) std::sort(v.begin(), v.end());
+  }
+  /// The metric of step `s`'s pass of template `tpl` at `config`, costed here where fresh_groups did
+  /// not.
+  double get(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, std::size_t s, std::uint32_t tpl_index,
+             std::uint32_t config) const {
+    if (s < slot_.size()) {
+      const auto& v = steps_[slot_[s]];
+      const std::uint64_t k = key(tpl_index, config);
+      const auto it = std::lower_bound(v.begin(), v.end(), k, [](const auto& e, std::uint64_t x) { return e.first < x; });
+      if (it != v.end() && it->first == k) return it->second;
+    }
+    return scheduling_metric(arch, space, tpl, make_pass(arch, space, tpl, space.block_configs[config]), true);
+  }
+
+ private:
+  static std::uint64_t key(std::uint32_t tpl, std::uint32_t config) { return (std::uint64_t{tpl} << 32U) | config; }
+  std::vector<std::size_t> slot_;  ///< per step, the step whose metrics and order it reads
+  std::vector<std::vector<std::pair<std::uint64_t, double>>> steps_;
+  std::vector<std::vector<std::uint32_t>> orders_;
+};
 
 /// The block configs Vela's scheduler tries for a layer, in its order: the shortlist of `limit`
 /// (sorted by OFM block area then depth, largest first), or every config in enumeration order (0).
@@ -243,6 +322,44 @@ bool vela_layouts_of(const LayerSpace& space, const std::vector<TensorCompat>& c
   return true;
 }
 
+/// One template and block config of a layer as fresh_groups filters it: Vela's pass metric and the
+/// SRAM its filter compares; the row itself is costed only where the filter keeps it.
+struct FreshCandidate {
+  std::uint32_t tpl = 0;     ///< template index in the layer's space
+  std::uint32_t config = 0;  ///< block config index
+  double metric = 0.0;       ///< Vela's pass metric (scheduling_metric)
+  double sram = 0.0;         ///< the SRAM compared (see fresh_groups)
+  bool streamed = false;     ///< the weights double-buffered (Vela's WeightStream)
+};
+
+/// Of a group's candidates `idx` (indices into `cands`, in Vela's order), marks in `kept` (by position
+/// in `idx`) those no other beats: no worse in both metric and SRAM and better in one, or equal in both
+/// and earlier; with `by_strategy` only a candidate of the same weight placement beats. In the order of
+/// (placement, metric, SRAM, position) a candidate is beaten exactly when one before it of its
+/// placement has no more SRAM (every one before it has less metric, or equal metric and less SRAM, or
+/// is equal and earlier), so one sweep decides. `order` is scratch.
+void keep_unbeaten(const std::vector<std::uint32_t>& idx, const std::vector<FreshCandidate>& cands, bool by_strategy,
+                   std::vector<std::uint32_t>& order, std::vector<char>& kept) {
+  const auto n = static_cast<std::uint32_t>(idx.size());
+  order.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
+  const auto cls = [&](std::uint32_t i) { return by_strategy && cands[idx[i]].streamed ? 1 : 0; };
+  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    const FreshCandidate& a = cands[idx[x]];
+    const FreshCandidate& b = cands[idx[y]];
+    return std::make_tuple(cls(x), a.metric, a.sram, x) < std::make_tuple(cls(y), b.metric, b.sram, y);
+  });
+  kept.assign(n, 0);
+  double least = std::numeric_limits<double>::infinity();
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::uint32_t i = order[k];
+    if (k > 0 && cls(order[k - 1]) != cls(i)) least = std::numeric_limits<double>::infinity();
+    const double sram = cands[idx[i]].sram;
+    kept[i] = least <= sram ? 0 : 1;
+    least = std::min(least, sram);
+  }
+}
+
 /// Vela's groups of a layer, costed here rather than taken from the per-layer stage (which keeps one of
 /// equal rows and drops those its objectives rank worse, so a layer's Vela rows may be gone): per
 /// template of Vela's (vela_template, vela_bias) with every feature map in the arena, each config Vela
@@ -251,15 +368,20 @@ bool vela_layouts_of(const LayerSpace& space, const std::vector<TensorCompat>& c
 /// A cascade streams its IFMs with the weights whole in SRAM (Vela's IfmStream), so a rolling variant
 /// never double-buffers its weights. Each group keeps the rows no other beats in both Vela's pass metric
 /// and own SRAM (the first of equal rows, in Vela's order).
-std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const LayerResult& lr, int limit) {
-  const std::vector<std::uint32_t> order = vela_config_order(lr.space, limit);
-  struct Rows {
-    std::vector<PmappingRow> rows;
-    std::vector<double> metric;
-    std::vector<bool> streamed;  ///< the weights double-buffered (Vela's WeightStream)
-    std::vector<double> weights;  ///< the weights' SRAM as Vela's scheduler counts it (scheduling_weight_sram)
-  };
-  std::map<std::vector<TensorCompat>, Rows> groups;
+std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const LayerResult& lr, int limit,
+                                        MetricTable* table, std::size_t step) {
+  const std::vector<std::uint32_t> own_order = table != nullptr ? std::vector<std::uint32_t>{} : vela_config_order(lr.space, limit);
+  const std::vector<std::uint32_t>& order = table != nullptr ? table->order(step) : own_order;
+  // Where the arena is SRAM, a row is beaten only by one of the same weight placement: Vela filters
+  // each strategy's candidates on their own, and an IFM-streamed pass's SRAM (its weights whole, at
+  // one estimate, less the OFM written over its IFM; vela_cascades) is not the row's own SRAM. The
+  // SRAM compared is then Vela's scheduler's figure for the weights (scheduling_weight_sram: the
+  // encoding it made before scheduling; a double buffer of 96 and one of 112 OFM channels of 128 are
+  // the same whole tensor there, so of equal metrics it keeps its earlier config), else the row's.
+  const bool by_strategy = !arch.spilling_enabled;
+  std::vector<FreshCandidate> cands;
+  std::map<std::vector<TensorCompat>, std::vector<std::uint32_t>> groups;  // each group's candidates in Vela's order
+  std::vector<TensorCompat> base, key;
   const LayerSpace& space = lr.space;
   for (std::size_t ti = 0; ti < space.templates.size(); ++ti) {
     const Template& tpl = space.templates[ti];
@@ -270,56 +392,67 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const LayerResul
     bool others = true;
     for (std::size_t i = 1; i < tpl.inputs.size(); ++i) others = others && tpl.inputs[i].residence == Residence::Arena;
     if (!others || (in_off && !tpl.input_may_roll[0]) || (out_off && !tpl.output_may_roll)) continue;
-    std::vector<TensorCompat> base;
+    base.clear();
     for (int i = 0; i < space.num_inputs; ++i) base.push_back({tpl.inputs[static_cast<std::size_t>(i)].residence, tpl.inputs[static_cast<std::size_t>(i)].layout, 0});
     base.push_back({tpl.output.residence, tpl.output.layout, 0, static_cast<std::int8_t>(tpl.output_over_input)});
-    PmappingRow like;
-    like.template_index = static_cast<std::uint32_t>(ti);
+    SchedulingPrep prep;
+    // Per rolling variant (2 x IFM rolls + output rolls) the group of the last key looked up: a key is
+    // the template's with the rolling rows, which few configs change.
+    struct LastGroup {
+      std::vector<std::uint32_t>* group = nullptr;
+      std::uint16_t in_rows = 0, out_rows = 0;
+    };
+    std::array<LastGroup, 4> lasts{};
     for (const std::uint32_t c : order) {
-      const VelaCandidate cand = vela_candidate(arch, space, tpl, like, c);
       const model::BlockConfig& bc = space.block_configs[c];
+      const model::Pass pass = make_pass(arch, space, tpl, bc);
+      const double weights = by_strategy ? scheduling_weight_sram(space, tpl, bc) : -1.0;
+      const bool streamed = tpl.weights == WeightPlacement::DoubleBuffer;
+      const auto at = static_cast<std::uint32_t>(cands.size());
+      cands.push_back({static_cast<std::uint32_t>(ti), c, scheduling_metric(arch, space, tpl, pass, true, &prep),
+                       weights >= 0.0 ? weights : own_sram(space, tpl, bc, pass), streamed});
       const int in_rows = tpl.input_may_roll[0] ? rolling_consumer_rows(arch, space, bc) : 0;
       for (int in_roll = in_off ? 1 : 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll)
         for (int out_roll = out_off ? 1 : 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
-          if ((in_roll != 0 || out_roll != 0) && tpl.weights == WeightPlacement::DoubleBuffer) continue;
-          std::vector<TensorCompat> key = base;
-          if (in_roll != 0) key[0] = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(in_rows)};
-          if (out_roll != 0) key.back() = {Residence::Rolling, Layout::Nhcwb16, static_cast<std::uint16_t>(bc.ofm_h)};
-          Rows& g = groups[key];
-          g.rows.push_back(cand.row);
-          g.metric.push_back(cand.metric);
-          g.streamed.push_back(tpl.weights == WeightPlacement::DoubleBuffer);
-          g.weights.push_back(scheduling_weight_sram(space, tpl, bc));
+          if ((in_roll != 0 || out_roll != 0) && streamed) continue;
+          const auto rin = static_cast<std::uint16_t>(in_roll != 0 ? in_rows : 0);
+          const auto rout = static_cast<std::uint16_t>(out_roll != 0 ? bc.ofm_h : 0);
+          LastGroup& last = lasts[static_cast<std::size_t>(2 * in_roll + out_roll)];
+          if (last.group == nullptr || last.in_rows != rin || last.out_rows != rout) {
+            key.assign(base.begin(), base.end());
+            if (in_roll != 0) key[0] = {Residence::Rolling, Layout::Nhcwb16, rin};
+            if (out_roll != 0) key.back() = {Residence::Rolling, Layout::Nhcwb16, rout};
+            auto it = groups.find(key);
+            if (it == groups.end()) it = groups.emplace(key, std::vector<std::uint32_t>{}).first;
+            last = {&it->second, rin, rout};
+          }
+          last.group->push_back(at);
         }
     }
   }
+  // Each group keeps the rows no other beats (keep_unbeaten); a candidate's row is costed once, for
+  // the first group that keeps it, and its metric kept in `table` (only the kept ones: the table lives
+  // through the schedule, and the rows of the problem are what its readers mostly ask for).
   std::vector<PmappingGroup> out;
-  // Where the arena is SRAM, a row is beaten only by one of the same weight placement: Vela filters
-  // each strategy's candidates on their own, and an IFM-streamed pass's SRAM (its weights whole, at
-  // one estimate, less the OFM written over its IFM; vela_cascades) is not the row's own SRAM.
-  const bool by_strategy = !arch.spilling_enabled;
-  for (auto& [compat, rows] : groups) {
-    const std::vector<PmappingRow>& all = rows.rows;
-    const std::vector<double>& metric = rows.metric;
-    const std::vector<double>& weight_sram = rows.weights;  // a lambda may not capture a structured binding (clang)
-    PmappingGroup g{compat, {}};
-    // The SRAM compared: where the arena is SRAM, Vela's scheduler's figure for the weights (the
-    // encoding it made before scheduling; a double buffer of 96 and one of 112 OFM channels of 128
-    // are the same whole tensor there, so of equal metrics it keeps its earlier config), else the row's.
-    const auto sram = [&](std::size_t i) {
-      return by_strategy && weight_sram[i] >= 0.0 ? weight_sram[i] : all[i].sram_bytes;
-    };
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      bool beaten = false;
-      for (std::size_t j = 0; j < all.size() && !beaten; ++j) {
-        if (by_strategy && rows.streamed[j] != rows.streamed[i]) continue;
-        const bool no_worse = metric[j] <= metric[i] && sram(j) <= sram(i);
-        const bool better = metric[j] < metric[i] || sram(j) < sram(i);
-        beaten = no_worse && (better || j < i);
+  std::vector<std::optional<PmappingRow>> rows(cands.size());
+  std::vector<std::uint32_t> scratch;
+  std::vector<char> kept;
+  for (const auto& [compat, idx] : groups) {
+    keep_unbeaten(idx, cands, by_strategy, scratch, kept);
+    PmappingGroup& g = out.emplace_back(PmappingGroup{compat, {}});
+    for (std::size_t i = 0; i < idx.size(); ++i) {
+      if (kept[i] == 0) continue;
+      const FreshCandidate& fc = cands[idx[i]];
+      std::optional<PmappingRow>& row = rows[idx[i]];
+      if (!row) {
+        const Template& tpl = space.templates[fc.tpl];
+        PmappingRow like;
+        like.template_index = fc.tpl;
+        row = costed_row(arch, space, tpl, like, fc.config, make_pass(arch, space, tpl, space.block_configs[fc.config]));
+        if (table != nullptr) table->add(step, fc.tpl, fc.config, fc.metric);
       }
-      if (!beaten) g.rows.push_back(all[i]);
+      g.rows.push_back(*row);
     }
-    out.push_back(std::move(g));
   }
   return out;
 }
@@ -330,12 +463,13 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const LayerResul
 /// the arena (any, where the arch spills), rows whose block config is on the shortlist, with
 /// `templates` Vela's rows (vela_rows) and with `layouts` Vela's layouts, falling back to Vela's rows
 /// in any layout, the shortlisted rows, the arena groups, then all groups, when a filter leaves none.
-std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups, const LayerResult& lr,
-                                       int limit, bool templates, bool layouts, bool spills, bool& fresh) {
+std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups,
+                                       const LayerResult& lr, int limit, bool templates, bool layouts, bool spills,
+                                       bool& fresh, MetricTable* table, std::size_t step) {
   fresh = false;
   if (templates && !lr.space.cpu) {
     std::vector<PmappingGroup> kept, laid;
-    for (PmappingGroup& g : fresh_groups(arch, lr, limit)) {
+    for (PmappingGroup& g : fresh_groups(arch, lr, limit, table, step)) {
       if (!arena_or_rolling(g, spills) || g.rows.empty()) continue;
       if (layouts && vela_layouts_of(lr.space, g.compat)) laid.push_back(g);
       kept.push_back(std::move(g));
@@ -446,31 +580,47 @@ VelaWeights vela_weights(const arch::Arch& arch) {
   return w;
 }
 
-JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                         int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps) {
+namespace {
+/// vela_problem, recording in `table` (if given) the metrics fresh_groups costs.
+JoinProblem build_vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                               int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps,
+                               MetricTable* table) {
   JoinProblem problem = make_join_problem(arch, workload, stage, true);
+  if (table != nullptr) table->reset(problem.steps.size());
   if (fresh_steps != nullptr) fresh_steps->assign(problem.steps.size(), false);
   // vela_groups reads the arch, the options, the step's groups and its layer's space (never its
   // layer index). Layers whose groups share one buffer are copies of one computed layer
   // (stage_of_workload), equal in all of these: they share Vela's groups too, made once.
-  std::map<const void*, std::pair<SharedVector<PmappingGroup>, bool>> made;
+  // Each buffer's Vela groups, whether they are fresh, and the step that made them (whose metrics in
+  // `table` the sharing steps read).
+  std::map<const void*, std::tuple<SharedVector<PmappingGroup>, bool, std::size_t>> made;
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     const void* shared = lr.groups.buffer();
     auto it = shared != nullptr ? made.find(shared) : made.end();
-    if (it == made.end()) {
-      bool fresh = false;
-      SharedVector<PmappingGroup> groups = vela_groups(arch, problem.steps[s].groups, lr, block_config_limit,
-                                                       vela_templates, vela_layouts, arch.spilling_enabled, fresh);
-      if (shared != nullptr) made.try_emplace(shared, groups, fresh);
-      problem.steps[s].groups = std::move(groups);
+    if (it != made.end()) {
+      const auto& [groups, fresh, first] = it->second;
+      problem.steps[s].groups = groups;
       if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh;
+      if (table != nullptr) table->share(s, first);
       continue;
     }
-    problem.steps[s].groups = it->second.first;
-    if (fresh_steps != nullptr) (*fresh_steps)[s] = it->second.second;
+    bool fresh = false;
+    if (table != nullptr && !lr.space.cpu) table->set_order(s, vela_config_order(lr.space, block_config_limit));
+    SharedVector<PmappingGroup> groups = vela_groups(arch, problem.steps[s].groups, lr, block_config_limit, vela_templates,
+                                                     vela_layouts, arch.spilling_enabled, fresh, table, s);
+    if (shared != nullptr) made.try_emplace(shared, groups, fresh, s);
+    problem.steps[s].groups = std::move(groups);
+    if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh;
   }
+  if (table != nullptr) table->seal();
   return problem;
+}
+}  // namespace
+
+JoinProblem vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                         int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps) {
+  return build_vela_problem(arch, workload, stage, block_config_limit, vela_templates, vela_layouts, fresh_steps, nullptr);
 }
 
 namespace {
@@ -499,19 +649,21 @@ std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workload
 namespace {
 
 /// Vela's pass metric of every row of `problem`, per step, group and row: 40 per cycle plus each
-/// memory's bytes times its bandwidth weight, of the pass as Vela's scheduler costs it (vela_candidate);
-/// 0 for a CPU operator. Rows of one (job, block config) share the pass, so each is costed once. Each
-/// adds a millionth per place of its block config in Vela's order of the `limit` shortlist: Vela's
+/// memory's bytes times its bandwidth weight, of the pass as Vela's scheduler costs it (scheduling_metric,
+/// from `table` where fresh_groups costed it); 0 for a CPU operator. Rows of one (job, block config)
+/// share the pass, so each is costed once. Each adds a millionth per place of its block config in
+/// Vela's order of the shortlist (`table`'s order): Vela's
 /// Pareto filter keeps the first of equal candidates, which it generates in that order, so of
 /// schedules with equal metric the join then keeps the one with Vela's earlier configs (a tie-break
 /// far below the differences between real candidates).
 std::vector<std::vector<std::vector<double>>> row_metrics(const arch::Arch& arch, const workloads::Workload& workload,
-                                                          const StageResult& stage, const JoinProblem& problem, int limit) {
+                                                          const StageResult& stage, const JoinProblem& problem,
+                                                          const MetricTable& table) {
   std::vector<std::vector<std::vector<double>>> out(problem.steps.size());
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     std::map<std::pair<std::uint32_t, std::uint32_t>, double> cache;
-    const std::vector<std::uint32_t> order = lr.space.cpu ? std::vector<std::uint32_t>{} : vela_config_order(lr.space, limit);
+    const std::vector<std::uint32_t>& order = table.order(s);
     for (const PmappingGroup& g : problem.steps[s].groups) {
       std::vector<double>& m = out[s].emplace_back();
       for (const PmappingRow& row : g.rows) {
@@ -525,7 +677,7 @@ std::vector<std::vector<std::vector<double>>> row_metrics(const arch::Arch& arch
           const Template& tpl = lr.space.templates[row.template_index];
           const auto at = std::find(order.begin(), order.end(), row.candidate);
           const double tie = 1e-6 * static_cast<double>(at - order.begin());
-          it = cache.emplace(key, vela_candidate(arch, lr.space, tpl, row, row.candidate).metric + tie).first;
+          it = cache.emplace(key, table.get(arch, lr.space, tpl, s, row.template_index, row.candidate) + tie).first;
         }
         m.push_back(it->second);
       }
@@ -596,8 +748,8 @@ bool replace_placement(const arch::Arch& arch, const LayerResult& lr, JoinProble
 /// one keeps the first in Vela's order (row_metrics). The join sees neither buffer size in its metric,
 /// so each such step of `b.point` (in step order, after its producer's choice) moves here to that
 /// config, keeping its template and placements; the rows' costs and the point's stay to be summed.
-void break_rolling_ties(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage, int limit,
-                        VelaBaseline& b) {
+void break_rolling_ties(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                        const MetricTable& table, VelaBaseline& b) {
   JoinProblem& problem = b.problem;
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
@@ -611,15 +763,15 @@ void break_rolling_ties(const arch::Arch& arch, const workloads::Workload& workl
     if (producer_rows <= 0) continue;
     const PmappingRow chosen = problem.steps[s].groups[b.point.group[s]].rows.at(b.point.row[s]);
     const Template& tpl = lr.space.templates[chosen.template_index];
-    const double metric = vela_candidate(arch, lr.space, tpl, chosen, chosen.candidate).metric;
+    const double metric = table.get(arch, lr.space, tpl, s, chosen.template_index, chosen.candidate);
     const auto buffer = [&](std::uint32_t c) {
       return rolling_buffer_bytes(in, producer_rows, rolling_consumer_rows(arch, lr.space, lr.space.block_configs[c]));
     };
     std::uint32_t best = chosen.candidate;
     std::int64_t best_bytes = buffer(best);
-    for (const std::uint32_t c : vela_config_order(lr.space, limit)) {
+    for (const std::uint32_t c : table.order(s)) {
       if (c == chosen.candidate || buffer(c) >= best_bytes) continue;
-      if (vela_candidate(arch, lr.space, tpl, chosen, c).metric != metric) continue;
+      if (table.get(arch, lr.space, tpl, s, chosen.template_index, c) != metric) continue;
       best = c, best_bytes = buffer(c);
     }
     if (best == chosen.candidate) continue;
@@ -742,17 +894,17 @@ VelaPassRows vela_pass_rows(const LayerSpace& space) {
 std::vector<VelaSramStep> vela_sram_steps(const workloads::Workload& workload, const StageResult& stage,
                                           const VelaBaseline& b);
 
-void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage, int limit,
-                 VelaBaseline& b) {
+void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                 const MetricTable& table, VelaBaseline& b) {
   const std::size_t n = b.problem.steps.size();
   std::vector<bool> npu(n);
   std::vector<VelaPassRows> shapes(n);
-  std::vector<std::vector<std::uint32_t>> orders(n);
+  std::vector<const std::vector<std::uint32_t>*> orders(n);
   for (std::size_t s = 0; s < n; ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     npu[s] = !lr.space.cpu;
     shapes[s] = vela_pass_rows(lr.space);
-    if (npu[s]) orders[s] = vela_config_order(lr.space, limit);
+    if (npu[s]) orders[s] = &table.order(s);
   }
   std::map<std::tuple<std::size_t, std::uint32_t, std::uint32_t>, VelaRowCost> cache;
   const VelaRowCostFn cost = [&](std::size_t s, const PmappingRow& row) {
@@ -761,13 +913,14 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
     if (it == cache.end()) {
       const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
       const Template& tpl = lr.space.templates[row.template_index];
-      const auto at = std::find(orders[s].begin(), orders[s].end(), row.candidate);
+      const std::vector<std::uint32_t>& order = *orders[s];
+      const auto at = std::find(order.begin(), order.end(), row.candidate);
       VelaRowCost c;
       c.ifm_stream = shapes[s].rows && tpl.weights != WeightPlacement::DoubleBuffer;
       // Of equal metrics Vela keeps its first candidate: the weight-streamed ones come before the
       // IFM-streamed ones, each in its order of configs.
-      const std::size_t place = static_cast<std::size_t>(at - orders[s].begin()) + (c.ifm_stream ? orders[s].size() : 0);
-      c.metric = vela_candidate(arch, lr.space, tpl, row, row.candidate, true).metric;
+      const std::size_t place = static_cast<std::size_t>(at - order.begin()) + (c.ifm_stream ? order.size() : 0);
+      c.metric = table.get(arch, lr.space, tpl, s, row.template_index, row.candidate);
       c.order = static_cast<double>(place);
       c.block_h = lr.space.block_configs[row.candidate].ofm_h;
       c.bias_bytes = static_cast<double>(bias_copy_sram_bytes(make_pass(arch, lr.space, tpl, lr.space.block_configs[row.candidate])));
@@ -828,9 +981,10 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
   // placements in any layout; then every template of the shortlisted arena groups.
   for (const int level : {2, 1, 0}) {
     std::vector<bool> fresh;
-    VelaBaseline b{vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2, &fresh), {}};
+    MetricTable table;
+    VelaBaseline b{build_vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2, &fresh, &table), {}};
     JoinProblem metric = b.problem;
-    const auto metrics = row_metrics(arch, workload, stage, b.problem, block_config_limit);
+    const auto metrics = row_metrics(arch, workload, stage, b.problem, table);
     // Vela schedules with every feature map between cascades in the arena (it moves some to SRAM only
     // afterwards, fill_sram): the groups with a feature map whole in SRAM are left out of the join
     // (kept in b.problem for the fill), unless a step has no other; origin maps the join's groups back.
@@ -873,9 +1027,9 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     for (std::size_t s = 0; s < b.point.group.size(); ++s) b.point.group[s] = origin[s][b.point.group[s]];
     cost_point(b.problem, b.point);
     choose_vela_block_configs(arch, workload, stage, block_config_limit, fresh, b);
-    break_rolling_ties(arch, workload, stage, block_config_limit, b);
+    break_rolling_ties(arch, workload, stage, table, b);
     cost_point(b.problem, b.point);
-    if (!arch.spilling_enabled) cascade_u55(arch, workload, stage, block_config_limit, b);
+    if (!arch.spilling_enabled) cascade_u55(arch, workload, stage, table, b);
     if (arch.spilling_enabled) {
       fill_sram(arch, workload, stage, b);
       cost_point(b.problem, b.point);

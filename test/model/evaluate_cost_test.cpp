@@ -1,8 +1,10 @@
 // evaluate_cost() is the search's fast path of the cycle model: a pass prepared once (prepare_pass),
 // then evaluated for many block configs and weight double-buffer depths. It must give exactly (==,
 // not within a tolerance) evaluate()'s total cycles, off-chip bytes and energy for every variant:
-// the per-layer stage and `mapper eval` must never disagree. Checked on the 175 reference passes,
-// each with its own block config and with others of several shapes.
+// the per-layer stage and `mapper eval` must never disagree. Likewise evaluate_area_cost(), which
+// Vela's schedule prices its candidates with: evaluate()'s every cycle figure and every memory's
+// unscaled bytes (area_bytes). Checked on the 175 reference passes, each with its own block config
+// and with others of several shapes.
 
 #include <gtest/gtest.h>
 
@@ -45,6 +47,11 @@ TEST(EvaluateCost, EqualsEvaluateForEveryBlockConfigOfAPreparedPass) {
         EXPECT_EQ(cost.total_cycles, full.total_cycles());
         EXPECT_EQ(cost.off_chip_bytes, off_chip_bytes(full));
         EXPECT_EQ(cost.energy_pj, full.energy_pj);
+        const PassAreaCost areas = evaluate_area_cost(base.arch, prepared, p);
+        for (int k = 0; k < kNumPassCycles; ++k) EXPECT_EQ(areas.cycles[static_cast<std::size_t>(k)], full.cycles[static_cast<std::size_t>(k)]) << k;
+        for (int a = 0; a < arch::kNumMemAreas; ++a)
+          EXPECT_EQ(areas.area_bytes[static_cast<std::size_t>(a)], area_bytes(full, static_cast<arch::MemArea>(a))) << a;
+        EXPECT_EQ(areas.total_cycles(), full.total_cycles());
         ++checked;
       }
     }
