@@ -1,9 +1,11 @@
 #pragma once
 // Shared helpers of the mapper tests: loading zoo/tiny workloads and presets from the source tree.
 
+#include <cstdint>
 #include <string>
 
 #include "arch/arch_loader.hpp"
+#include "mapper/search/join/join.hpp"
 #include "workloads/loader.hpp"
 
 namespace npumap::search::testing {
@@ -13,6 +15,16 @@ inline workloads::Workload tiny(const std::string& name) {
 }
 
 inline arch::Arch preset(const std::string& name) { return arch::load_arch(name); }
+
+/// A feature map of a hand-made join problem: `bytes` in either layout, made by step `producer` (-1:
+/// a network input) and last read by step `consumer` (-1: none).
+inline JoinTensor feature_map(std::int64_t bytes, int producer, int consumer) {
+  JoinTensor t;
+  t.linear_bytes = t.nhcwb16_bytes = bytes;
+  t.producer_step = producer;
+  t.last_consumer_step = consumer;
+  return t;
+}
 
 /// A 4-layer network with a branch that rejoins: conv -> (conv, depthwise) -> add.
 inline workloads::Workload branch_rejoin() {

@@ -177,13 +177,7 @@ TEST(VelaSchedule, IfmOverlapByHand) {
 /// 6,272), the network's output here.
 JoinProblem vww2_add_expand_depthwise() {
   JoinProblem p;
-  const auto fm = [](std::int64_t bytes, int producer, int consumer) {
-    JoinTensor t;
-    t.linear_bytes = t.nhcwb16_bytes = bytes;
-    t.producer_step = producer;
-    t.last_consumer_step = consumer;
-    return t;
-  };
+  const auto& fm = testing::feature_map;
   // 0 r (the pad's input), 1 p, 2 q, 3 x, 4 y, 5 z.
   p.tensors = {fm(4064, -1, 0), fm(4064, 0, 1), fm(4064, -1, 1), fm(4064, 1, 2), fm(21632, 2, 3), fm(6272, 3, -1)};
   p.tensors[5].network_output = true;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mapper/search/vela_sram.hpp"
+#include "test/search/test_support.hpp"
 
 namespace npumap::search {
 namespace {
@@ -72,13 +73,7 @@ TEST(VelaHillClimb, RandomRangesAreValidAllocations) {
 /// (elementwise with a constant c) -> b (1,024 B) -> P2 -> y (16 B, network output).
 JoinProblem elementwise_chain() {
   JoinProblem p;
-  const auto fm = [](std::int64_t bytes, int producer, int consumer) {
-    JoinTensor t;
-    t.linear_bytes = t.nhcwb16_bytes = bytes;
-    t.producer_step = producer;
-    t.last_consumer_step = consumer;
-    return t;
-  };
+  const auto& fm = testing::feature_map;
   p.tensors = {fm(16, -1, 0), fm(1024, 0, 1), fm(16, -1, 1), fm(1024, 1, 2), fm(16, 2, -1)};
   p.tensors[2].constant = true;
   p.tensors[4].network_output = true;
