@@ -886,7 +886,8 @@ VelaPassRows vela_pass_rows(const LayerSpace& space) {
   return r;
 }
 
-/// Vela's rows and cascades where the arena is SRAM (add_vela_cascades): each row's metric as Vela's
+/// Vela's rows and cascades (add_vela_cascades; where the arch spills with Vela's figures for it: no
+/// feature map counts, no OFM-over-IFM overlap): each row's metric as Vela's
 /// scheduler sees the pass (vela_candidate: the int32 bias read in place, the weights as encoded
 /// before scheduling) and its weights' SRAM likewise (scheduling_weight_sram); of equal metrics the
 /// weight-streamed row first (docs/design/vela-schedule.md). Kept only where our accounting of the
@@ -894,7 +895,7 @@ VelaPassRows vela_pass_rows(const LayerSpace& space) {
 std::vector<VelaSramStep> vela_sram_steps(const workloads::Workload& workload, const StageResult& stage,
                                           const VelaBaseline& b);
 
-void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+void cascade_vela(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                  const MetricTable& table, VelaBaseline& b) {
   const std::size_t n = b.problem.steps.size();
   std::vector<bool> npu(n);
@@ -931,7 +932,7 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
   };
   const FrontPoint before = b.point;
   add_vela_cascades(b.problem, npu, vela_scheduling_merges(b.problem, vela_sram_steps(workload, stage, b)), shapes, cost,
-                    vela_weights(arch).sram_byte, b.point);
+                    vela_weights(arch).sram_byte, arch.spilling_enabled, b.point);
   cost_point(b.problem, b.point);
   if (b.point.peak_sram_bytes > static_cast<double>(b.problem.sram_capacity)) b.point = before;
 }
@@ -1029,7 +1030,7 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     choose_vela_block_configs(arch, workload, stage, block_config_limit, fresh, b);
     break_rolling_ties(arch, workload, stage, table, b);
     cost_point(b.problem, b.point);
-    if (!arch.spilling_enabled) cascade_u55(arch, workload, stage, table, b);
+    cascade_vela(arch, workload, stage, table, b);
     if (arch.spilling_enabled) {
       fill_sram(arch, workload, stage, b);
       cost_point(b.problem, b.point);
