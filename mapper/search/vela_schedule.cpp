@@ -72,7 +72,8 @@ struct VelaCandidate {
 /// encoding follows the chosen block config after scheduling); weights read in place are costed
 /// uncompressed (scale 1). The reported cycles use the real encoding (apply_block_config's). Where the
 /// arch spills, an OFM that may roll is still a tensor of the arena: Vela writes its bytes to SRAM
-/// (force_outputs_to_fast_storage) but times the block commands with the arena's latency.
+/// (force_outputs_to_fast_storage) but times the block commands with the arena's latency; an IFM that
+/// may roll is wholly the arena's (read there, bytes and cycles).
 model::Pass scheduling_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, model::Pass pass,
                             bool bias_in_place) {
   // Vela packs the biases (10 bytes per channel) and moves an IFM-streamed pass's to SRAM only after
@@ -87,6 +88,12 @@ model::Pass scheduling_pass(const arch::Arch& arch, const LayerSpace& space, con
     pass.ofm.mem_area = arch.feature_map_storage;
     pass.force_outputs_to_fast_storage = true;
   }
+  // A rolled IFM is read from the arena, bytes, access cycles and latency alike: Vela costs an
+  // IFM-streamed pass with no rewrite of its own (search_ifm_streaming_body passes an empty
+  // rewrite_list to performance_metrics_for_pass; the rolling buffer's rewrite joins the candidate
+  // afterwards), so the IFM is still the arena's tensor there.
+  if (arch.spilling_enabled && tpl.input_may_roll[0] && pass.ifm.mem_area == arch.fast_storage)
+    pass.ifm.mem_area = arch.feature_map_storage;
   const bool matmul = pass.op.type == model::OpType::FullyConnected && space.num_inputs == 2;
   if (!pass.weights || matmul) return pass;
   if (tpl.weights == WeightPlacement::InPlace) {
@@ -134,7 +141,7 @@ double scheduling_weight_sram(const LayerSpace& space, const Template& tpl, cons
 struct SchedulingPrep {
   bool ready = false;
   std::optional<model::Weights> weights;
-  model::PreparedPass pass, in_arena;
+  model::PreparedPass pass;
 };
 
 /// Vela's pass metric of `pass` (the template's pass at one block config, make_pass): 40 per cycle
@@ -143,29 +150,14 @@ struct SchedulingPrep {
 double scheduling_metric(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const model::Pass& pass,
                          bool bias_in_place, SchedulingPrep* prep = nullptr) {
   const model::Pass sp = scheduling_pass(arch, space, tpl, pass, bias_in_place);
-  const bool ifm_rolls = arch.spilling_enabled && tpl.input_may_roll[0] && sp.ifm.mem_area == arch.fast_storage;
-  model::Pass in_arena;
-  if (ifm_rolls) in_arena = sp, in_arena.ifm.mem_area = arch.feature_map_storage;
   SchedulingPrep local;
   SchedulingPrep& pp = prep != nullptr ? *prep : local;
   if (!pp.ready || pp.weights != sp.weights) {
     pp.pass = model::prepare_pass(arch, sp);
-    if (ifm_rolls) pp.in_arena = model::prepare_pass(arch, in_arena);
     pp.weights = sp.weights;
     pp.ready = true;
   }
-  model::PassAreaCost ms = model::evaluate_area_cost(arch, pp.pass, sp);
-  if (ifm_rolls) {
-    // A cascaded pass's IFM: Vela reads its bytes from the rolling buffer (the rewrite) but times each
-    // block's command with the IFM tensor still in the arena (docs/design/npu-model.md §6.1's
-    // latency and bandwidth): the NPU cycles of the pass with its IFM there, the bytes and access
-    // cycles of ours.
-    const double npu = model::evaluate_area_cost(arch, pp.in_arena, in_arena).cycles[static_cast<int>(model::PassCycles::Npu)];
-    ms.cycles[static_cast<int>(model::PassCycles::Npu)] = npu;
-    double total = 0.0;
-    for (int k = 0; k < static_cast<int>(model::PassCycles::Total); ++k) total = std::max(total, ms.cycles[static_cast<std::size_t>(k)]);
-    ms.cycles[static_cast<int>(model::PassCycles::Total)] = total;
-  }
+  const model::PassAreaCost ms = model::evaluate_area_cost(arch, pp.pass, sp);
   double bytes = 0.0;
   for (int a = 0; a < arch::kNumMemAreas; ++a)
     bytes += vela_bandwidth_weight(static_cast<arch::MemArea>(a)) * ms.area_bytes[static_cast<std::size_t>(a)];
