@@ -129,8 +129,19 @@
 //     392,352 with rolling buffers taller by 7,680, basenet.0.0 Vela 10x10 ours 6x20, basenet.1.0 6x28
 //     against 10x16, before the cascades above); kws_micronet_m 386,144 against 386,000 (two members with another OFM block depth,
 //     whose weights then encode to other sizes, before the IFM in the arena above; now every block
-//     config is Vela's and the 144 bytes are not traced); vww2 65,328 against 70,656 (not traced
-//     further); person_detect's first cascade had ended a pass later than Vela's (Vela's: 24 passes,
+//     config is Vela's and the 144 bytes are the bias copies: Vela's packed bias tensor has one
+//     storage element more than channels where those are not a multiple of 8, 141 x 10 = 1,410 ->
+//     1,424 bytes for 140 channels where ours is 1,400 -> 1,408, 197 x 10 -> 1,984 for 196 where ours
+//     is 1,968: 16 bytes on each of the cascade's eight 140-channel biases and its 196-channel one);
+//     vww2 65,328 against 70,656, its first cascade (PartitionedCall_3 to _20, every block config
+//     Vela's): Vela's 65,328 is its six rolling buffers 62,208 (7,200 + 9,600 + 10,000 + 10,000 +
+//     20,000 + 5,408), weights 1,920 and bias copies 1,200 (storage 13, 5, 5, 8, 29, 29, 24 elements
+//     of 10 bytes, each rounded to 16); ours has the bias copies 80 bytes smaller (1,120, as above)
+//     and PartitionedCall_20's output (13x13x24, 5,408 bytes NHCWB16) moved to SRAM by fill_sram:
+//     65,328 - 80 + 5,408 = 70,656. Vela leaves that tensor in DRAM because the residual add after
+//     the CPU Pad, in the next NPU subgraph, reads it: extract_npu_subgraphs makes it an output of
+//     its subgraph, whose consumer list then holds None, and apply_result offers no such tensor to
+//     use_fast_storage_for_feature_maps (fill_sram's rule, not changed here); person_detect's first cascade had ended a pass later than Vela's (Vela's: 24 passes,
 //     to Conv2d_12_depthwise, 387,216 bytes: weights 106,032, bias copies 19,680, rolling buffers
 //     and its output moved to SRAM 261,504, with taller blocks such as Conv2d_1_depthwise 24x16
 //     where ours was 8x48; ours 392,832 with rolling buffers of 221,568, its output's 2,304 and
