@@ -732,56 +732,6 @@ bool replace_placement(const arch::Arch& arch, const LayerResult& lr, JoinProble
   return true;
 }
 
-/// Vela's tie-break inside a cascade. Vela filters a pass's candidates (block config x the surviving
-/// strategies of its IFM's producer) on (metric, peak SRAM, own SRAM), keeping the first of equal
-/// ones: of block configs with equal pass metric (e.g. H and W transposed), a pass whose IFM arrives
-/// in a rolling buffer takes the one with the smaller buffer (its height follows from this pass's IFM
-/// block height and its producer's OFM block height), then the first in Vela's order; a pass without
-/// one keeps the first in Vela's order (row_metrics). The join sees neither buffer size in its metric,
-/// so each such step of `b.point` (in step order, after its producer's choice) moves here to that
-/// config, keeping its template and placements; the rows' costs and the point's stay to be summed.
-void break_rolling_ties(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                        const MetricTable& table, VelaBaseline& b) {
-  JoinProblem& problem = b.problem;
-  for (std::size_t s = 0; s < problem.steps.size(); ++s) {
-    const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
-    if (lr.space.cpu || problem.steps[s].inputs.empty()) continue;
-    const std::vector<TensorCompat> compat = problem.steps[s].groups.at(b.point.group[s]).compat;
-    if (compat.front().residence != Residence::Rolling) continue;
-    const JoinTensor& in = problem.tensors.at(static_cast<std::size_t>(problem.steps[s].inputs.front()));
-    if (in.producer_step < 0) continue;
-    const auto p = static_cast<std::size_t>(in.producer_step);
-    const int producer_rows = problem.steps[p].groups.at(b.point.group[p]).compat.back().rows;
-    if (producer_rows <= 0) continue;
-    const PmappingRow chosen = problem.steps[s].groups[b.point.group[s]].rows.at(b.point.row[s]);
-    const Template& tpl = lr.space.templates[chosen.template_index];
-    const double metric = table.get(arch, lr.space, tpl, s, chosen.template_index, chosen.candidate);
-    const auto buffer = [&](std::uint32_t c) {
-      return rolling_buffer_bytes(in, producer_rows, rolling_consumer_rows(arch, lr.space, lr.space.block_configs[c]));
-    };
-    std::uint32_t best = chosen.candidate;
-    std::int64_t best_bytes = buffer(best);
-    for (const std::uint32_t c : table.order(s)) {
-      if (c == chosen.candidate || buffer(c) >= best_bytes) continue;
-      if (table.get(arch, lr.space, tpl, s, chosen.template_index, c) != metric) continue;
-      best = c, best_bytes = buffer(c);
-    }
-    if (best == chosen.candidate) continue;
-    const model::BlockConfig& bc = lr.space.block_configs[best];
-    std::vector<TensorCompat> want = compat;
-    want.front().rows = static_cast<std::uint16_t>(rolling_consumer_rows(arch, lr.space, bc));
-    if (want.back().residence == Residence::Rolling) want.back().rows = static_cast<std::uint16_t>(bc.ofm_h);
-    std::vector<PmappingGroup>& groups = problem.steps[s].groups.edit();
-    auto git = std::find_if(groups.begin(), groups.end(), [&](const PmappingGroup& x) { return x.compat == want; });
-    if (git == groups.end()) git = groups.insert(groups.end(), PmappingGroup{want, {}});
-    auto rit = std::find_if(git->rows.begin(), git->rows.end(),
-                            [&](const PmappingRow& r) { return r.template_index == chosen.template_index && r.candidate == best; });
-    if (rit == git->rows.end()) rit = git->rows.insert(git->rows.end(), vela_candidate(arch, lr.space, tpl, chosen, best).row);
-    b.point.group[s] = static_cast<std::uint32_t>(git - groups.begin());
-    b.point.row[s] = static_cast<std::uint32_t>(rit - git->rows.begin());
-  }
-}
-
 /// Vela's use of the SRAM left after scheduling when the arena is off-chip (its
 /// use_fast_storage_for_feature_maps): each feature map passed between two cascaded passes on the NPU
 /// (produced by one, read only by NPU passes, not a network output) moves whole to SRAM, in order of
@@ -1020,7 +970,6 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     for (std::size_t s = 0; s < b.point.group.size(); ++s) b.point.group[s] = origin[s][b.point.group[s]];
     cost_point(b.problem, b.point);
     choose_vela_block_configs(arch, workload, stage, block_config_limit, fresh, b);
-    break_rolling_ties(arch, workload, stage, table, b);
     cost_point(b.problem, b.point);
     cascade_vela(arch, workload, stage, table, b);
     if (arch.spilling_enabled) {
