@@ -94,6 +94,16 @@ model::Pass scheduling_pass(const arch::Arch& arch, const LayerSpace& space, con
   // afterwards), so the IFM is still the arena's tensor there.
   if (arch.spilling_enabled && tpl.input_may_roll[0] && pass.ifm.mem_area == arch.fast_storage)
     pass.ifm.mem_area = arch.feature_map_storage;
+  // Every feature map is NHWC while Vela schedules (mark_tensors.py gives it the arch's default
+  // format; apply_result sets NHCWB16 after the search), so its bytes are the unpadded channels; one
+  // that need not be linear still has its transfer efficiency estimated as NHCWB16
+  // (estimate_memory_transfer_efficiency's clone). Vela does so on every arch; applied here where the
+  // arch spills (on U55 it moves passes of another line of work: docs/design/vela-schedule.md).
+  if (arch.spilling_enabled) {
+    for (model::FeatureMap* f : {&pass.ifm, &pass.ofm})
+      if (f->format == model::TensorFormat::NHCWB16) f->format = model::TensorFormat::NHWC;
+    if (pass.ifm2 && pass.ifm2->format == model::TensorFormat::NHCWB16) pass.ifm2->format = model::TensorFormat::NHWC;
+  }
   const bool matmul = pass.op.type == model::OpType::FullyConnected && space.num_inputs == 2;
   if (!pass.weights || matmul) return pass;
   if (tpl.weights == WeightPlacement::InPlace) {
