@@ -130,7 +130,17 @@
 //     yolo-fastest u65-256 is at +0.0% (316 cycles over; was +1.3%) with every block config
 //     Vela's, and u55-256 has both copies' block config and cycles (-0.3% -> -0.4%);
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
-//     operand differs (on U65 which feature maps the SRAM fill moved);
+//     operand differs (on U65 which feature maps the SRAM fill moved); so do 21 U65 cascade members
+//     with Vela's block config and other cycles (ssd_slim 8, vww2 8, yolo-fastest 3, cnn_s 1,
+//     kws_micronet_m 1). Traced: on vww2 the outputs of PartitionedCall_20 and of the add
+//     PartitionedCall_80 are read again after a CPU Pad, in the next NPU subgraph, so Vela keeps them
+//     NHWC (its importer's rule here too: workloads/tflite/lowering/layout.cpp's one_subgraph, which
+//     the mapper's nhcwb16_eligible lacks) and in DRAM (never offered to its fill), where ours are
+//     NHCWB16 and moved to SRAM by fill_sram: PartitionedCall_22 1,810 cycles against Vela's 1,940,
+//     PartitionedCall_82 868 against 1,416; on ssd_slim Vela's fill moves model/concatenate/concat
+//     (written by four copies) to SRAM, which fill_sram never offers (a tensor of several writers):
+//     its copies cost 1,580 cycles against Vela's 604. Neither is changed here (the fill is another
+//     line of work; the layout rule would also move U55 records);
 //   * SRAM: ours is Vela's allocator's figure for our schedule (vela_sram.hpp: Vela's pass order, its
 //     live ranges, 16-byte sizes, its hill climb), exact on 33 of the 36 records (every U55 one), where the tensors
 //     our schedule puts in SRAM are Vela's. Its elementwise merge reads the operands in Vela's graph
