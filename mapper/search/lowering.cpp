@@ -8,6 +8,7 @@
 #include "common/user_error.hpp"
 #include "model/block_config.hpp"
 #include "model/geometry.hpp"
+#include "workloads/bias_scale.hpp"
 
 namespace npumap::search {
 namespace {
@@ -165,6 +166,24 @@ bool may_roll(const workloads::Workload& w, int tensor) {
   return position_in_order(w, t.consumers[0]) == position_in_order(w, t.producer) + 1;
 }
 
+/// Whether an input of the layer is written by an NPU layer of its own NPU subgraph (the NPU layers
+/// between two CPU layers in step order). Vela cuts its graph into NPU and CPU subgraphs and gives each
+/// NPU subgraph's inputs a start-up producer of their own, so behind a CPU layer a pass has no NPU
+/// predecessor and its DMAs do not overlap a previous pass (npu_performance.py's first-pass DMA term).
+bool has_npu_predecessor(const workloads::Workload& w, int layer_index) {
+  const workloads::Layer& layer = w.layers[static_cast<std::size_t>(layer_index)];
+  const int at = position_in_order(w, layer_index);
+  for (int t : layer.inputs) {
+    const int producer = w.tensors[static_cast<std::size_t>(t)].producer;
+    if (producer < 0 || w.layers[static_cast<std::size_t>(producer)].kind == OpKind::Cpu) continue;
+    bool cpu_between = false;
+    for (int s = position_in_order(w, producer) + 1; s < at && !cpu_between; ++s)
+      cpu_between = w.layers[static_cast<std::size_t>(w.topological_order[static_cast<std::size_t>(s)])].kind == OpKind::Cpu;
+    if (!cpu_between) return true;
+  }
+  return false;
+}
+
 /// Live across more than kLongLivedSteps layers: from its first writer (or the start, for a network
 /// input) to its last reader, or to the end for a network output.
 bool long_lived(const workloads::Workload& w, int tensor) {
@@ -291,9 +310,7 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
     copy.mem_area = arch.feature_map_storage;
     p.primary_ofm = copy;
   }
-  bool has_npu_predecessor = false;
-  for (int t : layer.inputs) has_npu_predecessor = has_npu_predecessor || w.tensors[static_cast<std::size_t>(t)].producer >= 0;
-  p.has_npu_predecessor = has_npu_predecessor;
+  p.has_npu_predecessor = has_npu_predecessor(w, layer_index);
   // Constant operands are read in place from permanent storage, in linear layout.
   for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
     if (!w.tensors[static_cast<std::size_t>(layer.inputs[i])].is_constant) continue;
@@ -335,9 +352,12 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
   if (layer.has_bias && own_weights) {
     model::Bias b;
     b.shape = model::Shape::of({to_int(layer.ofm_shape.c)});
-    b.storage_shape = b.shape;
+    // The packed bias+scale of the final, scheduled network (§7.1), in one stream of every channel:
+    // the copy to SRAM is made for IFM-streamed passes, whose weights are encoded whole.
+    const int channels = to_int(layer.ofm_shape.c);
+    b.storage_shape = model::Shape::of({to_int(workloads::packed_bias_scale_size(channels, arch.ncores(), 0).elements)});
     b.mem_area = arch.permanent_storage;
-    b.element_size_bytes = 10;  // the packed bias+scale of the final, scheduled network (§7.1)
+    b.element_size_bytes = 10;
     p.bias = b;
   }
 

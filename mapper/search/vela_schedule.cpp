@@ -82,6 +82,7 @@ model::Pass scheduling_pass(const arch::Arch& arch, const LayerSpace& space, con
   if (pass.bias && bias_in_place) {
     pass.bias->dma_to = arch::MemArea::Unknown;
     pass.bias->element_size_bytes = 0;
+    pass.bias->storage_shape = pass.bias->shape;
   }
   if (arch.spilling_enabled && tpl.output_may_roll && pass.ofm.mem_area == arch.fast_storage) {
     pass.ofm.mem_area = arch.feature_map_storage;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "mapper/search/lowering.hpp"
 #include "mapper/search/map_network.hpp"
 #include "test_support.hpp"
 
@@ -84,6 +85,34 @@ TEST(CpuLayer, ItsFeatureMapsMustFitTheSramWhenTheArenaIsSram) {
   const LayerResult& host = r.stage.layers[1];
   EXPECT_TRUE(host.groups.empty() || host.groups[0].rows.empty());
   EXPECT_EQ(host.rates.rate[static_cast<int>(Cause::SramCapacity)], 0.0);
+}
+
+// Vela cuts the graph into NPU subgraphs at its CPU operators and gives each subgraph's inputs a
+// start-up producer of its own (extract_npu_subgraphs.py), so a pass whose inputs all come from
+// outside its own NPU subgraph has no NPU predecessor, and its DMAs add to its cycles
+// (npu_performance.py's first-pass term). Here: c1 reads the network input (none); c2 reads the
+// CPU layer's output (none); c3 reads c2's output in the same subgraph (one); c4 reads t1, written
+// by c1, an NPU layer, but of the subgraph before the CPU layer (none). t4 is a second network
+// output.
+TEST(CpuLayer, NoNpuPredecessorBehindACpuLayer) {
+  const workloads::Workload w = workloads::load_workload_from_string(R"(
+name: behind_cpu
+inputs:
+  - {name: x, shape: [1, 8, 8, 8], dtype: int8}
+layers:
+  - {name: c1, op: conv2d, inputs: [x], output: t1, output_shape: [1, 8, 8, 8], kernel: 1, padding: SAME}
+  - {name: host, op: cpu, operator: LSTM, reason: "not supported on the NPU", inputs: [t1], output: t2, output_shape: [1, 8, 8, 8]}
+  - {name: c2, op: conv2d, inputs: [t2], output: t3, output_shape: [1, 8, 8, 8], kernel: 1, padding: SAME}
+  - {name: c3, op: conv2d, inputs: [t3], output: t4, output_shape: [1, 8, 8, 8], kernel: 1, padding: SAME}
+  - {name: c4, op: conv2d, inputs: [t1], output: y, output_shape: [1, 8, 8, 8], kernel: 1, padding: SAME}
+)",
+                                                                     "behind_cpu.yaml");
+  const arch::Arch a = testing::preset("ethos-u55-128");
+  EXPECT_FALSE(lower_layer(a, w, 0).base.has_npu_predecessor);  // c1: the network input
+  EXPECT_FALSE(lower_layer(a, w, 2).base.has_npu_predecessor);  // c2: behind the CPU layer
+  EXPECT_TRUE(lower_layer(a, w, 3).base.has_npu_predecessor);   // c3: c2 in its subgraph
+  EXPECT_FALSE(lower_layer(a, w, 4).base.has_npu_predecessor);  // c4: t1 from c1, behind the CPU layer
+  ASSERT_EQ(w.topological_order, (std::vector<int>{0, 1, 2, 3, 4}));
 }
 
 TEST(CpuLayer, FormatErrors) {

@@ -70,6 +70,22 @@
 //     Not a cause: Vela's
 //     metric reads an IFM-streamed pass's weights from its SRAM copy once per OFM block, as ours
 //     does (its insert_dma clones the weights into SRAM before scheduling);
+//   * the first pass of an NPU subgraph and the bias copies (fixed): Vela times a pass's DMAs (its
+//     weights' and bias copy's reads from permanent storage) into its NPU cycles when it has no NPU
+//     predecessor (npu_performance.py), and that is looked up among the passes of its own NPU
+//     subgraph: extract_npu_subgraphs.py gives a subgraph's inputs a start-up producer of their
+//     own, so a pass behind a CPU layer has none. Ours had counted any producer, so cnn_s's first
+//     convolution (behind the CPU's input quantize) lacked its 2,000 cycles of DMA (weights and bias
+//     at one byte per cycle from flash: 28,596 against 26,596 on u55-128). And the bias copy's size is
+//     Vela's packed bias/scale tensor (weight_compressor.py): 10 bytes per channel in one stream,
+//     padded to 16, the padding counted as ceil(padding / 10) more 10-byte elements, then rounded up
+//     to 16 (workloads::packed_bias_scale_size); ours was 10 bytes per channel rounded up to 16, 16 bytes
+//     short where the channels are not a multiple of 8 (kws_micronet_m's first convolution: 16
+//     cycles of its DMA, 0.03 KiB of SRAM). Both: cnn_s u55-128 -2.0% and u55-256 -2.3% -> exact,
+//     kws_micronet_m on both U55 configs exact in cycles (16 under before), kws_micronet_m u65-256's
+//     SRAM exact (386,000 -> 386,144 bytes, Vela's: the 144 bytes were its first cascaded pass's bias
+//     copies, 16 bytes short each, not the members' block depths once suspected); cnn_s u65-256 +0.4% -> +1.0% (its first convolution now has
+//     Vela's 13,030 cycles, which had hidden the elementwise passes' +300; see below);
 //   * kws_ref_model on u55-256: exact (see above); its three IFM-streamed pointwise convolutions
 //     (1x1, 64 to 64 channels, blocks 18x6x32x32, weights whole in SRAM, 4,112 bytes) need the
 //     bias copy left out of the pass's figure (Vela's scheduler counts none; it moves biases to SRAM
@@ -91,20 +107,19 @@
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
 //     operand differs (on U65 which feature maps the SRAM fill moved);
 //   * SRAM: ours is Vela's allocator's figure for our schedule (vela_sram.hpp: Vela's pass order, its
-//     live ranges, 16-byte sizes, its hill climb), exact on 31 of the 36 records (every U55 one), where the tensors
+//     live ranges, 16-byte sizes, its hill climb), exact on 32 of the 36 records (every U55 one), where the tensors
 //     our schedule puts in SRAM are Vela's. Its elementwise merge reads the operands in Vela's graph
 //     order: Vela tests its first operand's memory for both, so a pass whose graph has a constant
 //     first merges nothing (ssd_slim's softmax: 43 - clz, F0_one + x, F2_one - x, whose operands the
 //     importer writes swapped; merged, our peak there held one 71,552-byte tensor fewer, 384.6 KiB
 //     against Vela's 454.5 on both U55 records; now exact). The rest follow the schedule, traced
 //     against the records' per-pass tensors (vww2 on U55 was 27.7 against 35.0 KiB and 28.2 against
-//     27.7 before the cascades above). Where the arch spills: on ssd_slim, person_detect, kws_micronet_m and vww2
+//     27.7 before the cascades above). Where the arch spills: on ssd_slim, person_detect and vww2
 //     (u65-256) both peaks are in the first cascaded pass (its weights, bias copies and rolling
 //     buffers, and the feature maps the fill moved that are live there), whose contents follow the
 //     block configs inside Vela's cascades (below): ssd_slim 384,672 bytes against ours 392,352, its
 //     rolling buffers taller by 7,680 (basenet.0.0 Vela 10x10 ours 6x20, basenet.1.0 6x28 against
-//     10x16); kws_micronet_m 386,144 against 386,000 (two members with another OFM block depth,
-//     whose weights then encode to other sizes; not traced further); vww2 65,328 against 70,656
+//     10x16); vww2 65,328 against 70,656
 //     (not traced further); on
 //     person_detect Vela's first cascade also ends a pass earlier (24 passes, to Conv2d_12_depthwise,
 //     387,216 bytes: weights 106,032, bias copies 19,680, rolling buffers and its output moved to
@@ -284,8 +299,10 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   EXPECT_EQ(records, npumap::testing::kVelaReferenceRecords);
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
   // Was 13, 35 and 36 (vww2 u55-128 at -8.0%) before the cascade choice counted Vela's shared live
-  // ranges (vww2 u55-128 -1.1%, ssd_slim u55-128 and pretrainedResnet u55-256 exact).
-  EXPECT_EQ(cycles_exact, 15);
+  // ranges (vww2 u55-128 -1.1%, ssd_slim u55-128 and pretrainedResnet u55-256 exact): 15; with the
+  // NPU predecessor looked up in the pass's own NPU subgraph and the bias copy at Vela's packed size
+  // (cnn_s and kws_micronet_m on both U55 configs exact): 19.
+  EXPECT_EQ(cycles_exact, 19);
   EXPECT_EQ(cycles_within_5, 36);
   EXPECT_EQ(cycles_within_15, 36);
   // SRAM: our figure is Vela's allocator's for our schedule (vela_sram.hpp); exact where the
@@ -298,18 +315,19 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // gives kws_ref_model u55-256 Vela's schedule: 26; with Vela's scheduling figures for the weights'
   // SRAM, cnn_s u55-256: 27; Vela's elementwise merge in its graph's operand order, ssd_slim on U55,
   // both records: 29 and 34; Vela's shared live ranges in the cascade choice, vww2 on U55, both
-  // records: 31 and 35).
-  EXPECT_EQ(sram_exact, 31);
+  // records: 31 and 35; the bias copies at Vela's packed size, kws_micronet_m u65-256: 32).
+  EXPECT_EQ(sram_exact, 32);
   EXPECT_EQ(sram_within_10, 35);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours
   // 275 (39 on U55, 38 of them Vela's, and 236 on U65; see above). Was 3429, 3235 and 263; Vela's
-  // shared live ranges: 3434, 3239, 265; its order as an exact tie-break only: 3439, 3252, 275.
+  // shared live ranges: 3434, 3239, 265; its order as an exact tie-break only: 3439, 3252, 275; the
+  // first-pass DMA behind a CPU layer and the packed bias size: 3439, 3261, 275.
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
   EXPECT_EQ(passes.same_block, 3439);
-  EXPECT_EQ(passes.cycles_exact, 3252);
+  EXPECT_EQ(passes.cycles_exact, 3261);
   EXPECT_EQ(passes.vela_cascaded, 280);
   EXPECT_EQ(passes.ours_cascaded, 275);
 }
