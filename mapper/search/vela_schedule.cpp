@@ -84,6 +84,11 @@ model::Pass scheduling_pass(const arch::Arch& arch, const LayerSpace& space, con
     pass.bias->element_size_bytes = 0;
     pass.bias->storage_shape = pass.bias->shape;
   }
+  // Every feature map is NHWC while Vela schedules (mark_tensors.py gives them the arch's default
+  // format; apply_result sets NHCWB16 afterwards): its bytes are those of the unrounded channels,
+  // while the transfer efficiency of a tensor that need not be linear is still costed as NHCWB16.
+  for (model::FeatureMap* fm : {&pass.ifm, pass.ifm2 ? &*pass.ifm2 : nullptr, &pass.ofm})
+    if (fm != nullptr && fm->format == model::TensorFormat::NHCWB16) fm->format = model::TensorFormat::NHWC;
   if (arch.spilling_enabled && tpl.output_may_roll && pass.ofm.mem_area == arch.fast_storage) {
     pass.ofm.mem_area = arch.feature_map_storage;
     pass.force_outputs_to_fast_storage = true;
@@ -549,6 +554,11 @@ void choose_vela_block_configs(const arch::Arch& arch, const workloads::Workload
 }
 
 }  // namespace
+
+model::Pass vela_scheduling_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl,
+                                 const model::BlockConfig& block_config) {
+  return scheduling_pass(arch, space, tpl, make_pass(arch, space, tpl, block_config), true);
+}
 
 bool vela_template(const arch::Arch& arch, const LayerSpace& space, const Template& tpl) {
   if (!space.base.weights.has_value()) return true;
