@@ -122,22 +122,45 @@ int position_in_order(const workloads::Workload& w, int layer) {
   return static_cast<int>(n);
 }
 
+/// A feature map passed from one NPU subgraph to another (in Vela's pass order, the workload's
+/// npu_subgraph), every reader on the NPU: Vela's graph optimiser lets it be NHCWB16 (it clears
+/// needs_linear_format), but extract_npu_subgraphs.py makes it an output of its producer's subgraph,
+/// which the scheduler keeps NHWC. So it stays linear while its transfers are costed as NHCWB16's.
+bool crosses_npu_subgraphs(const workloads::Workload& w, int tensor) {
+  if (w.npu_subgraph.size() != w.layers.size()) return false;
+  const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
+  if (t.producer < 0 || t.consumers.empty()) return false;
+  const int own = w.npu_subgraph[static_cast<std::size_t>(t.producer)];
+  if (own < 0) return false;
+  bool other = false;
+  for (int c : t.consumers) {
+    const int sub = w.npu_subgraph[static_cast<std::size_t>(c)];
+    if (sub < 0) return false;  // a CPU reader: linear, as any
+    other = other || sub != own;
+  }
+  return other;
+}
+
 /// docs/design/npu-model.md §4.5: a feature map may use NHCWB16 when an NPU op produces it, every consumer reads
 /// it with the tensor's own shape as a feature map (not as matmul weights, not as an int32 ReduceSum
 /// input) and it is not a network input or output.
 bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
   const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
-  if (t.producer < 0 || t.consumers.empty()) return false;
+  if (t.producer < 0 || t.consumers.empty() || crosses_npu_subgraphs(w, tensor)) return false;
   // Every writer's OFM is the whole tensor; parts written side by side in C start at multiples of
-  // 16 (Vela's rule for concatenations, 4.9 of its lowering), here: every part's C is a multiple of
-  // 16 or the whole C.
+  // 16 (Vela's rule for concatenations, avoid_nhcwb16_for_concat: every write offset's depth). The
+  // writers of a concatenation along C are its inputs in order (file order), each at the sum of the
+  // parts before it; a part of the whole C is written along another axis, at depth 0.
+  std::int64_t offset_c = 0;
   for (int writer : t.writers) {
     const auto& l = w.layers[static_cast<std::size_t>(writer)];
     if (l.kind == OpKind::MatMul || l.kind == OpKind::FullyConnected || l.kind == OpKind::Cpu || !(l.ofm_shape == t.shape)) {
       return false;
     }
     const std::int64_t part_c = workloads::nhwc_view(l.output_dims).c;
-    if (part_c != t.shape.c && part_c % 16 != 0) return false;
+    if (part_c == t.shape.c) continue;
+    if (offset_c % 16 != 0) return false;
+    offset_c += part_c;
   }
   for (int c : t.consumers) {
     const auto& layer = w.layers[static_cast<std::size_t>(c)];
@@ -166,12 +189,20 @@ bool may_roll(const workloads::Workload& w, int tensor) {
   return position_in_order(w, t.consumers[0]) == position_in_order(w, t.producer) + 1;
 }
 
-/// Whether an input of the layer is written by an NPU layer of its own NPU subgraph (the NPU layers
-/// between two CPU layers in step order). Vela cuts its graph into NPU and CPU subgraphs and gives each
-/// NPU subgraph's inputs a start-up producer of their own, so behind a CPU layer a pass has no NPU
-/// predecessor and its DMAs do not overlap a previous pass (npu_performance.py's first-pass DMA term).
+/// Whether an input of the layer is written by an NPU layer of its own NPU subgraph (the workload's
+/// npu_subgraph: the runs of NPU layers between CPU ones in Vela's pass order; without it, in step
+/// order). Vela cuts its graph into NPU and CPU subgraphs and gives each NPU subgraph's inputs a
+/// start-up producer of their own, so behind a CPU layer a pass has no NPU predecessor and its DMAs do
+/// not overlap a previous pass (npu_performance.py's first-pass DMA term).
 bool has_npu_predecessor(const workloads::Workload& w, int layer_index) {
   const workloads::Layer& layer = w.layers[static_cast<std::size_t>(layer_index)];
+  if (w.npu_subgraph.size() == w.layers.size()) {
+    const int own = w.npu_subgraph[static_cast<std::size_t>(layer_index)];
+    for (int t : layer.inputs)
+      for (int writer : w.tensors[static_cast<std::size_t>(t)].writers)
+        if (own >= 0 && w.npu_subgraph[static_cast<std::size_t>(writer)] == own) return true;
+    return false;
+  }
   const int at = position_in_order(w, layer_index);
   for (int t : layer.inputs) {
     const int producer = w.tensors[static_cast<std::size_t>(t)].producer;
@@ -311,6 +342,10 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
     p.primary_ofm = copy;
   }
   p.has_npu_predecessor = has_npu_predecessor(w, layer_index);
+  // A feature map passed between NPU subgraphs is linear but costed as NHCWB16 (place_fm keeps it so).
+  p.ifm.needs_linear_format = !crosses_npu_subgraphs(w, layer.inputs[0]);
+  if (p.ifm2) p.ifm2->needs_linear_format = !crosses_npu_subgraphs(w, layer.inputs[1]);
+  p.ofm.needs_linear_format = !crosses_npu_subgraphs(w, layer.output);
   // Constant operands are read in place from permanent storage, in linear layout.
   for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
     if (!w.tensors[static_cast<std::size_t>(layer.inputs[i])].is_constant) continue;
