@@ -215,6 +215,17 @@ bool has_npu_predecessor(const workloads::Workload& w, int layer_index) {
   return false;
 }
 
+/// What the layer's NPU subgraph decides of its pass: whether it has an NPU predecessor, and which of
+/// its feature maps, passed between NPU subgraphs, are linear but costed as NHCWB16 (place_fm keeps
+/// their needs_linear_format false).
+void set_npu_subgraph_flags(const workloads::Workload& w, int layer_index, model::Pass& p) {
+  const workloads::Layer& layer = w.layers[static_cast<std::size_t>(layer_index)];
+  p.has_npu_predecessor = has_npu_predecessor(w, layer_index);
+  p.ifm.needs_linear_format = !crosses_npu_subgraphs(w, layer.inputs[0]);
+  if (p.ifm2) p.ifm2->needs_linear_format = !crosses_npu_subgraphs(w, layer.inputs[1]);
+  p.ofm.needs_linear_format = !crosses_npu_subgraphs(w, layer.output);
+}
+
 /// Live across more than kLongLivedSteps layers: from its first writer (or the start, for a network
 /// input) to its last reader, or to the end for a network output.
 bool long_lived(const workloads::Workload& w, int tensor) {
@@ -341,11 +352,7 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
     copy.mem_area = arch.feature_map_storage;
     p.primary_ofm = copy;
   }
-  p.has_npu_predecessor = has_npu_predecessor(w, layer_index);
-  // A feature map passed between NPU subgraphs is linear but costed as NHCWB16 (place_fm keeps it so).
-  p.ifm.needs_linear_format = !crosses_npu_subgraphs(w, layer.inputs[0]);
-  if (p.ifm2) p.ifm2->needs_linear_format = !crosses_npu_subgraphs(w, layer.inputs[1]);
-  p.ofm.needs_linear_format = !crosses_npu_subgraphs(w, layer.output);
+  set_npu_subgraph_flags(w, layer_index, p);
   // Constant operands are read in place from permanent storage, in linear layout.
   for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
     if (!w.tensors[static_cast<std::size_t>(layer.inputs[i])].is_constant) continue;
