@@ -137,9 +137,14 @@
 //     fully-connected outputs (1x472), are 354 cycles in ours against Vela's 358 and 360: Vela stores
 //     the FCs' outputs and the adds' NHCWB16 (the records), ours linear (our lowering never gives a
 //     fully-connected layer's output NHCWB16), so Vela's SRAM access (960 + 480 bytes at half the
-//     burst with a block 1 wide: 360 cycles) binds where our NPU cycles (354) do. Letting an
-//     unbatched FC write NHCWB16 moved other LSTM cell passes away from Vela's (exact passes 3,287 ->
-//     2,759; cycles exact 23 -> 20), so it is not modelled (not traced further);
+//     burst with a block 1 wide: 360 cycles) binds where our NPU cycles (354) do. Tried: an
+//     unbatched FC writing its [1,1,1,N] OFM may use NHCWB16 (in nhcwb16_eligible and in the FC's
+//     own output_linear_only; the latter alone left the FC linear and its readers NHCWB16, so no
+//     join in Vela's layouts, and the schedule fell back to all-linear: exact passes 3,287 -> 2,759).
+//     With both, basic_lstm u55-256 is exact in cycles (49 more exact passes), but on both U55
+//     records Vela's SRAM figure drops from 24.03 to 23.94 KiB against Vela's 24.05 (the adds now
+//     merge their outputs into an FC output's range, as Vela's do, same layout; the 112 bytes left
+//     not traced): cycles exact 25 -> 26, SRAM exact 32 -> 30, so not committed;
 //   * kws_ref_model on u55-256: exact (see above); its three IFM-streamed pointwise convolutions
 //     (1x1, 64 to 64 channels, blocks 18x6x32x32, weights whole in SRAM, 4,112 bytes) need the
 //     bias copy left out of the pass's figure (Vela's scheduler counts none; it moves biases to SRAM
