@@ -19,8 +19,11 @@
 //     three values. Vela cascades 40 passes over the U55 records, ours 38, all of them Vela's: the
 //     same passes on ssd_slim (exact in cascades on both), kws_micronet_m, person_detect (none),
 //     yolo-fastest u55-256 and vww2; on yolo-fastest u55-128 Vela's first three pairs, not its late
-//     one (concatenate_1's first average pool and depthwise_conv2d_26 after it; not traced). The
-//     record is exact in cycles and SRAM anyway: the pair costs the same cycles cascaded, and the
+//     one (concatenate_1's first average pool and depthwise_conv2d_26 after it): their tensor, the
+//     concatenation, has two writers, which our mapspace never rolls (may_roll), while Vela's
+//     avoid_for_cascading refuses a concatenation's writer only where the arch spills, so on U55 it
+//     cascades the first writer with the reader (the second writes into the same tensor alone; a
+//     mapspace extension not made). The record is exact in cycles and SRAM anyway: the pair costs the same cycles cascaded, and the
 //     depthwise's one other block config, Vela's 4x12x16x16 against our 12x4x16x16 (32,776 cycles
 //     both), follows from the cascade (4-row blocks need a smaller rolling buffer). vww2 u55-128 had joined
 //     the 1x1 convolution PartitionedCall_12 to the cascade after it, which Vela streams alone at
