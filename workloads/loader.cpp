@@ -303,6 +303,7 @@ class Loader {
     read_top();
     wire();
     build_graph();
+    w_.npu_subgraph = vela_npu_subgraphs(w_);
     for (std::size_t i = 0; i < w_.topological_order.size(); ++i) {
       if (i % 256 == 255) common::throw_if_stopped(stop_, "loading the workload");
       check_layer(w_.topological_order[i]);

@@ -196,6 +196,16 @@ struct Layer {
   int ifm2() const { return inputs.size() > 1 ? inputs[1] : -1; }
 };
 
+struct Workload;
+
+/// Vela 2.1's NPU subgraphs of a workload: its pass packing orders the passes by a depth-first walk
+/// back from the network's outputs (a tensor is visited once per reader and once as an output; at its
+/// last visit its writers, the last first, become passes, each then visiting its inputs in the graph's
+/// operand order, the first first), and extract_npu_subgraphs.py cuts that order into runs of NPU passes between CPU ones.
+/// Returns per layer (file order) the index of its run, -1 for a CPU layer; layers not reached from an
+/// output come after the rest, in topological order. Needs `topological_order`.
+std::vector<int> vela_npu_subgraphs(const Workload& w);
+
 /// A loaded, checked network.
 struct Workload {
   std::string name;
@@ -203,6 +213,9 @@ struct Workload {
   std::vector<Layer> layers;          ///< in file order
   std::vector<TensorInfo> tensors;    ///< inputs and constants in file order, then layer outputs
   std::vector<int> topological_order;  ///< layer indices; ties broken by file order
+  /// Per layer (file order): the NPU subgraph it belongs to in Vela's pass order (vela_npu_subgraphs),
+  /// -1 for a CPU layer; empty where the workload was not built by the loader.
+  std::vector<int> npu_subgraph;
 
   /// Index of a tensor or layer by name, -1 if none.
   int tensor_index(std::string_view name) const;

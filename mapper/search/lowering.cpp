@@ -8,6 +8,7 @@
 #include "common/user_error.hpp"
 #include "model/block_config.hpp"
 #include "model/geometry.hpp"
+#include "workloads/bias_scale.hpp"
 
 namespace npumap::search {
 namespace {
@@ -121,25 +122,45 @@ int position_in_order(const workloads::Workload& w, int layer) {
   return static_cast<int>(n);
 }
 
+/// A feature map passed from one NPU subgraph to another (in Vela's pass order, the workload's
+/// npu_subgraph), every reader on the NPU: Vela's graph optimiser lets it be NHCWB16 (it clears
+/// needs_linear_format), but extract_npu_subgraphs.py makes it an output of its producer's subgraph,
+/// which the scheduler keeps NHWC. So it stays linear while its transfers are costed as NHCWB16's.
+bool crosses_npu_subgraphs(const workloads::Workload& w, int tensor) {
+  if (w.npu_subgraph.size() != w.layers.size()) return false;
+  const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
+  if (t.producer < 0 || t.consumers.empty()) return false;
+  const int own = w.npu_subgraph[static_cast<std::size_t>(t.producer)];
+  if (own < 0) return false;
+  bool other = false;
+  for (int c : t.consumers) {
+    const int sub = w.npu_subgraph[static_cast<std::size_t>(c)];
+    if (sub < 0) return false;  // a CPU reader: linear, as any
+    other = other || sub != own;
+  }
+  return other;
+}
+
 /// docs/design/npu-model.md §4.5: a feature map may use NHCWB16 when an NPU op produces it, every consumer reads
 /// it with the tensor's own shape as a feature map (not as matmul weights, not as an int32 ReduceSum
 /// input) and it is not a network input or output.
 bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
   const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
-  if (t.producer < 0 || t.consumers.empty()) return false;
+  if (t.producer < 0 || t.consumers.empty() || crosses_npu_subgraphs(w, tensor)) return false;
   // Every writer's OFM is the whole tensor; parts written side by side in C start at multiples of
-  // 16 (Vela's rule for concatenations, avoid_nhcwb16_for_concat: every write offset's depth), here,
-  // with the parts in their writers' order: every part's C but the last channel part's is a multiple
-  // of 16 (or the whole C), so each part's offset, the sum of those before it, is.
-  for (std::size_t i = 0; i < t.writers.size(); ++i) {
-    const auto& l = w.layers[static_cast<std::size_t>(t.writers[i])];
+  // 16 (Vela's rule for concatenations, avoid_nhcwb16_for_concat: every write offset's depth). The
+  // writers of a concatenation along C are its inputs in order (file order), each at the sum of the
+  // parts before it; a part of the whole C is written along another axis, at depth 0.
+  std::int64_t offset_c = 0;
+  for (int writer : t.writers) {
+    const auto& l = w.layers[static_cast<std::size_t>(writer)];
     if (l.kind == OpKind::MatMul || l.kind == OpKind::FullyConnected || l.kind == OpKind::Cpu || !(l.ofm_shape == t.shape)) {
       return false;
     }
-    const auto part = workloads::nhwc_view(l.output_dims);
-    const bool last_channel_part = i + 1 == t.writers.size() && i > 0 && part.n == t.shape.n && part.h == t.shape.h &&
-                                   part.w == t.shape.w && part.c < t.shape.c;
-    if (!last_channel_part && part.c != t.shape.c && part.c % 16 != 0) return false;
+    const std::int64_t part_c = workloads::nhwc_view(l.output_dims).c;
+    if (part_c == t.shape.c) continue;
+    if (offset_c % 16 != 0) return false;
+    offset_c += part_c;
   }
   for (int c : t.consumers) {
     const auto& layer = w.layers[static_cast<std::size_t>(c)];
@@ -166,6 +187,43 @@ bool may_roll(const workloads::Workload& w, int tensor) {
   if (!is_conv_dw_pool(producer.kind) || !is_conv_dw_pool(consumer.kind)) return false;
   if (consumer.inputs.size() != 1 || consumer.inputs[0] != tensor) return false;
   return position_in_order(w, t.consumers[0]) == position_in_order(w, t.producer) + 1;
+}
+
+/// Whether an input of the layer is written by an NPU layer of its own NPU subgraph (the workload's
+/// npu_subgraph: the runs of NPU layers between CPU ones in Vela's pass order; without it, in step
+/// order). Vela cuts its graph into NPU and CPU subgraphs and gives each NPU subgraph's inputs a
+/// start-up producer of their own, so behind a CPU layer a pass has no NPU predecessor and its DMAs do
+/// not overlap a previous pass (npu_performance.py's first-pass DMA term).
+bool has_npu_predecessor(const workloads::Workload& w, int layer_index) {
+  const workloads::Layer& layer = w.layers[static_cast<std::size_t>(layer_index)];
+  if (w.npu_subgraph.size() == w.layers.size()) {
+    const int own = w.npu_subgraph[static_cast<std::size_t>(layer_index)];
+    for (int t : layer.inputs)
+      for (int writer : w.tensors[static_cast<std::size_t>(t)].writers)
+        if (own >= 0 && w.npu_subgraph[static_cast<std::size_t>(writer)] == own) return true;
+    return false;
+  }
+  const int at = position_in_order(w, layer_index);
+  for (int t : layer.inputs) {
+    const int producer = w.tensors[static_cast<std::size_t>(t)].producer;
+    if (producer < 0 || w.layers[static_cast<std::size_t>(producer)].kind == OpKind::Cpu) continue;
+    bool cpu_between = false;
+    for (int s = position_in_order(w, producer) + 1; s < at && !cpu_between; ++s)
+      cpu_between = w.layers[static_cast<std::size_t>(w.topological_order[static_cast<std::size_t>(s)])].kind == OpKind::Cpu;
+    if (!cpu_between) return true;
+  }
+  return false;
+}
+
+/// What the layer's NPU subgraph decides of its pass: whether it has an NPU predecessor, and which of
+/// its feature maps, passed between NPU subgraphs, are linear but costed as NHCWB16 (place_fm keeps
+/// their needs_linear_format false).
+void set_npu_subgraph_flags(const workloads::Workload& w, int layer_index, model::Pass& p) {
+  const workloads::Layer& layer = w.layers[static_cast<std::size_t>(layer_index)];
+  p.has_npu_predecessor = has_npu_predecessor(w, layer_index);
+  p.ifm.needs_linear_format = !crosses_npu_subgraphs(w, layer.inputs[0]);
+  if (p.ifm2) p.ifm2->needs_linear_format = !crosses_npu_subgraphs(w, layer.inputs[1]);
+  p.ofm.needs_linear_format = !crosses_npu_subgraphs(w, layer.output);
 }
 
 /// Live across more than kLongLivedSteps layers: from its first writer (or the start, for a network
@@ -294,9 +352,7 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
     copy.mem_area = arch.feature_map_storage;
     p.primary_ofm = copy;
   }
-  bool has_npu_predecessor = false;
-  for (int t : layer.inputs) has_npu_predecessor = has_npu_predecessor || w.tensors[static_cast<std::size_t>(t)].producer >= 0;
-  p.has_npu_predecessor = has_npu_predecessor;
+  set_npu_subgraph_flags(w, layer_index, p);
   // Constant operands are read in place from permanent storage, in linear layout.
   for (std::size_t i = 0; i < layer.inputs.size(); ++i) {
     if (!w.tensors[static_cast<std::size_t>(layer.inputs[i])].is_constant) continue;
@@ -338,9 +394,12 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
   if (layer.has_bias && own_weights) {
     model::Bias b;
     b.shape = model::Shape::of({to_int(layer.ofm_shape.c)});
-    b.storage_shape = b.shape;
+    // The packed bias+scale of the final, scheduled network (§7.1), in one stream of every channel:
+    // the copy to SRAM is made for IFM-streamed passes, whose weights are encoded whole.
+    const int channels = to_int(layer.ofm_shape.c);
+    b.storage_shape = model::Shape::of({to_int(workloads::packed_bias_scale_size(channels, arch.ncores(), 0).elements)});
     b.mem_area = arch.permanent_storage;
-    b.element_size_bytes = 10;  // the packed bias+scale of the final, scheduled network (§7.1)
+    b.element_size_bytes = 10;
     p.bias = b;
   }
 

@@ -25,6 +25,7 @@ struct WeightVariantCost {
   double scale = 1.0;      ///< bandwidth compression scale (mean over bricks)
   double worst_scale = 1.0;  ///< the largest brick's scale: what a double buffer holds per raw byte
   std::int64_t bytes = 0;  ///< encoded bytes, all bricks
+  friend bool operator==(const WeightVariantCost&, const WeightVariantCost&) = default;
 };
 
 /// One layer as the NPU runs it, before any placement or block config is chosen.

@@ -36,10 +36,12 @@ bool is_rolling_site(const arch::Arch& arch, const FmChoice& c) {
 }
 
 
+/// Places a feature map of the base pass; a linear one keeps the base's needs_linear_format where that
+/// is false (a feature map passed between NPU subgraphs: linear, costed as NHCWB16; lowering.cpp).
 void place_fm(const arch::Arch& arch, model::FeatureMap& fm, const FmChoice& c) {
   fm.mem_area = c.residence == Residence::Arena ? arch.feature_map_storage : arch.fast_storage;
   fm.format = c.layout == Layout::Nhcwb16 ? model::TensorFormat::NHCWB16 : model::TensorFormat::NHWC;
-  fm.needs_linear_format = c.layout == Layout::Linear;
+  fm.needs_linear_format = c.layout == Layout::Linear && fm.needs_linear_format;
 }
 
 std::uint64_t grid_size(const arch::Arch& arch, const workloads::Shape& ofm) {

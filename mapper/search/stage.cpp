@@ -101,14 +101,17 @@ StageInput make_stage_input(const arch::Arch& arch, const workloads::Workload& w
   return in;
 }
 
-/// Everything the stage reads of a layer is equal (the layer index itself is not read).
+/// Everything the stage reads of a layer is equal (the layer index itself is not read), the
+/// weights' encoded sizes per variant included: two layers of one shape whose weights encode to
+/// other sizes (real weights: person_detect's depthwise convolutions 8, 10, 11) cost otherwise.
 bool same_stage_input(const StageInput& a, const StageInput& b) {
   const LayerSpace& x = a.space;
   const LayerSpace& y = b.space;
   return x.num_inputs == y.num_inputs && x.cpu == y.cpu && x.batch_repeat == y.batch_repeat &&
          x.input_constant == y.input_constant &&
          x.block_config_grid == y.block_config_grid && x.unsupported == y.unsupported && x.base == y.base &&
-         x.block_configs == y.block_configs && x.templates == y.templates && a.fm == b.fm;
+         x.block_configs == y.block_configs && x.templates == y.templates && x.weight_variants == y.weight_variants &&
+         a.fm == b.fm;
 }
 
 /// One job: a layer (of the stage computed) and one of its templates. Its counters are

@@ -83,7 +83,13 @@ model::Pass scheduling_pass(const arch::Arch& arch, const LayerSpace& space, con
   if (pass.bias && bias_in_place) {
     pass.bias->dma_to = arch::MemArea::Unknown;
     pass.bias->element_size_bytes = 0;
+    pass.bias->storage_shape = pass.bias->shape;
   }
+  // Every feature map is NHWC while Vela schedules (mark_tensors.py gives them the arch's default
+  // format; apply_result sets NHCWB16 afterwards): its bytes are those of the unrounded channels,
+  // while the transfer efficiency of a tensor that need not be linear is still costed as NHCWB16.
+  for (model::FeatureMap* fm : {&pass.ifm, pass.ifm2 ? &*pass.ifm2 : nullptr, &pass.ofm})
+    if (fm != nullptr && fm->format == model::TensorFormat::NHCWB16) fm->format = model::TensorFormat::NHWC;
   if (arch.spilling_enabled && tpl.output_may_roll && pass.ofm.mem_area == arch.fast_storage) {
     pass.ofm.mem_area = arch.feature_map_storage;
     pass.force_outputs_to_fast_storage = true;
@@ -94,16 +100,6 @@ model::Pass scheduling_pass(const arch::Arch& arch, const LayerSpace& space, con
   // afterwards), so the IFM is still the arena's tensor there.
   if (arch.spilling_enabled && tpl.input_may_roll[0] && pass.ifm.mem_area == arch.fast_storage)
     pass.ifm.mem_area = arch.feature_map_storage;
-  // Every feature map is NHWC while Vela schedules (mark_tensors.py gives it the arch's default
-  // format; apply_result sets NHCWB16 after the search), so its bytes are the unpadded channels; one
-  // that need not be linear still has its transfer efficiency estimated as NHCWB16
-  // (estimate_memory_transfer_efficiency's clone). Vela does so on every arch; applied here where the
-  // arch spills (on U55 it moves passes of another line of work: docs/design/vela-schedule.md).
-  if (arch.spilling_enabled) {
-    for (model::FeatureMap* f : {&pass.ifm, &pass.ofm})
-      if (f->format == model::TensorFormat::NHCWB16) f->format = model::TensorFormat::NHWC;
-    if (pass.ifm2 && pass.ifm2->format == model::TensorFormat::NHCWB16) pass.ifm2->format = model::TensorFormat::NHWC;
-  }
   const bool matmul = pass.op.type == model::OpType::FullyConnected && space.num_inputs == 2;
   if (!pass.weights || matmul) return pass;
   if (tpl.weights == WeightPlacement::InPlace) {
@@ -550,6 +546,11 @@ void choose_vela_block_configs(const arch::Arch& arch, const workloads::Workload
 }
 
 }  // namespace
+
+model::Pass vela_scheduling_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl,
+                                 const model::BlockConfig& block_config) {
+  return scheduling_pass(arch, space, tpl, make_pass(arch, space, tpl, block_config), true);
+}
 
 bool vela_template(const arch::Arch& arch, const LayerSpace& space, const Template& tpl) {
   if (!space.base.weights.has_value()) return true;

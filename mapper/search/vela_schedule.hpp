@@ -51,6 +51,17 @@ VelaWeights vela_weights(const arch::Arch& arch);
 /// free (Vela copies the bias of IFM-streamed passes only).
 bool vela_template(const arch::Arch& arch, const LayerSpace& space, const Template& tpl);
 
+/// The pass of a template at a block config as Vela's scheduler costs it while it ranks block configs
+/// and strategies (its pass metric: 40 per cycle plus each memory's bytes times its bandwidth weight):
+/// the bias is the int32 tensor read in place (Vela packs and copies it only after scheduling), the
+/// weights it DMAs are encoded once for a block depth of 16 in streams of 16 channels and those read
+/// in place uncompressed, and every feature map is NHWC (mark_tensors.py's default format; NHCWB16 is
+/// set after the search), so its bytes are those of its own channels, while the transfer efficiency
+/// of one that need not be linear is still costed as NHCWB16. Where the arch spills, an OFM that may
+/// roll is written to SRAM with its commands timed in the arena (docs/design/vela-schedule.md).
+model::Pass vela_scheduling_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl,
+                                 const model::BlockConfig& block_config);
+
 /// Vela's default --block-config-limit: the scheduler tries the first and last 16 configs of its sort.
 inline constexpr int kVelaBlockConfigLimit = 16;
 

@@ -1,6 +1,7 @@
 // Tests of the per-layer stage (mapper/search/stage.cpp): an exhaustive oracle, determinism across thread counts
 // and chunk sizes, and keep-rate arithmetic on a layer small enough to count by hand.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -340,6 +341,37 @@ layers:
   const auto [whole, whole_bytes] = ifm_read(1);
   EXPECT_EQ(whole.ifm.shape, model::Shape::of({1, 8}));
   EXPECT_DOUBLE_EQ(whole_bytes, 16.0);
+}
+
+// A concatenation along C may be NHCWB16 when every part starts at a multiple of 16 channels (Vela's
+// avoid_nhcwb16_for_concat tests each write offset's depth), whatever the parts' sizes: parts of 96
+// then 24 channels start at 0 and 96, so the 120-channel tensor may be NHCWB16 (yolo-fastest's
+// concatenate_1, which Vela stores so); parts of 24 then 96 start at 0 and 24, so it may not.
+TEST(Mapspace, AConcatenationMayBeNhcwb16WhereEveryPartStartsAtAMultipleOf16) {
+  const auto cat = [](int first, int second) {
+    return workloads::load_workload_from_string(fmt::format(R"(
+name: cat
+inputs:
+  - {{name: x0, shape: [1, 4, 4, {0}], dtype: int8}}
+  - {{name: x1, shape: [1, 4, 4, {1}], dtype: int8}}
+tensors:
+  - {{name: c, shape: [1, 4, 4, 120], dtype: int8}}
+layers:
+  - {{name: p0, op: avg_pool, inputs: [x0], output: c, output_shape: [1, 4, 4, {0}], kernel: 1, padding: VALID}}
+  - {{name: p1, op: avg_pool, inputs: [x1], output: c, output_shape: [1, 4, 4, {1}], kernel: 1, padding: VALID}}
+  - {{name: conv, op: conv2d, inputs: [c], output: y, output_shape: [1, 4, 4, 16], kernel: 1, padding: SAME}}
+)",
+                                                            first, second),
+                                                "cat.yaml");
+  };
+  const arch::Arch a = arch::load_arch("ethos-u55-256");
+  const workloads::Workload at_96 = cat(96, 24);
+  EXPECT_TRUE(lower_layer(a, at_96, 0).output_nhcwb16);
+  EXPECT_TRUE(lower_layer(a, at_96, 1).output_nhcwb16);
+  EXPECT_TRUE(lower_layer(a, at_96, 2).input_nhcwb16[0]);
+  const workloads::Workload at_24 = cat(24, 96);
+  EXPECT_FALSE(lower_layer(a, at_24, 0).output_nhcwb16);
+  EXPECT_FALSE(lower_layer(a, at_24, 2).input_nhcwb16[0]);
 }
 
 TEST(Mapspace, APooledFeatureMapFeedingAClassifierMayBeNhcwb16) {

@@ -14,7 +14,7 @@
 //      spills), and
 //      map_network's vela point is vela_schedule's;
 //  (e) Vela's scheduling figures by hand: the OFM-over-IFM overlap, its order breaking only exact
-//      ties, and the live bytes with an
+//      ties, its feature maps' bytes (NHWC while it schedules), and the live bytes with an
 //      elementwise step's shared range (vww2_50_50 u55-128's add, 1x1 convolution and depthwise).
 
 #include <gtest/gtest.h>
@@ -225,6 +225,50 @@ TEST(VelaSchedule, SharedLiveRangeByHand) {
   // The range ends with the subgraph: a CPU step between the add and the convolution starts a new
   // NPU subgraph, in which p is not live.
   EXPECT_EQ(vela_scheduling_live(p, {false, true, false, true}, merged), (std::vector<double>{8128, 12192, 25696, 27904}));
+}
+
+TEST(VelaSchedule, SchedulingPassHasNhwcFeatureMaps) {
+  // vww2_50_50's 1x1 convolution PartitionedCall_12 (25x25x4 -> 25x25x8) between two NPU
+  // convolutions, so both its feature maps may be NHCWB16, which Vela's final passes use. While Vela
+  // schedules, every feature map is NHWC (mark_tensors.py; apply_result sets NHCWB16 after the
+  // search), so the pass's bytes are its tensors' own: IFM 25 x 25 x 4 = 2,500 bytes read once (one
+  // OFM-depth stage: 8 channels in one block of depth 8, a 1x1 kernel), OFM 25 x 25 x 8 = 5,000
+  // written, where NHCWB16 rounds both to 16 channels: 10,000 each. The transfer efficiency still
+  // sees NHCWB16 (the tensors need not be linear), so the scaled OFM write is 10,000 either way (write
+  // burst 16 bytes x block width 2 = 32, SRAM's burst: no scaling).
+  const workloads::Workload w = workloads::load_workload_from_string(R"(
+name: vww2_pointwise
+inputs:
+  - {name: x, shape: [1, 25, 25, 4], dtype: int8}
+layers:
+  - {name: c0, op: conv2d, inputs: [x], output: a, output_shape: [1, 25, 25, 4], kernel: 3, padding: SAME}
+  - {name: c1, op: conv2d, inputs: [a], output: b, output_shape: [1, 25, 25, 8], kernel: 1, padding: SAME}
+  - {name: c2, op: conv2d, inputs: [b], output: y, output_shape: [1, 25, 25, 8], kernel: 1, padding: SAME}
+)",
+                                                                     "vww2_pointwise.yaml");
+  const arch::Arch a = preset("ethos-u55-128");
+  const LayerSpace space = make_layer_space(a, w, 1, SpaceOptions{});
+  const auto tpl = std::find_if(space.templates.begin(), space.templates.end(), [](const Template& t) {
+    return t.weights == WeightPlacement::Copy && t.inputs[0].residence == Residence::Arena &&
+           t.inputs[0].layout == Layout::Nhcwb16 && t.output.residence == Residence::Arena && t.output.layout == Layout::Nhcwb16;
+  });
+  ASSERT_NE(tpl, space.templates.end());
+  const auto bc = std::find(space.block_configs.begin(), space.block_configs.end(), model::BlockConfig{5, 2, 8, 8});
+  ASSERT_NE(bc, space.block_configs.end());
+  const auto sram_fm = [](const model::BandwidthArray& b, model::Direction d) {
+    return b[static_cast<int>(arch::MemArea::Sram)][static_cast<int>(model::TensorPurpose::FeatureMap)][static_cast<int>(d)];
+  };
+  const model::Pass sched = vela_scheduling_pass(a, space, *tpl, *bc);
+  EXPECT_EQ(sched.ofm.format, model::TensorFormat::NHWC);
+  EXPECT_FALSE(sched.ofm.needs_linear_format);
+  const model::PassMetrics m = model::evaluate(a, sched);
+  EXPECT_EQ(sram_fm(m.bandwidth, model::Direction::Read), 2500.0);
+  EXPECT_EQ(sram_fm(m.bandwidth, model::Direction::Write), 5000.0);
+  EXPECT_EQ(sram_fm(m.scaled_bandwidth, model::Direction::Write), 10000.0);
+  // The final pass (make_pass) is NHCWB16: 10,000 bytes each way.
+  const model::PassMetrics f = model::evaluate(a, make_pass(a, space, *tpl, *bc));
+  EXPECT_EQ(sram_fm(f.bandwidth, model::Direction::Read), 10000.0);
+  EXPECT_EQ(sram_fm(f.bandwidth, model::Direction::Write), 10000.0);
 }
 
 TEST(VelaSchedule, OrderBreaksOnlyExactTies) {

@@ -132,6 +132,38 @@ TEST(SharedStage, DistinctLayersMatchTheHandCount) {
   EXPECT_EQ(none.stage.layers.size(), 8u);
 }
 
+// Layers of one shape whose weights encode to other sizes are not the same job set: the stage reads
+// each mapping's encoded size from the layer's weight_encodings (real weights: person_detect's
+// depthwise convolutions 8, 10 and 11 had shared the rows of the first, with its cycles). The chain
+// above with c2's and c3's weights given as encoded: with the same sizes c2 and c3 still share (3
+// distinct of 4); with c3's weights encoding smaller they do not (4 of 4).
+TEST(SharedStage, LayersWhoseWeightsEncodeOtherwiseDoNotShare) {
+  const auto chain = [](int c3_bytes) {
+    const std::string enc = "weight_encodings: [{traversal: depth_first, streamed: false, block_depths: [16], bytes: ";
+    const std::string c2 = enc + "2304, scale: 1.0, worst_scale: 1.0}]";
+    const std::string c3 = enc + std::to_string(c3_bytes) + ", scale: " + std::to_string(c3_bytes / 2304.0) +
+                           ", worst_scale: " + std::to_string(c3_bytes / 2304.0) + "}]";
+    return workloads::load_workload_from_string(R"(
+name: encoded
+inputs:
+  - {name: x, shape: [1, 8, 8, 16], dtype: int8}
+layers:
+  - {name: c1, op: conv2d, inputs: [x], output: a, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME}
+  - {name: c2, op: conv2d, inputs: [a], output: b, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME, )" +
+                                                    c2 + R"(}
+  - {name: c3, op: conv2d, inputs: [b], output: c, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME, )" +
+                                                    c3 + R"(}
+  - {name: c4, op: conv2d, inputs: [c], output: d, output_shape: [1, 8, 8, 16], kernel: 3, padding: SAME}
+)",
+                                                "encoded.yaml");
+  };
+  const arch::Arch a = preset("ethos-u55-128");
+  const workloads::Workload same = chain(2304);
+  EXPECT_EQ(shared_stage(a, {&same}, true).distinct_of, (std::vector<std::uint32_t>{0, 1, 1, 2}));
+  const workloads::Workload other = chain(1152);
+  EXPECT_EQ(shared_stage(a, {&other}, true).distinct_of, (std::vector<std::uint32_t>{0, 1, 2, 3}));
+}
+
 TEST(SharedStage, EveryLayerGetsWhatItsOwnStageComputes) {
   // Metamorphic: sharing must not change any layer's groups. Checked on zoo networks with many
   // repeated layers (resnet18's basic blocks) and on small ones, against each layer computed on its

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "common/user_error.hpp"
+#include "workloads/bias_scale.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -974,20 +975,7 @@ BiasScaleSize packed_bias_scale_size(int ofm_depth, int cores, int depth_step) {
   if (ofm_depth <= 0) fail("ofm_depth", "the OFM depth must be positive");
   if (cores < 1 || cores > 16) fail("cores", "core count outside 1..16");
   if (depth_step < 0) fail("depth_step", "the depth step must be positive (or 0 for the whole depth)");
-  const int step = depth_step == 0 ? ofm_depth : depth_step;
-  // 10 bytes per channel (40-bit bias, 32-bit scale, 6-bit shift); each (step, core) sub-stream padded to 16.
-  BiasScaleSize s;
-  for (int first = 0; first < ofm_depth; first += step) {
-    const int channels = std::min(step, ofm_depth - first);
-    for (int core = 0; core < std::min(cores, ofm_depth); ++core) {
-      const int n = channels > core ? (channels - core + cores - 1) / cores : 0;
-      s.packed_bytes += round_up(static_cast<std::int64_t>(n) * 10, 16);
-    }
-  }
-  const std::int64_t padding = s.packed_bytes - static_cast<std::int64_t>(ofm_depth) * 10;
-  s.elements = ofm_depth + (padding + 9) / 10;
-  s.storage_bytes = round_up(s.elements * 10, 16);
-  return s;
+  return workloads::packed_bias_scale_size(ofm_depth, cores, depth_step);
 }
 
 // ============================================================================================

@@ -38,6 +38,7 @@
 #include <string_view>
 #include <vector>
 
+#include "workloads/bias_scale.hpp"
 #include "workloads/tflite/model.hpp"
 
 namespace npumap::tflite {
@@ -159,13 +160,10 @@ class WeightEncoder {
 };
 
 /// Size of the packed bias/scale tensor (weight-encoding.md, "Bias and scale").
-struct BiasScaleSize {
-  std::int64_t elements = 0;       ///< Vela's storage shape: channels + ceil(padding / 10)
-  std::int64_t packed_bytes = 0;   ///< the packed stream: 10 bytes per channel, each (step, core) padded to 16
-  std::int64_t storage_bytes = 0;  ///< elements * 10 rounded up to 16 (Vela's storage size)
-};
+using BiasScaleSize = workloads::BiasScaleSize;
 
-/// The bias/scale tensor of a pass with `ofm_depth` channels (depth_step 0 = whole O).
+/// The bias/scale tensor of a pass with `ofm_depth` channels (depth_step 0 = whole O); throws
+/// UserError for arguments out of range (workloads::packed_bias_scale_size computes it).
 BiasScaleSize packed_bias_scale_size(int ofm_depth, int cores, int depth_step);
 
 /// Choices for encoding a TFLite operator's weights.
