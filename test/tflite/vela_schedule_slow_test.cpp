@@ -89,7 +89,13 @@
 //     16 best partial cascades by metric and SRAM while the join minimises the metric alone, and
 //     where ties follow our approximation of Vela's order (break_rolling_ties);
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
-//     operand differs (on U65 which feature maps the SRAM fill moved);
+//     operand differs (on U65 which feature maps the SRAM fill moved). The fill moves a
+//     concatenation's output too (Vela lists it as an output of each pass writing a slice; ours had
+//     skipped tensors with several writers): on ssd_slim u65-256 its four average pools 1,580 ->
+//     604 cycles (Vela's 604), its max pool 11,925 -> 4,472 (Vela's), the sub after it 7,514 ->
+//     7,328 (+0.4% -> -1.5%: the passes that were already below Vela's no longer hidden); on
+//     yolo-fastest u65-256 +1.1% -> -0.2% (its concatenations' average pools and the convolution
+//     and depthwise reading them); 3,252 -> 3,265 passes with Vela's cycles;
 //   * SRAM: ours is Vela's allocator's figure for our schedule (vela_sram.hpp: Vela's pass order, its
 //     live ranges, 16-byte sizes, its hill climb), exact on 31 of the 36 records (every U55 one), where the tensors
 //     our schedule puts in SRAM are Vela's. Its elementwise merge reads the operands in Vela's graph
@@ -309,7 +315,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
   EXPECT_EQ(passes.same_block, 3439);
-  EXPECT_EQ(passes.cycles_exact, 3252);
+  EXPECT_EQ(passes.cycles_exact, 3265);
   EXPECT_EQ(passes.vela_cascaded, 280);
   EXPECT_EQ(passes.ours_cascaded, 275);
 }
