@@ -116,11 +116,24 @@
 //     387,216 bytes: weights 106,032, bias copies 19,680, rolling buffers and its output moved to
 //     SRAM 261,504, with taller blocks such as Conv2d_1_depthwise 24x16 where ours is 8x48; ours
 //     392,832 with rolling buffers of 221,568, its output's 2,304 and Conv2d_12_pointwise's 34,032
-//     of weights and bias). basic_lstm u65-256 (7.5 KiB against 23.6): Vela's fill
-//     (use_fast_storage_for_feature_maps) moves every candidate there (all fit), among them the input
-//     projections (480 bytes each) its pass order keeps live together; 35 of them (and 5 other
-//     tensors) are live across more than 16 layers of our step order, which our mapspace keeps in the
-//     arena (kLongLivedSteps), so fill_sram finds no template to move them;
+//     of weights and bias). basic_lstm u65-256 (23.91 KiB against 23.56, 360 bytes
+//     over; not traced further): Vela's fill (use_fast_storage_for_feature_maps) moves every
+//     candidate there (all fit), among them the input projections (480 bytes each) its pass order
+//     keeps live together. 35 of them (and 5 other tensors) are live across more than 16 layers of
+//     our step order (kLongLivedSteps), which our mapspace had kept in the arena, so fill_sram found
+//     no template to move them (7.50 KiB, +1.0% cycles). Long-lived maps are now offered SRAM too
+//     (the join joins a variant with all of them in the arena and one with all of them pinned in
+//     SRAM: long_lived.hpp), and the fill moves them: basic_lstm u65-256 exact in cycles (1,066,771
+//     -> 1,055,766, all 669 passes with Vela's cycles). The same cause held the intermediates of
+//     every softmax (its lowering's passes keep some live across more than 16 steps) in the arena:
+//     kws_ref_model u65-256 +0.7% -> exact, micro_speech u65-256 +1.8% -> exact, person_detect
+//     +0.8% -> +0.5%, ssd_slim -1.5% -> -0.5%, cnn_s +0.4% -> -0.5% and pretrainedResnet -0.4% ->
+//     -0.7% (u65-256; on the last two the softmax passes now have Vela's cycles and the rest of the
+//     network is below Vela's); cycles exact 15 -> 18, SRAM within 10% 35 -> 36, passes with Vela's
+//     cycles 3,265 -> 3,376. On yolo-fastest u65-256 two passes lost Vela's cycles (conv2d_37 8,197
+//     -> 8,068, concat1_avgpool 5,041 -> 4,912): our fill now moves a long-lived map there that
+//     Vela's did not, presumably for the fill's SRAM limit (Vela checks each cascaded pass's own
+//     figure, ours the SRAM in use at every step against the capacity; not traced further);
 //   * bias: Vela copies the bias of an IFM-streamed pass only where it fits, ours always.
 
 #include <array>
@@ -291,7 +304,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
   // Was 13, 35 and 36 (vww2 u55-128 at -8.0%) before the cascade choice counted Vela's shared live
   // ranges (vww2 u55-128 -1.1%, ssd_slim u55-128 and pretrainedResnet u55-256 exact).
-  EXPECT_EQ(cycles_exact, 15);
+  EXPECT_EQ(cycles_exact, 18);
   EXPECT_EQ(cycles_within_5, 36);
   EXPECT_EQ(cycles_within_15, 36);
   // SRAM: our figure is Vela's allocator's for our schedule (vela_sram.hpp); exact where the
@@ -306,7 +319,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // both records: 29 and 34; Vela's shared live ranges in the cascade choice, vww2 on U55, both
   // records: 31 and 35).
   EXPECT_EQ(sram_exact, 31);
-  EXPECT_EQ(sram_within_10, 35);
+  EXPECT_EQ(sram_within_10, 36);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours
@@ -315,7 +328,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
   EXPECT_EQ(passes.same_block, 3439);
-  EXPECT_EQ(passes.cycles_exact, 3265);
+  EXPECT_EQ(passes.cycles_exact, 3376);
   EXPECT_EQ(passes.vela_cascaded, 280);
   EXPECT_EQ(passes.ours_cascaded, 275);
 }

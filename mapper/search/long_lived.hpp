@@ -1,0 +1,53 @@
+#pragma once
+// Long-lived feature maps where the arena is not the SRAM (docs/design/search.md "Long-lived feature
+// maps"). A feature map live across more than kLongLivedSteps layers (lowering.hpp) is offered both
+// the arena and SRAM by its layers, but a per-mapping choice would double the join's keys for every
+// such map live at a step (an unrolled LSTM keeps dozens live at once). So the join runs two variants
+// of the problem instead and merges their fronts:
+//
+//   arena   every long-lived map in the arena (the mapspace before long-lived maps had SRAM);
+//   pinned  every long-lived map that all its layers may place in SRAM held there for its whole life
+//           (its bytes in the SRAM in use at every step it spans; the others in the arena).
+//
+// The pinned variant is joined first; its front's values bound the arena join (JoinOptions::
+// known_mappings), which then drops the partial mappings every completion of which a pinned mapping
+// strictly dominates. The merged front is the Pareto front of the two fronts' union, pinned points
+// first among equal ones: the same with and without the bound. A mapping with some long-lived maps in
+// SRAM and others in the arena is in neither variant (the Vela schedule's fill may build one: it is a
+// mapping of the same layer mapspaces, and is checked never to beat the front).
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "mapper/search/join/join.hpp"
+
+namespace npumap::search {
+
+/// One variant of a problem: its steps keep only the groups that place every long-lived tensor as the
+/// variant does; group_of[s][g] is the index in the original problem of the variant's group g of step s.
+struct LongLivedVariant {
+  JoinProblem problem;
+  std::vector<std::vector<std::uint32_t>> group_of;
+};
+
+/// Per tensor of `problem`: a long-lived tensor that every step writing or reading it offers in SRAM
+/// (in some group), so the pinned variant can hold it there.
+std::vector<bool> pinnable_tensors(const JoinProblem& problem);
+
+/// The variant of `problem` with every long-lived tensor in the arena (`pinned` false) or every
+/// pinnable one in SRAM and the other long-lived ones in the arena (`pinned` true).
+LongLivedVariant long_lived_variant(const JoinProblem& problem, bool pinned);
+
+/// How many joins join_long_lived runs: 2 where some tensor is pinnable, else 1.
+std::size_t long_lived_joins(const JoinProblem& problem);
+
+/// join(problem, ...) where no tensor is pinnable (of the arena variant where some are long-lived); otherwise the merged front of the two variants
+/// (the pinned one first, bounding the arena one), its points' groups those of `problem`.
+/// Deterministic, as join is.
+JoinResult join_long_lived(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& context = {});
+
+/// join_best over the two variants: the points of least first objective of the merged front.
+JoinResult join_best_long_lived(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& context = {});
+
+}  // namespace npumap::search
