@@ -115,6 +115,24 @@ bool any_long_lived(const JoinProblem& problem) {
   return std::any_of(problem.tensors.begin(), problem.tensors.end(), [](const JoinTensor& t) { return t.long_lived; });
 }
 
+/// The most pinnable tensors live at one step (from the first writer's step to the last reader's, or
+/// to the end for a network output).
+int most_live_at_once(const JoinProblem& problem, const std::vector<bool>& pin) {
+  const auto n = static_cast<int>(problem.steps.size());
+  std::vector<int> delta(problem.steps.size() + 1, 0);
+  for (std::size_t t = 0; t < pin.size(); ++t) {
+    if (!pin[t]) continue;
+    const JoinTensor& jt = problem.tensors[t];
+    const int first = std::max(jt.producer_step, 0);
+    const int last = jt.network_output || jt.last_consumer_step < 0 ? n - 1 : jt.last_consumer_step;
+    ++delta[static_cast<std::size_t>(first)];
+    --delta[static_cast<std::size_t>(last) + 1];
+  }
+  int live = 0, most = 0;
+  for (int d : delta) live += d, most = std::max(most, live);
+  return most;
+}
+
 }  // namespace
 
 std::vector<bool> pinnable_tensors(const JoinProblem& problem) {
@@ -171,16 +189,22 @@ LongLivedVariant long_lived_variant(const JoinProblem& problem, bool pinned) {
   return v;
 }
 
-std::size_t long_lived_joins(const JoinProblem& problem) {
-  if (!any_long_lived(problem)) return 1;
+LongLivedJoin long_lived_join_kind(const JoinProblem& problem) {
+  if (!any_long_lived(problem)) return LongLivedJoin::Free;
   const std::vector<bool> pin = pinnable_tensors(problem);
-  return std::any_of(pin.begin(), pin.end(), [](bool b) { return b; }) ? 2 : 1;
+  if (std::none_of(pin.begin(), pin.end(), [](bool b) { return b; })) return LongLivedJoin::ArenaOnly;
+  return most_live_at_once(problem, pin) <= kFreeLongLived ? LongLivedJoin::Free : LongLivedJoin::Variants;
+}
+
+std::size_t long_lived_joins(const JoinProblem& problem) {
+  return long_lived_join_kind(problem) == LongLivedJoin::Variants ? 2 : 1;
 }
 
 JoinResult join_long_lived(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& context) {
-  if (!any_long_lived(problem)) return join(problem, options, context);
+  const LongLivedJoin kind = long_lived_join_kind(problem);
+  if (kind == LongLivedJoin::Free) return join(problem, options, context);
   const LongLivedVariant arena = long_lived_variant(problem, false);
-  if (long_lived_joins(problem) == 1) {
+  if (kind == LongLivedJoin::ArenaOnly) {
     return merge(JoinResult{}, arena, join(arena.problem, options, context), arena, options.objectives);
   }
   const LongLivedVariant pinned = long_lived_variant(problem, true);
@@ -193,9 +217,10 @@ JoinResult join_long_lived(const JoinProblem& problem, const JoinOptions& option
 }
 
 JoinResult join_best_long_lived(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& context) {
-  if (!any_long_lived(problem) || options.objectives.empty()) return join_best(problem, options, context);
+  const LongLivedJoin kind = long_lived_join_kind(problem);
+  if (kind == LongLivedJoin::Free || options.objectives.empty()) return join_best(problem, options, context);
   const LongLivedVariant arena = long_lived_variant(problem, false);
-  if (long_lived_joins(problem) == 1) {
+  if (kind == LongLivedJoin::ArenaOnly) {
     return merge(JoinResult{}, arena, join_best(arena.problem, options, context), arena, options.objectives);
   }
   const LongLivedVariant pinned = long_lived_variant(problem, true);

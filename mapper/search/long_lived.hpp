@@ -9,7 +9,8 @@
 //   pinned  every long-lived map that all its layers may place in SRAM held there for its whole life
 //           (its bytes in the SRAM in use at every step it spans; the others in the arena).
 //
-// The pinned variant is joined first; its front's values bound the arena join (JoinOptions::
+// Where at most kFreeLongLived pinnable maps are live at once, the join instead chooses per mapping
+// (the problem as it is: few keys more, one join). Otherwise the pinned variant is joined first; its front's values bound the arena join (JoinOptions::
 // known_mappings), which then drops the partial mappings every completion of which a pinned mapping
 // strictly dominates. The merged front is the Pareto front of the two fronts' union, pinned points
 // first among equal ones: the same with and without the bound. A mapping with some long-lived maps in
@@ -39,15 +40,29 @@ std::vector<bool> pinnable_tensors(const JoinProblem& problem);
 /// pinnable one in SRAM and the other long-lived ones in the arena (`pinned` true).
 LongLivedVariant long_lived_variant(const JoinProblem& problem, bool pinned);
 
-/// How many joins join_long_lived runs: 2 where some tensor is pinnable, else 1.
+/// At most this many pinnable tensors live at once: the join lets each choose the arena or SRAM per
+/// mapping (the problem as it is; its keys at most 4 times as many where both are live), which costs
+/// less than two joins: a softmax's lowering keeps two long-lived intermediates live, a long skip
+/// connection one.
+inline constexpr int kFreeLongLived = 2;
+
+/// How join_long_lived joins a problem.
+enum class LongLivedJoin {
+  Free,       ///< the problem as it is: nothing long-lived, or at most kFreeLongLived pinnable maps live at once
+  ArenaOnly,  ///< long-lived maps, none pinnable: the arena variant alone
+  Variants,   ///< the two variants, merged
+};
+LongLivedJoin long_lived_join_kind(const JoinProblem& problem);
+
+/// How many joins join_long_lived runs: 2 for LongLivedJoin::Variants, else 1.
 std::size_t long_lived_joins(const JoinProblem& problem);
 
-/// join(problem, ...) where no tensor is pinnable (of the arena variant where some are long-lived); otherwise the merged front of the two variants
-/// (the pinned one first, bounding the arena one), its points' groups those of `problem`.
-/// Deterministic, as join is.
+/// join(problem, ...) for LongLivedJoin::Free; the arena variant's join for ArenaOnly; for Variants
+/// the merged front of the two (the pinned one first, bounding the arena one). The points' groups are
+/// those of `problem`. Deterministic, as join is.
 JoinResult join_long_lived(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& context = {});
 
-/// join_best over the two variants: the points of least first objective of the merged front.
+/// join_best as join_long_lived joins: for Variants, the points of least first objective of the merged front.
 JoinResult join_best_long_lived(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& context = {});
 
 }  // namespace npumap::search

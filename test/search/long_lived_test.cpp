@@ -1,14 +1,18 @@
 // Long-lived feature maps where the arena is not the SRAM (long_lived.hpp, docs/design/search.md
-// "Long-lived feature maps"), on a 20-layer network whose first feature map `a` is read again by the
-// last layer (live across 19 steps, more than kLongLivedSteps = 16):
-//  (a) the two variants: the arena one never places `a` in SRAM, the pinned one always does, and in
-//      every point of the pinned variant's front `a`'s bytes (by hand: 4x4x8 int8, 128 bytes linear,
-//      4x4x16 = 256 in NHCWB16) are in the SRAM in use at every step from its producer to its reader;
+// "Long-lived feature maps"), on a 21- or 23-layer chain whose first one or three feature maps (`a`,
+// then `b1`, `b2`) are read again by adds at its end (each live across 19 steps, more than
+// kLongLivedSteps = 16):
+//  (a) with three live at once (more than kFreeLongLived = 2) join_long_lived joins two variants: the
+//      arena one never places them in SRAM, the pinned one always does, and in every point of the
+//      pinned variant's front their bytes (by hand: 4x4x8 int8, 128 bytes each linear, 4x4x16 = 256
+//      in NHCWB16) are in the SRAM in use at every step where all three are live;
 //  (b) metamorphic: JoinOptions::known_mappings drops exactly the front points that a known mapping
 //      strictly dominates, whatever the known values (the pinned front, the front itself, points
 //      slightly better than some of it), so join_long_lived's front is the same with and without the
 //      bound: the Pareto front of the union of the two variants' unbounded fronts;
-//  (c) on an arch whose arena is the SRAM (ethos-u55) nothing is long-lived in the join's sense and
+//  (c) with one, the join chooses per mapping (the problem as it is) and its front holds a point
+//      with `a` in SRAM;
+//  (d) on an arch whose arena is the SRAM (ethos-u55) nothing is long-lived in the join's sense and
 //      join_long_lived is join.
 
 #include <gtest/gtest.h>
@@ -23,8 +27,9 @@ namespace {
 
 using testing::preset;
 
-/// conv c0 -> a; 18 1x1 convolutions b1..b18 on it in a chain; add(b18, a) -> y.
-workloads::Workload long_chain() {
+/// conv c0 -> a; 18 1x1 convolutions b1..b18 on it in a chain; add(b18, a) -> s1 and, with `kept` 3,
+/// add(s1, b1) -> s2, add(s2, b2) -> y: the first `kept` maps are read again at the end.
+workloads::Workload long_chain(int kept) {
   std::string text = R"(
 name: long_chain
 inputs:
@@ -39,7 +44,13 @@ layers:
             ", output_shape: [1, 4, 4, 8], kernel: 1, padding: VALID}\n";
     prev = out;
   }
-  text += "  - {name: sum, op: add, inputs: [" + prev + ", a], output: y, output_shape: [1, 4, 4, 8]}\n";
+  const std::vector<std::string> again = {"a", "b1", "b2"};
+  for (int i = 0; i < kept; ++i) {
+    const std::string out = "s" + std::to_string(i + 1);
+    text += "  - {name: sum" + std::to_string(i + 1) + ", op: add, inputs: [" + prev + ", " + again[static_cast<std::size_t>(i)] +
+            "], output: " + out + ", output_shape: [1, 4, 4, 8]}\n";
+    prev = out;
+  }
   return workloads::load_workload_from_string(text, "long_chain.yaml");
 }
 
@@ -59,11 +70,17 @@ std::vector<Residence> residences_of(const JoinStep& step, const PmappingGroup& 
 }
 
 struct Fixture {
-  workloads::Workload w = long_chain();
+  explicit Fixture(int kept) : w(long_chain(kept)) {}
+  workloads::Workload w;
   arch::Arch a = preset("ethos-u65-256");
   StageResult stage = run_per_layer(a, w, StageOptions{});
   JoinProblem problem = make_join_problem(a, w, stage, true);
-  int t_a = tensor_index(w, "a");
+  std::vector<int> kept_maps() const {
+    std::vector<int> out;
+    for (const char* name : {"a", "b1", "b2"})
+      if (problem.tensors.at(static_cast<std::size_t>(tensor_index(w, name))).long_lived) out.push_back(tensor_index(w, name));
+    return out;
+  }
 };
 
 std::vector<double> values(const std::vector<FrontPoint>& front, const std::vector<Objective>& objectives) {
@@ -73,19 +90,21 @@ std::vector<double> values(const std::vector<FrontPoint>& front, const std::vect
   return v;
 }
 
-TEST(LongLived, VariantsPlaceTheLongLivedMapAsTheySay) {
-  Fixture f;
-  ASSERT_GE(f.t_a, 0);
-  ASSERT_TRUE(f.problem.tensors.at(static_cast<std::size_t>(f.t_a)).long_lived);
-  EXPECT_TRUE(pinnable_tensors(f.problem).at(static_cast<std::size_t>(f.t_a)));
+TEST(LongLived, VariantsPlaceTheLongLivedMapsAsTheySay) {
+  Fixture f(3);
+  const std::vector<int> maps = f.kept_maps();
+  ASSERT_EQ(maps.size(), 3U);
+  for (int t : maps) EXPECT_TRUE(pinnable_tensors(f.problem).at(static_cast<std::size_t>(t)));
+  EXPECT_EQ(long_lived_join_kind(f.problem), LongLivedJoin::Variants);
   EXPECT_EQ(long_lived_joins(f.problem), 2U);
   for (const bool pinned : {false, true}) {
     const LongLivedVariant v = long_lived_variant(f.problem, pinned);
     for (std::size_t s = 0; s < v.problem.steps.size(); ++s) {
       ASSERT_FALSE(v.problem.steps[s].groups.empty()) << "step " << s;
       for (const PmappingGroup& g : v.problem.steps[s].groups)
-        for (Residence r : residences_of(v.problem.steps[s], g, f.t_a))
-          EXPECT_EQ(r, pinned ? Residence::Sram : Residence::Arena) << "step " << s;
+        for (int t : maps)
+          for (Residence r : residences_of(v.problem.steps[s], g, t))
+            EXPECT_EQ(r, pinned ? Residence::Sram : Residence::Arena) << "step " << s;
     }
   }
   const LongLivedVariant pinned = long_lived_variant(f.problem, true);
@@ -93,18 +112,24 @@ TEST(LongLived, VariantsPlaceTheLongLivedMapAsTheySay) {
   options.objectives = all_objectives();
   const JoinResult r = join(pinned.problem, options);
   ASSERT_FALSE(r.front.empty());
-  const JoinTensor& ta = f.problem.tensors[static_cast<std::size_t>(f.t_a)];
-  EXPECT_EQ(ta.linear_bytes, 128);   // 4 x 4 x 8 x 1 byte
-  EXPECT_EQ(ta.nhcwb16_bytes, 256);  // channels rounded up to 16
+  for (int t : maps) {
+    EXPECT_EQ(f.problem.tensors[static_cast<std::size_t>(t)].linear_bytes, 128);   // 4 x 4 x 8 x 1 byte
+    EXPECT_EQ(f.problem.tensors[static_cast<std::size_t>(t)].nhcwb16_bytes, 256);  // channels rounded up to 16
+  }
+  // All three are live from b2's producer (step 2) to a's last reader (step 19).
+  const JoinTensor& b2 = f.problem.tensors[static_cast<std::size_t>(maps[2])];
+  const JoinTensor& ta = f.problem.tensors[static_cast<std::size_t>(maps[0])];
+  EXPECT_EQ(b2.producer_step, 2);
+  EXPECT_EQ(ta.last_consumer_step, 19);
   for (const FrontPoint& p : r.front) {
     const PointMemory mem = point_memory(pinned.problem, p);
-    for (int s = ta.producer_step; s <= ta.last_consumer_step; ++s)
-      EXPECT_GE(mem.sram_bytes.at(static_cast<std::size_t>(s)), 128.0) << "step " << s;
+    for (int s = b2.producer_step; s <= ta.last_consumer_step; ++s)
+      EXPECT_GE(mem.sram_bytes.at(static_cast<std::size_t>(s)), 3 * 128.0) << "step " << s;
   }
 }
 
 TEST(LongLived, KnownMappingsDropOnlyWhatTheyStrictlyDominate) {
-  Fixture f;
+  Fixture f(3);
   const LongLivedVariant arena = long_lived_variant(f.problem, false);
   const LongLivedVariant pinned = long_lived_variant(f.problem, true);
   for (const auto& objectives : std::vector<std::vector<Objective>>{{Objective::Cycles, Objective::OffchipBytes},
@@ -148,7 +173,7 @@ TEST(LongLived, KnownMappingsDropOnlyWhatTheyStrictlyDominate) {
 }
 
 TEST(LongLived, MergedFrontIsTheFrontOfBothVariants) {
-  Fixture f;
+  Fixture f(3);
   const LongLivedVariant arena = long_lived_variant(f.problem, false);
   const LongLivedVariant pinned = long_lived_variant(f.problem, true);
   JoinOptions options;
@@ -178,10 +203,10 @@ TEST(LongLived, MergedFrontIsTheFrontOfBothVariants) {
       cycles += f.problem.steps[s].groups.at(m.group[s]).rows.at(m.row[s]).cycles;
     EXPECT_EQ(cycles, m.cycles);
   }
-  // Some merged point holds `a` in SRAM: the arena front's point of least off-chip bytes, with `a`
-  // moved to SRAM, no longer writes it to DRAM once and reads it twice (3 x 128 bytes less off-chip,
-  // the rest unchanged), so the pinned variant's least off-chip bytes are below the arena's and the
-  // merged front's point of least off-chip bytes is pinned.
+  // Some merged point holds the three in SRAM: the arena front's point of least off-chip bytes, with
+  // them moved to SRAM, no longer writes each to DRAM once and reads it twice (9 x 128 bytes less
+  // off-chip, the rest unchanged), so the pinned variant's least off-chip bytes are below the
+  // arena's and the merged front's point of least off-chip bytes is pinned.
   bool some_pinned = false;
   for (const FrontPoint& m : merged.front) {
     const PmappingGroup& g = f.problem.steps[0].groups.at(m.group[0]);
@@ -190,8 +215,23 @@ TEST(LongLived, MergedFrontIsTheFrontOfBothVariants) {
   EXPECT_TRUE(some_pinned);
 }
 
+TEST(LongLived, FewLiveAtOnceChooseFreely) {
+  Fixture f(1);
+  ASSERT_EQ(f.kept_maps().size(), 1U);
+  EXPECT_EQ(long_lived_join_kind(f.problem), LongLivedJoin::Free);
+  EXPECT_EQ(long_lived_joins(f.problem), 1U);
+  JoinOptions options;
+  options.objectives = {Objective::Cycles, Objective::OffchipBytes};
+  const JoinResult r = join_long_lived(f.problem, options);
+  EXPECT_EQ(values(r.front, options.objectives), values(join(f.problem, options).front, options.objectives));
+  // The point of least off-chip bytes holds `a` in SRAM (by the argument above: 3 x 128 bytes less).
+  ASSERT_FALSE(r.front.empty());
+  const FrontPoint& least_offchip = r.front.back();  // sorted by cycles, then off-chip: the last has the least
+  EXPECT_EQ(f.problem.steps[0].groups.at(least_offchip.group[0]).compat.back().residence, Residence::Sram);
+}
+
 TEST(LongLived, NothingLongLivedWhereTheArenaIsTheSram) {
-  const workloads::Workload w = long_chain();
+  const workloads::Workload w = long_chain(3);
   const arch::Arch a = preset("ethos-u55-128");
   const StageResult stage = run_per_layer(a, w, StageOptions{});
   const JoinProblem problem = make_join_problem(a, w, stage, true);
