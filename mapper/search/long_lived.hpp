@@ -41,10 +41,12 @@ std::vector<bool> pinnable_tensors(const JoinProblem& problem);
 LongLivedVariant long_lived_variant(const JoinProblem& problem, bool pinned);
 
 /// At most this many pinnable tensors live at once: the join lets each choose the arena or SRAM per
-/// mapping (the problem as it is; its keys at most 4 times as many where both are live), which costs
-/// less than two joins: a softmax's lowering keeps two long-lived intermediates live, a long skip
-/// connection one.
-inline constexpr int kFreeLongLived = 2;
+/// mapping (the problem as it is; its keys twice as many along the tensor's life), which costs less
+/// than two joins where the pinned front bounds the arena join only late (a long skip connection:
+/// yolo-fastest u65-256, 8.3 s of CPU against 12.5 with the variants, main 6.0). With two (a
+/// softmax's lowering keeps two intermediates live across 25 of its steps) the keys quadruple and the
+/// variants cost less (person_detect u65-256: 1.2 s of CPU against 2.0 with the choice, main 0.85).
+inline constexpr int kFreeLongLived = 1;
 
 /// How join_long_lived joins a problem.
 enum class LongLivedJoin {

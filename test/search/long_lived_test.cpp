@@ -2,7 +2,7 @@
 // "Long-lived feature maps"), on a 21- or 23-layer chain whose first one or three feature maps (`a`,
 // then `b1`, `b2`) are read again by adds at its end (each live across 19 steps, more than
 // kLongLivedSteps = 16):
-//  (a) with three live at once (more than kFreeLongLived = 2) join_long_lived joins two variants: the
+//  (a) with three live at once (more than kFreeLongLived = 1) join_long_lived joins two variants: the
 //      arena one never places them in SRAM, the pinned one always does, and in every point of the
 //      pinned variant's front their bytes (by hand: 4x4x8 int8, 128 bytes each linear, 4x4x16 = 256
 //      in NHCWB16) are in the SRAM in use at every step where all three are live;
