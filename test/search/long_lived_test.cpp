@@ -189,6 +189,11 @@ TEST(LongLived, MergedFrontIsTheFrontOfBothVariants) {
     return le && lt;
   };
   ASSERT_FALSE(merged.front.empty());
+  // Metamorphic: the same front without the bound (the incumbent bound off: join ignores
+  // known_mappings).
+  JoinOptions unbounded = options;
+  unbounded.speedups.set(Speedup::IncumbentBound, false);
+  EXPECT_EQ(values(join_long_lived(f.problem, unbounded).front, options.objectives), values(merged.front, options.objectives));
   for (const FrontPoint& p : both) {
     bool covered = false;
     for (const FrontPoint& m : merged.front) covered = covered || dominates(m, p) || values({m}, options.objectives) == values({p}, options.objectives);
