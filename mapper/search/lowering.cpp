@@ -128,15 +128,18 @@ bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
   const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
   if (t.producer < 0 || t.consumers.empty()) return false;
   // Every writer's OFM is the whole tensor; parts written side by side in C start at multiples of
-  // 16 (Vela's rule for concatenations, 4.9 of its lowering), here: every part's C is a multiple of
-  // 16 or the whole C.
-  for (int writer : t.writers) {
-    const auto& l = w.layers[static_cast<std::size_t>(writer)];
+  // 16 (Vela's rule for concatenations, avoid_nhcwb16_for_concat: every write offset's depth), here,
+  // with the parts in their writers' order: every part's C but the last channel part's is a multiple
+  // of 16 (or the whole C), so each part's offset, the sum of those before it, is.
+  for (std::size_t i = 0; i < t.writers.size(); ++i) {
+    const auto& l = w.layers[static_cast<std::size_t>(t.writers[i])];
     if (l.kind == OpKind::MatMul || l.kind == OpKind::FullyConnected || l.kind == OpKind::Cpu || !(l.ofm_shape == t.shape)) {
       return false;
     }
-    const std::int64_t part_c = workloads::nhwc_view(l.output_dims).c;
-    if (part_c != t.shape.c && part_c % 16 != 0) return false;
+    const auto part = workloads::nhwc_view(l.output_dims);
+    const bool last_channel_part = i + 1 == t.writers.size() && i > 0 && part.n == t.shape.n && part.h == t.shape.h &&
+                                   part.w == t.shape.w && part.c < t.shape.c;
+    if (!last_channel_part && part.c != t.shape.c && part.c % 16 != 0) return false;
   }
   for (int c : t.consumers) {
     const auto& layer = w.layers[static_cast<std::size_t>(c)];

@@ -89,10 +89,13 @@ double scheduling_bytes(const JoinProblem& problem, int t) {
   return jt.constant ? 0.0 : static_cast<double>(jt.linear_bytes);
 }
 
-VelaSramView sram_view(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged) {
+/// Where the arena is off-chip (`spills`) Vela's scheduler counts no feature map: it adds only tensors
+/// in SRAM, and before scheduling those are the weights' copies alone (each its own pass's).
+VelaSramView sram_view(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged, bool spills) {
   const std::size_t n = problem.steps.size();
-  VelaSramView v{vela_scheduling_live(problem, npu, merged), std::vector<double>(n, 0.0), std::vector<double>(n, 0.0),
-                 std::vector<double>(n, 0.0)};
+  VelaSramView v{spills ? std::vector<double>(n, 0.0) : vela_scheduling_live(problem, npu, merged), std::vector<double>(n, 0.0),
+                 std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
+  if (spills) return v;
   for (std::size_t s = 0; s < n; ++s) {
     std::set<int> seen;
     for (const int t : problem.steps[s].inputs)
@@ -174,6 +177,7 @@ struct DpContext {
   const std::vector<bool>& edge;  ///< edge[s]: step s's output may roll into step s + 1's IFM
   double sram_weight = 0.0;
   double limit = 0.0;  ///< the SRAM limit of every cascaded pass
+  bool overlap = true;  ///< an IFM-streamed pass's OFM may overwrite its IFM (only where the arena is SRAM)
 };
 
 /// Vela's IFM-streamed bodies at step s: the candidates whose open cascaded pass ends with a row of s
@@ -219,7 +223,7 @@ void schedule_subgraph(const DpContext& x, std::size_t a, std::size_t b, FrontPo
     for (DpCandidate c : v) {
       if (c.open + around > x.limit) continue;
       c.open += around;
-      if (ifm_stream) {
+      if (ifm_stream && x.overlap) {
         std::vector<const VelaPassRows*> sh;
         std::vector<int> bh;
         for (int n = c.node; n >= 0 && nodes[static_cast<std::size_t>(n)].step >= c.first; n = nodes[static_cast<std::size_t>(n)].parent)
@@ -323,10 +327,11 @@ std::vector<double> vela_scheduling_live(const JoinProblem& problem, const std::
 }
 
 void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged,
-                       const std::vector<VelaPassRows>& shapes, const VelaRowCostFn& cost, double sram_weight, FrontPoint& point) {
+                       const std::vector<VelaPassRows>& shapes, const VelaRowCostFn& cost, double sram_weight, bool spills,
+                       FrontPoint& point) {
   const std::size_t n = problem.steps.size();
   if (n == 0) return;
-  const VelaSramView view = sram_view(problem, npu, merged);
+  const VelaSramView view = sram_view(problem, npu, merged, spills);
   RoleTable roles(n);
   for (std::size_t s = 0; s < n; ++s)
     for (unsigned r = 0; r < 4 && npu[s]; ++r) roles[s][r] = role_rows(problem, point, cost, s, (r & 2U) != 0, (r & 1U) != 0);
@@ -337,7 +342,7 @@ void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu,
               !rows_of(roles, s, false, true).empty() && !rows_of(roles, s + 1, true, false).empty();
   // Vela schedules each NPU subgraph (the NPU layers between two CPU layers) on its own, each with
   // its own largest cascaded pass.
-  const DpContext x{problem, roles, view, shapes, edge, sram_weight, static_cast<double>(problem.sram_capacity)};
+  const DpContext x{problem, roles, view, shapes, edge, sram_weight, static_cast<double>(problem.sram_capacity), !spills};
   for (std::size_t a = 0; a < n;) {
     if (!npu[a]) {
       ++a;

@@ -1,10 +1,10 @@
 #pragma once
-// Vela 2.1's cascades where the tensor arena is SRAM (U55), chosen as its scheduler chooses them
-// (docs/design/vela-schedule.md "What we reproduce"): a point of Vela's problem without rolling
-// buffers gains the cascades (runs of consecutive passes joined by SRAM rolling buffers) that Vela's
+// Vela 2.1's cascades, chosen as its scheduler chooses them (docs/design/vela-schedule.md "What we
+// reproduce"; on U55, where the tensor arena is SRAM, and on U65, where it spills): a point of Vela's
+// problem gains the cascades (runs of consecutive passes joined by SRAM rolling buffers) that Vela's
 // dynamic program keeps: per step Pareto sets in (summed pass metric, the finished cascaded passes'
 // largest SRAM in Vela's own accounting, the open one's), each cut to the 16 of least candidate
-// metric (1,000 per byte of the largest SRAM plus the summed pass metric).
+// metric (1,000 per byte of the largest SRAM, 0 where the arch spills, plus the summed pass metric).
 
 #include <cstddef>
 #include <functional>
@@ -60,12 +60,15 @@ std::vector<double> vela_scheduling_live(const JoinProblem& problem, const std::
 /// scheduler would where the arena is SRAM: per NPU subgraph, Vela's dynamic program over its steps
 /// in order, its candidates filtered per step as Vela filters them, and of the last step's the least
 /// candidate metric, `sram_weight` per byte of the largest cascaded pass's SRAM in Vela's own
-/// accounting plus the summed pass metric (docs/design/vela-schedule.md). A step's rows are those of its group; a cascade member's those of
+/// accounting plus the summed pass metric (docs/design/vela-schedule.md). With `spills` (the arena
+/// off-chip) that accounting holds no feature map and no OFM-over-IFM overlap: the members' weights and
+/// the rolling buffers alone. A step's rows are those of its group; a cascade member's those of
 /// the groups with the same placements but its IFM and/or output rolled. `npu[s]` tells whether step s
 /// runs on the NPU; `merged[s]` which input's live range step s's output shares in Vela's scheduler
 /// (vela_scheduling_merges; -1: none, empty: none anywhere). The caller recosts the point.
 void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged,
-                       const std::vector<VelaPassRows>& shapes, const VelaRowCostFn& cost, double sram_weight, FrontPoint& point);
+                       const std::vector<VelaPassRows>& shapes, const VelaRowCostFn& cost, double sram_weight, bool spills,
+                       FrontPoint& point);
 
 /// How many candidates Vela's scheduler keeps per step (its pareto_max_candidates).
 inline constexpr std::size_t kVelaCandidates = 16;

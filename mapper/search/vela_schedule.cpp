@@ -72,7 +72,8 @@ struct VelaCandidate {
 /// encoding follows the chosen block config after scheduling); weights read in place are costed
 /// uncompressed (scale 1). The reported cycles use the real encoding (apply_block_config's). Where the
 /// arch spills, an OFM that may roll is still a tensor of the arena: Vela writes its bytes to SRAM
-/// (force_outputs_to_fast_storage) but times the block commands with the arena's latency.
+/// (force_outputs_to_fast_storage) but times the block commands with the arena's latency; an IFM that
+/// may roll is wholly the arena's (read there, bytes and cycles).
 model::Pass scheduling_pass(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, model::Pass pass,
                             bool bias_in_place) {
   // Vela packs the biases (10 bytes per channel) and moves an IFM-streamed pass's to SRAM only after
@@ -86,6 +87,22 @@ model::Pass scheduling_pass(const arch::Arch& arch, const LayerSpace& space, con
   if (arch.spilling_enabled && tpl.output_may_roll && pass.ofm.mem_area == arch.fast_storage) {
     pass.ofm.mem_area = arch.feature_map_storage;
     pass.force_outputs_to_fast_storage = true;
+  }
+  // A rolled IFM is read from the arena, bytes, access cycles and latency alike: Vela costs an
+  // IFM-streamed pass with no rewrite of its own (search_ifm_streaming_body passes an empty
+  // rewrite_list to performance_metrics_for_pass; the rolling buffer's rewrite joins the candidate
+  // afterwards), so the IFM is still the arena's tensor there.
+  if (arch.spilling_enabled && tpl.input_may_roll[0] && pass.ifm.mem_area == arch.fast_storage)
+    pass.ifm.mem_area = arch.feature_map_storage;
+  // Every feature map is NHWC while Vela schedules (mark_tensors.py gives it the arch's default
+  // format; apply_result sets NHCWB16 after the search), so its bytes are the unpadded channels; one
+  // that need not be linear still has its transfer efficiency estimated as NHCWB16
+  // (estimate_memory_transfer_efficiency's clone). Vela does so on every arch; applied here where the
+  // arch spills (on U55 it moves passes of another line of work: docs/design/vela-schedule.md).
+  if (arch.spilling_enabled) {
+    for (model::FeatureMap* f : {&pass.ifm, &pass.ofm})
+      if (f->format == model::TensorFormat::NHCWB16) f->format = model::TensorFormat::NHWC;
+    if (pass.ifm2 && pass.ifm2->format == model::TensorFormat::NHCWB16) pass.ifm2->format = model::TensorFormat::NHWC;
   }
   const bool matmul = pass.op.type == model::OpType::FullyConnected && space.num_inputs == 2;
   if (!pass.weights || matmul) return pass;
@@ -134,7 +151,7 @@ double scheduling_weight_sram(const LayerSpace& space, const Template& tpl, cons
 struct SchedulingPrep {
   bool ready = false;
   std::optional<model::Weights> weights;
-  model::PreparedPass pass, in_arena;
+  model::PreparedPass pass;
 };
 
 /// Vela's pass metric of `pass` (the template's pass at one block config, make_pass): 40 per cycle
@@ -143,29 +160,14 @@ struct SchedulingPrep {
 double scheduling_metric(const arch::Arch& arch, const LayerSpace& space, const Template& tpl, const model::Pass& pass,
                          bool bias_in_place, SchedulingPrep* prep = nullptr) {
   const model::Pass sp = scheduling_pass(arch, space, tpl, pass, bias_in_place);
-  const bool ifm_rolls = arch.spilling_enabled && tpl.input_may_roll[0] && sp.ifm.mem_area == arch.fast_storage;
-  model::Pass in_arena;
-  if (ifm_rolls) in_arena = sp, in_arena.ifm.mem_area = arch.feature_map_storage;
   SchedulingPrep local;
   SchedulingPrep& pp = prep != nullptr ? *prep : local;
   if (!pp.ready || pp.weights != sp.weights) {
     pp.pass = model::prepare_pass(arch, sp);
-    if (ifm_rolls) pp.in_arena = model::prepare_pass(arch, in_arena);
     pp.weights = sp.weights;
     pp.ready = true;
   }
-  model::PassAreaCost ms = model::evaluate_area_cost(arch, pp.pass, sp);
-  if (ifm_rolls) {
-    // A cascaded pass's IFM: Vela reads its bytes from the rolling buffer (the rewrite) but times each
-    // block's command with the IFM tensor still in the arena (docs/design/npu-model.md §6.1's
-    // latency and bandwidth): the NPU cycles of the pass with its IFM there, the bytes and access
-    // cycles of ours.
-    const double npu = model::evaluate_area_cost(arch, pp.in_arena, in_arena).cycles[static_cast<int>(model::PassCycles::Npu)];
-    ms.cycles[static_cast<int>(model::PassCycles::Npu)] = npu;
-    double total = 0.0;
-    for (int k = 0; k < static_cast<int>(model::PassCycles::Total); ++k) total = std::max(total, ms.cycles[static_cast<std::size_t>(k)]);
-    ms.cycles[static_cast<int>(model::PassCycles::Total)] = total;
-  }
+  const model::PassAreaCost ms = model::evaluate_area_cost(arch, pp.pass, sp);
   double bytes = 0.0;
   for (int a = 0; a < arch::kNumMemAreas; ++a)
     bytes += vela_bandwidth_weight(static_cast<arch::MemArea>(a)) * ms.area_bytes[static_cast<std::size_t>(a)];
@@ -740,56 +742,6 @@ bool replace_placement(const arch::Arch& arch, const LayerResult& lr, JoinProble
   return true;
 }
 
-/// Vela's tie-break inside a cascade. Vela filters a pass's candidates (block config x the surviving
-/// strategies of its IFM's producer) on (metric, peak SRAM, own SRAM), keeping the first of equal
-/// ones: of block configs with equal pass metric (e.g. H and W transposed), a pass whose IFM arrives
-/// in a rolling buffer takes the one with the smaller buffer (its height follows from this pass's IFM
-/// block height and its producer's OFM block height), then the first in Vela's order; a pass without
-/// one keeps the first in Vela's order (row_metrics). The join sees neither buffer size in its metric,
-/// so each such step of `b.point` (in step order, after its producer's choice) moves here to that
-/// config, keeping its template and placements; the rows' costs and the point's stay to be summed.
-void break_rolling_ties(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                        const MetricTable& table, VelaBaseline& b) {
-  JoinProblem& problem = b.problem;
-  for (std::size_t s = 0; s < problem.steps.size(); ++s) {
-    const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
-    if (lr.space.cpu || problem.steps[s].inputs.empty()) continue;
-    const std::vector<TensorCompat> compat = problem.steps[s].groups.at(b.point.group[s]).compat;
-    if (compat.front().residence != Residence::Rolling) continue;
-    const JoinTensor& in = problem.tensors.at(static_cast<std::size_t>(problem.steps[s].inputs.front()));
-    if (in.producer_step < 0) continue;
-    const auto p = static_cast<std::size_t>(in.producer_step);
-    const int producer_rows = problem.steps[p].groups.at(b.point.group[p]).compat.back().rows;
-    if (producer_rows <= 0) continue;
-    const PmappingRow chosen = problem.steps[s].groups[b.point.group[s]].rows.at(b.point.row[s]);
-    const Template& tpl = lr.space.templates[chosen.template_index];
-    const double metric = table.get(arch, lr.space, tpl, s, chosen.template_index, chosen.candidate);
-    const auto buffer = [&](std::uint32_t c) {
-      return rolling_buffer_bytes(in, producer_rows, rolling_consumer_rows(arch, lr.space, lr.space.block_configs[c]));
-    };
-    std::uint32_t best = chosen.candidate;
-    std::int64_t best_bytes = buffer(best);
-    for (const std::uint32_t c : table.order(s)) {
-      if (c == chosen.candidate || buffer(c) >= best_bytes) continue;
-      if (table.get(arch, lr.space, tpl, s, chosen.template_index, c) != metric) continue;
-      best = c, best_bytes = buffer(c);
-    }
-    if (best == chosen.candidate) continue;
-    const model::BlockConfig& bc = lr.space.block_configs[best];
-    std::vector<TensorCompat> want = compat;
-    want.front().rows = static_cast<std::uint16_t>(rolling_consumer_rows(arch, lr.space, bc));
-    if (want.back().residence == Residence::Rolling) want.back().rows = static_cast<std::uint16_t>(bc.ofm_h);
-    std::vector<PmappingGroup>& groups = problem.steps[s].groups.edit();
-    auto git = std::find_if(groups.begin(), groups.end(), [&](const PmappingGroup& x) { return x.compat == want; });
-    if (git == groups.end()) git = groups.insert(groups.end(), PmappingGroup{want, {}});
-    auto rit = std::find_if(git->rows.begin(), git->rows.end(),
-                            [&](const PmappingRow& r) { return r.template_index == chosen.template_index && r.candidate == best; });
-    if (rit == git->rows.end()) rit = git->rows.insert(git->rows.end(), vela_candidate(arch, lr.space, tpl, chosen, best).row);
-    b.point.group[s] = static_cast<std::uint32_t>(git - groups.begin());
-    b.point.row[s] = static_cast<std::uint32_t>(rit - git->rows.begin());
-  }
-}
-
 /// Vela's use of the SRAM left after scheduling when the arena is off-chip (its
 /// use_fast_storage_for_feature_maps): each feature map passed between two cascaded passes on the NPU
 /// (written by NPU passes only, one or several: a concatenation's passes each write a slice of one
@@ -893,7 +845,8 @@ VelaPassRows vela_pass_rows(const LayerSpace& space) {
   return r;
 }
 
-/// Vela's rows and cascades where the arena is SRAM (add_vela_cascades): each row's metric as Vela's
+/// Vela's rows and cascades (add_vela_cascades; where the arch spills with Vela's figures for it: no
+/// feature map counts, no OFM-over-IFM overlap): each row's metric as Vela's
 /// scheduler sees the pass (vela_candidate: the int32 bias read in place, the weights as encoded
 /// before scheduling) and its weights' SRAM likewise (scheduling_weight_sram); of equal metrics the
 /// weight-streamed row first (docs/design/vela-schedule.md). Kept only where our accounting of the
@@ -901,7 +854,7 @@ VelaPassRows vela_pass_rows(const LayerSpace& space) {
 std::vector<VelaSramStep> vela_sram_steps(const workloads::Workload& workload, const StageResult& stage,
                                           const VelaBaseline& b);
 
-void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+void cascade_vela(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                  const MetricTable& table, VelaBaseline& b) {
   const std::size_t n = b.problem.steps.size();
   std::vector<bool> npu(n);
@@ -938,7 +891,7 @@ void cascade_u55(const arch::Arch& arch, const workloads::Workload& workload, co
   };
   const FrontPoint before = b.point;
   add_vela_cascades(b.problem, npu, vela_scheduling_merges(b.problem, vela_sram_steps(workload, stage, b)), shapes, cost,
-                    vela_weights(arch).sram_byte, b.point);
+                    vela_weights(arch).sram_byte, arch.spilling_enabled, b.point);
   cost_point(b.problem, b.point);
   if (b.point.peak_sram_bytes > static_cast<double>(b.problem.sram_capacity)) b.point = before;
 }
@@ -1034,9 +987,8 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
     for (std::size_t s = 0; s < b.point.group.size(); ++s) b.point.group[s] = origin[s][b.point.group[s]];
     cost_point(b.problem, b.point);
     choose_vela_block_configs(arch, workload, stage, block_config_limit, fresh, b);
-    break_rolling_ties(arch, workload, stage, table, b);
     cost_point(b.problem, b.point);
-    if (!arch.spilling_enabled) cascade_u55(arch, workload, stage, table, b);
+    cascade_vela(arch, workload, stage, table, b);
     if (arch.spilling_enabled) {
       fill_sram(arch, workload, stage, b);
       cost_point(b.problem, b.point);

@@ -379,6 +379,41 @@ layers:
   EXPECT_EQ(layouts(make_layer_space(a, w, 3, SpaceOptions{}), true), (std::set<Layout>{Layout::Linear}));
 }
 
+// Vela 2.1 keeps a channel concatenation in NHCWB16 when every part starts at a channel offset that is a
+// multiple of 16 (graph_optimiser.py avoid_nhcwb16_for_concat: each writer's write_offset.depth % 16),
+// whatever the last part's size. Parts written in order: cat1 = 32 + 8 channels, offsets 0 and 32,
+// both multiples of 16, so NHCWB16 may be used (yolo-fastest's concatenate_1: 96 + 24, offsets 0 and
+// 96, NHCWB16 in the reference compiles); cat2 = 8 + 32 channels, offsets 0 and 8, so it stays linear.
+TEST(Mapspace, AConcatenationIsNhcwb16WhenEveryPartStartsAtAMultipleOf16) {
+  const workloads::Workload w = workloads::load_workload_from_string(R"(
+name: concat_offsets
+inputs:
+  - {name: x, shape: [1, 4, 4, 32], dtype: int8}
+  - {name: y, shape: [1, 4, 4, 8], dtype: int8}
+tensors:
+  - {name: cat1, shape: [1, 4, 4, 40], dtype: int8}
+  - {name: cat2, shape: [1, 4, 4, 40], dtype: int8}
+layers:
+  - {name: a1, op: avg_pool, inputs: [x], output: cat1, output_shape: [1, 4, 4, 32], kernel: 1, padding: VALID}
+  - {name: b1, op: avg_pool, inputs: [y], output: cat1, output_shape: [1, 4, 4, 8], kernel: 1, padding: VALID}
+  - {name: a2, op: avg_pool, inputs: [y], output: cat2, output_shape: [1, 4, 4, 8], kernel: 1, padding: VALID}
+  - {name: b2, op: avg_pool, inputs: [x], output: cat2, output_shape: [1, 4, 4, 32], kernel: 1, padding: VALID}
+  - {name: r1, op: avg_pool, inputs: [cat1], output: o1, output_shape: [1, 4, 4, 40], kernel: 1, padding: VALID}
+  - {name: r2, op: avg_pool, inputs: [cat2], output: o2, output_shape: [1, 4, 4, 40], kernel: 1, padding: VALID}
+)",
+                                                                     "concat_offsets.yaml");
+  const arch::Arch a = arch::load_arch("ethos-u55-256");
+  const auto output_layouts = [&](int layer) {
+    std::set<Layout> out;
+    for (const Template& t : make_layer_space(a, w, layer, SpaceOptions{}).templates) out.insert(t.output.layout);
+    return out;
+  };
+  EXPECT_EQ(output_layouts(0), (std::set<Layout>{Layout::Linear, Layout::Nhcwb16}));
+  EXPECT_EQ(output_layouts(1), (std::set<Layout>{Layout::Linear, Layout::Nhcwb16}));
+  EXPECT_EQ(output_layouts(2), (std::set<Layout>{Layout::Linear}));
+  EXPECT_EQ(output_layouts(3), (std::set<Layout>{Layout::Linear}));
+}
+
 }  // namespace
 }  // namespace npumap::search
 

@@ -32,6 +32,7 @@ namespace {
 
 using testing::branch_rejoin;
 using testing::chain5;
+using testing::feature_map;
 using testing::pair_residual;
 using testing::preset;
 using testing::tiny;
@@ -134,7 +135,7 @@ TEST(VelaSchedule, CascadesPairAndLeastMetricWithoutSramWeight) {
       const std::vector<bool> npu(n, true);
       const std::vector<VelaPassRows> shapes(n);
       const VelaRowCostFn cost = [](std::size_t, const PmappingRow& r) { return VelaRowCost{r.cycles, false, 1}; };
-      add_vela_cascades(v->problem, npu, {}, shapes, cost, 0.0, p);
+      add_vela_cascades(v->problem, npu, {}, shapes, cost, 0.0, false, p);
       double got = 0.0, least = 0.0;
       for (std::size_t s = 0; s < n; ++s) {
         const auto& g = v->problem.steps[s].groups.at(p.group[s]);
@@ -262,8 +263,54 @@ TEST(VelaSchedule, OrderBreaksOnlyExactTies) {
     c.order = r.candidate == 0 ? 0.0 : r.candidate == 2 ? 1.0 : 2.0;
     return c;
   };
-  add_vela_cascades(p, {true}, {}, {VelaPassRows{}}, cost, 1000.0, point);
+  add_vela_cascades(p, {true}, {}, {VelaPassRows{}}, cost, 1000.0, false, point);
   EXPECT_EQ(point.row[0], 2U);
+}
+
+TEST(VelaSchedule, SpillingFiguresHoldNoFeatureMap) {
+  // Two NPU steps x -> y -> z, every feature map 1,000 bytes, y 10 rows of 10 x 16 (1 byte each); each
+  // step IFM-streams 400 bytes of weights (whole in SRAM), costs 100 of pass metric alone, and step 1
+  // costs 50 with its IFM in a rolling buffer (both sides' block heights 2). Where the arena is off
+  // chip (DRAM), Vela's scheduler counts only tensors in SRAM (scheduler.py: `tens.mem_area ==
+  // self.mem_area`): the weights and the rolling buffer, which it adds whatever its memory
+  // (storage_size_for_sub_purpose, RollingBufferY), and no OFM-over-IFM overlap. The rolling buffer
+  // holds ceil((2 + 2) / 2) x 2 = 4 rows (at most the 10 of y) of 10 x 16 channels: 640 bytes. So:
+  //   apart:    step 0 400, step 1 400, metric 200;
+  //   cascaded: 400 + 640 + 400 = 1,440, metric 150.
+  // With a limit of 1,500 both fit and the least metric (SRAM weight 0) is the cascade; with 1,400 the
+  // cascade is over the limit and dropped, so the steps stay apart. Where the arena is SRAM the same
+  // problem counts the feature maps: step 0 apart holds x (1,000) + 400 + y (1,000) = 2,400 > 1,500,
+  // so no candidate fits and the point is left as it was (both steps apart, rows 0).
+  JoinProblem p;
+  JoinTensor y = feature_map(1000, 0, 1);
+  y.height = 10, y.width = 10, y.channels = 16;
+  JoinTensor z = feature_map(1000, 1, -1);
+  z.network_output = true;
+  p.tensors = {feature_map(1000, -1, 0), y, z};
+  const TensorCompat arena{}, rolls{Residence::Rolling, Layout::Nhcwb16, 2};
+  PmappingGroup g00{{arena, arena}, {PmappingRow{}}}, g01{{arena, rolls}, {PmappingRow{}}};
+  PmappingGroup g10{{arena, arena}, {PmappingRow{}}}, g11{{rolls, arena}, {PmappingRow{}}};
+  p.steps = {{{0}, 1, {g00, g01}}, {{1}, 2, {g10, g11}}};
+  // Step 1's rolled row costs 50: the cost function sees only the row, so it is marked by its candidate.
+  p.steps[1].groups.edit()[1].rows[0].candidate = 1;
+  const VelaRowCostFn costs = [](std::size_t, const PmappingRow& r) {
+    VelaRowCost c{r.candidate == 1 ? 50.0 : 100.0, true, 2};
+    c.weight_bytes = 400.0;
+    return c;
+  };
+  const std::vector<VelaPassRows> shapes(2);
+  const auto schedule = [&](std::int64_t limit, bool spills) {
+    JoinProblem q = p;
+    q.sram_capacity = limit;
+    q.arena_is_sram = !spills;
+    FrontPoint point;
+    point.group = point.row = {0, 0};
+    add_vela_cascades(q, {true, true}, {}, shapes, costs, 0.0, spills, point);
+    return point.group;
+  };
+  EXPECT_EQ(schedule(1500, true), (std::vector<std::uint32_t>{1, 1}));
+  EXPECT_EQ(schedule(1400, true), (std::vector<std::uint32_t>{0, 0}));
+  EXPECT_EQ(schedule(1500, false), (std::vector<std::uint32_t>{0, 0}));
 }
 
 TEST(VelaSchedule, WithoutTheShortlistNeverSlower) {

@@ -21,7 +21,7 @@
 //     yolo-fastest u55-256 and vww2 u55-256; on yolo-fastest u55-128 Vela's first three pairs, not
 //     its late one (the concatenation's average pool and the depthwise after it); on vww2 u55-128
 //     Vela's three pairs, one joined by the 1x1 convolution before it, which Vela streams alone at
-//     5x2x8x8, a config not among our rows for it (-1.1% cycles). cascade_u55 costs each row as Vela's
+//     5x2x8x8, a config not among our rows for it (-1.1% cycles). cascade_vela costs each row as Vela's
 //     scheduler does: the int32 bias read in place, the weights as encoded before scheduling (block
 //     depth 16, streams of 16), their SRAM from that encoding (scheduling_weight_sram: whole, or a
 //     double buffer of min(C, 2 x block depth) channels at its worst-stream ratio) and no bias copy;
@@ -75,48 +75,109 @@
 //     bias copy left out of the pass's figure (Vela's scheduler counts none; it moves biases to SRAM
 //     after scheduling): IFM 8,000 + OFM 8,000 + weights 4,112 less the OFM-over-IFM overlap 2,240
 //     = 17,872, under the 18,080 of the double buffer (20x6x32x16);
-//   * cascades where the arch spills (U65): ours cascade 236 passes against Vela's 240, the same
-//     count on every U65 record but yolo-fastest (85 against 89), where a cascade ends earlier or
-//     later than Vela's (not yet understood);
-//   * block configs (59 passes; 24 on U55, 35 on U65). On U55, when 51 differed
+//   * cascades where the arch spills (U65): add_vela_cascades runs Vela's dynamic program there too
+//     (it had been the join's least metric alone, break_rolling_ties on its ties), with Vela's
+//     figures for a spilling arch: no feature map counts (its scheduler adds only tensors in SRAM,
+//     and before scheduling those are the weights' copies), each member's weights and each rolling
+//     buffer do, no OFM-over-IFM overlap, SRAM weight 0, and the SRAM limit (384 KiB on
+//     ethos-u65-256) still drops candidates (VelaSchedule.SpillingFiguresHoldNoFeatureMap). The limit
+//     binds on ssd_slim: without it our program takes the join's schedule back (383.16 KiB); with it
+//     ssd_slim u65-256's SRAM used is Vela's (383.16 -> 375.66 KiB, exact; cycles +0.4% -> +0.6%)
+//     and 2 more of its passes have Vela's block config. The pass metric of a cascade member reads
+//     its rolled IFM from the arena, bytes (DRAM's bandwidth weight, 10), access cycles and latency
+//     alike: Vela costs an IFM-streamed pass with an empty rewrite list (search_ifm_streaming_body;
+//     the rolling buffer's rewrite joins the candidate afterwards, and its metrics are not
+//     recomputed), so the IFM is still the arena's tensor there. We had read its bytes from SRAM:
+//     person_detect's Conv2d_6_pointwise (6x6x64 -> 128 channels) then cost 234,454 at 6x6x32x32 and
+//     239,936 at Vela's 6x6x32x64, the IFM read 4 times against 2 at weight 1 instead of 10. With the
+//     IFM in the arena 30 more U65 passes have Vela's block config (33 differing -> 3): ssd_slim
+//     73 -> 81 of 81 (cycles +0.6% -> +1.0%: the rest is operand residences, below), yolo-fastest
+//     97 -> 110 of 111 (+1.1% -> +1.3%), kws_micronet_m 10 -> 13 of 13 (-2.4% -> -0.0%, one cycle
+//     under), person_detect 57 -> 60 of 60 (+0.8% -> +0.3%, SRAM used 383.62 -> 378.14 KiB, Vela's:
+//     its first cascade now ends where Vela's does, at Conv2d_12_depthwise), pretrainedResnet 43 -> 44
+//     (-0.4% -> +0.3%), vww2 61 -> 63 (-1.0%). Ours cascade 236 passes against Vela's 240, the same
+//     count on every U65 record but yolo-fastest (85 against 89): Vela's pass order puts each of its
+//     max pools right before the concatenation slice it feeds (max_pooling2d_2, concat0_avgpool,
+//     max_pooling2d_1, concat1_avgpool, max_pooling2d, concat2_avgpool) and cascades the three pairs;
+//     our step order (the importer's topological order) has the three max pools first, and our
+//     mapspace rolls a tensor only into the layer right after its producer (lowering.cpp may_roll),
+//     so only the first pair is offered (max_pooling2d_1 and max_pooling2d have no rolling row);
+//   * block configs (22 passes, all on U55). On U55, when 51 differed
 //     (before the bias copy left the cascade choice's SRAM; not recounted since), 14 were IFM-streamed
 //     passes of Vela's (6 in its cascades), 5 of which ours double-buffered and 2 read in place; 7
 //     weight-streamed passes of Vela's that ours IFM-streamed; 30 weight-streamed by both, with
 //     another double buffer (its size follows the OFM block depth): the candidate sets
 //     (Vela's cover each pass's ancestors, ours every layer before it), our pass metric against
-//     Vela's and the SRAM figures are not yet told apart. On U65 (35) 33 are in Vela's cascades,
-//     where Vela's dynamic program keeps the
-//     16 best partial cascades by metric and SRAM while the join minimises the metric alone, and
-//     where ties follow our approximation of Vela's order (break_rolling_ties);
+//     Vela's and the SRAM figures are not yet told apart. On U65 none: the last two,
+//     vww2's PartitionedCall_71 and _82 1x1 convolutions (24 -> 112 channels on 4x4; Vela 4x4x24x16,
+//     ours 4x4x24x112), were costed with their IFM in NHCWB16 (4x4x32 bytes, read 7 times at OFM
+//     depth 16): 180,002 of pass metric at 16 against 173,152 at 112. Vela's scheduler sees every
+//     feature map NHWC (mark_tensors.py; apply_result sets NHCWB16 after the search), 4x4x24 bytes,
+//     its transfer efficiency still estimated as NHCWB16: 171,042 against 171,872, Vela's 16. Costed
+//     so where the arch spills (scheduling_pass), vww2 u65-256 has every block config Vela's (63 -> 65
+//     of 65, cycles -1.0% -> -1.1%). Vela does the same on U55; applied there too it gave 18 more U55
+//     passes Vela's block config (yolo-fastest u55-256 +10, vww2 u55-128 +4 with Vela's cascades
+//     exactly, vww2 u55-256 +2, kws_micronet_m and person_detect u55-256 +1 each) and no record
+//     count change, but U55 is another line of work, so it is left to it. yolo-fastest's
+//     concatenate_1 (96 + 24 channels, parts at offsets 0 and 96) is NHCWB16 in Vela (its rule:
+//     every part starts at a multiple of 16, graph_optimiser.py avoid_nhcwb16_for_concat) and was
+//     linear in our mapspace (our rule asked every part's C, the last one's 24 too, to be a multiple
+//     of 16): its two slice copies then had other block configs on u55-256 (4x2x64x64 against
+//     Vela's 2x2x120x120) and u65-256 (concat0, 2x2x120x120 against 12x8x32x32: an NHWC write of
+//     the whole tensor in DRAM bursts of 16 bytes; Vela's efficiency estimate treats a tensor that
+//     need not be linear as NHCWB16, bursts of 16 x block width). With Vela's rule (lowering.cpp
+//     nhcwb16_eligible; Mapspace.AConcatenationIsNhcwb16WhenEveryPartStartsAtAMultipleOf16)
+//     yolo-fastest u65-256 is at +0.0% (316 cycles over; was +1.3%) with every block config
+//     Vela's, and u55-256 has both copies' block config and cycles (-0.3% -> -0.4%);
 //   * elementwise passes with Vela's block config but other cycles: the residence or layout of an
-//     operand differs (on U65 which feature maps the SRAM fill moved). The fill moves a
-//     concatenation's output too (Vela lists it as an output of each pass writing a slice; ours had
-//     skipped tensors with several writers): on ssd_slim u65-256 its four average pools 1,580 ->
-//     604 cycles (Vela's 604), its max pool 11,925 -> 4,472 (Vela's), the sub after it 7,514 ->
-//     7,328 (+0.4% -> -1.5%: the passes that were already below Vela's no longer hidden); on
-//     yolo-fastest u65-256 +1.1% -> -0.2% (its concatenations' average pools and the convolution
-//     and depthwise reading them); 3,252 -> 3,265 passes with Vela's cycles;
+//     operand differs (on U65 which feature maps the SRAM fill moved); so do 21 U65 cascade members
+//     with Vela's block config and other cycles (ssd_slim 8, vww2 8, yolo-fastest 3, cnn_s 1,
+//     kws_micronet_m 1). Traced: on vww2 the outputs of PartitionedCall_20 and of the add
+//     PartitionedCall_80 are read again after a CPU Pad, in the next NPU subgraph, so Vela keeps them
+//     NHWC (its importer's rule here too: workloads/tflite/lowering/layout.cpp's one_subgraph, which
+//     the mapper's nhcwb16_eligible lacks) and in DRAM (never offered to its fill), where ours are
+//     NHCWB16 and moved to SRAM by fill_sram: PartitionedCall_22 1,810 cycles against Vela's 1,940,
+//     PartitionedCall_82 868 against 1,416; on ssd_slim Vela's fill moves model/concatenate/concat
+//     (written by four copies) to SRAM, which fill_sram never offers (a tensor of several writers):
+//     its copies cost 1,580 cycles against Vela's 604. The fill now moves a concatenation's output
+//     (Vela lists it as an output of each pass writing a slice): ssd_slim u65-256's four average
+//     pools 1,580 -> 604 cycles (Vela's), its max pool 11,925 -> 4,472 (Vela's), the sub after it
+//     7,514 -> 7,328; measured before h38k's U65 cascades were merged: ssd_slim u65-256 +0.4% ->
+//     -1.5% (passes already below Vela's no longer hidden), yolo-fastest u65-256 +1.1% -> -0.2%,
+//     3,252 -> 3,265 passes with Vela's cycles. The vww2 layout rule is not changed here (it would
+//     also move U55 records);
 //   * SRAM: ours is Vela's allocator's figure for our schedule (vela_sram.hpp: Vela's pass order, its
-//     live ranges, 16-byte sizes, its hill climb), exact on 31 of the 36 records (every U55 one), where the tensors
+//     live ranges, 16-byte sizes, its hill climb), exact on 33 of the 36 records (every U55 one), where the tensors
 //     our schedule puts in SRAM are Vela's. Its elementwise merge reads the operands in Vela's graph
 //     order: Vela tests its first operand's memory for both, so a pass whose graph has a constant
 //     first merges nothing (ssd_slim's softmax: 43 - clz, F0_one + x, F2_one - x, whose operands the
 //     importer writes swapped; merged, our peak there held one 71,552-byte tensor fewer, 384.6 KiB
 //     against Vela's 454.5 on both U55 records; now exact). The rest follow the schedule, traced
 //     against the records' per-pass tensors (vww2 on U55 was 27.7 against 35.0 KiB and 28.2 against
-//     27.7 before the cascades above). Where the arch spills: on ssd_slim, person_detect, kws_micronet_m and vww2
-//     (u65-256) both peaks are in the first cascaded pass (its weights, bias copies and rolling
+//     27.7 before the cascades above). Where the arch spills: on ssd_slim, person_detect, kws_micronet_m and
+//     vww2 (u65-256) both peaks are in the first cascaded pass (its weights, bias copies and rolling
 //     buffers, and the feature maps the fill moved that are live there), whose contents follow the
-//     block configs inside Vela's cascades (below): ssd_slim 384,672 bytes against ours 392,352, its
-//     rolling buffers taller by 7,680 (basenet.0.0 Vela 10x10 ours 6x20, basenet.1.0 6x28 against
-//     10x16); kws_micronet_m 386,144 against 386,000 (two members with another OFM block depth,
-//     whose weights then encode to other sizes; not traced further); vww2 65,328 against 70,656
-//     (not traced further); on
-//     person_detect Vela's first cascade also ends a pass earlier (24 passes, to Conv2d_12_depthwise,
-//     387,216 bytes: weights 106,032, bias copies 19,680, rolling buffers and its output moved to
-//     SRAM 261,504, with taller blocks such as Conv2d_1_depthwise 24x16 where ours is 8x48; ours
-//     392,832 with rolling buffers of 221,568, its output's 2,304 and Conv2d_12_pointwise's 34,032
-//     of weights and bias). basic_lstm u65-256 (23.91 KiB against 23.56, 360 bytes
+//     block configs inside Vela's cascades (above); ssd_slim's and person_detect's are now Vela's (384,672 bytes; ours was
+//     392,352 with rolling buffers taller by 7,680, basenet.0.0 Vela 10x10 ours 6x20, basenet.1.0 6x28
+//     against 10x16, before the cascades above); kws_micronet_m 386,144 against 386,000 (two members with another OFM block depth,
+//     whose weights then encode to other sizes, before the IFM in the arena above; now every block
+//     config is Vela's and the 144 bytes are the bias copies: Vela's packed bias tensor has one
+//     storage element more than channels where those are not a multiple of 8, 141 x 10 = 1,410 ->
+//     1,424 bytes for 140 channels where ours is 1,400 -> 1,408, 197 x 10 -> 1,984 for 196 where ours
+//     is 1,968: 16 bytes on each of the cascade's eight 140-channel biases and its 196-channel one);
+//     vww2 65,328 against 70,656, its first cascade (PartitionedCall_3 to _20, every block config
+//     Vela's): Vela's 65,328 is its six rolling buffers 62,208 (7,200 + 9,600 + 10,000 + 10,000 +
+//     20,000 + 5,408), weights 1,920 and bias copies 1,200 (storage 13, 5, 5, 8, 29, 29, 24 elements
+//     of 10 bytes, each rounded to 16); ours has the bias copies 80 bytes smaller (1,120, as above)
+//     and PartitionedCall_20's output (13x13x24, 5,408 bytes NHCWB16) moved to SRAM by fill_sram:
+//     65,328 - 80 + 5,408 = 70,656. Vela leaves that tensor in DRAM because the residual add after
+//     the CPU Pad, in the next NPU subgraph, reads it: extract_npu_subgraphs makes it an output of
+//     its subgraph, whose consumer list then holds None, and apply_result offers no such tensor to
+//     use_fast_storage_for_feature_maps (fill_sram's rule, not changed here); person_detect's first cascade had ended a pass later than Vela's (Vela's: 24 passes,
+//     to Conv2d_12_depthwise, 387,216 bytes: weights 106,032, bias copies 19,680, rolling buffers
+//     and its output moved to SRAM 261,504, with taller blocks such as Conv2d_1_depthwise 24x16
+//     where ours was 8x48; ours 392,832 with rolling buffers of 221,568, its output's 2,304 and
+//     Conv2d_12_pointwise's 34,032 of weights and bias), now exact with the IFM in the arena above. basic_lstm u65-256 (23.91 KiB against 23.56, 360 bytes
 //     over; not traced further): Vela's fill (use_fast_storage_for_feature_maps) moves every
 //     candidate there (all fit), among them the input projections (480 bytes each) its pass order
 //     keeps live together. 35 of them (and 5 other tensors) are live across more than 16 layers of
@@ -130,7 +191,10 @@
 //     +0.8% -> +0.5%, ssd_slim -1.5% -> -0.5%, cnn_s +0.4% -> -0.5% and pretrainedResnet -0.4% ->
 //     -0.7% (u65-256; on the last two the softmax passes now have Vela's cycles and the rest of the
 //     network is below Vela's); cycles exact 15 -> 18, SRAM within 10% 35 -> 36, passes with Vela's
-//     cycles 3,265 -> 3,376. On yolo-fastest u65-256 two passes lost Vela's cycles (conv2d_37 8,197
+//     cycles 3,265 -> 3,376 (these measured before h38k's U65 cascades; with them, at their merge:
+//     cycles exact 15 -> 21, SRAM within 10% 35 -> 36, passes with Vela's cycles 3,274 -> 3,401, and
+//     ssd_slim, pretrainedResnet, person_detect, kws_ref_model, micro_speech and basic_lstm
+//     u65-256 exact in cycles; basic_lstm's SRAM is the one U65 record this moves in SRAM). On yolo-fastest u65-256 two passes lost Vela's cycles (conv2d_37 8,197
 //     -> 8,068, concat1_avgpool 5,041 -> 4,912): our fill now moves a long-lived map there that
 //     Vela's did not, presumably for the fill's SRAM limit (Vela checks each cascaded pass's own
 //     figure, ours the SRAM in use at every step against the capacity; not traced further);
@@ -304,7 +368,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // Pinned (see the causes above); raise them as the schedule gets closer to Vela's.
   // Was 13, 35 and 36 (vww2 u55-128 at -8.0%) before the cascade choice counted Vela's shared live
   // ranges (vww2 u55-128 -1.1%, ssd_slim u55-128 and pretrainedResnet u55-256 exact).
-  EXPECT_EQ(cycles_exact, 18);
+  EXPECT_EQ(cycles_exact, 21);
   EXPECT_EQ(cycles_within_5, 36);
   EXPECT_EQ(cycles_within_15, 36);
   // SRAM: our figure is Vela's allocator's for our schedule (vela_sram.hpp); exact where the
@@ -318,17 +382,22 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // SRAM, cnn_s u55-256: 27; Vela's elementwise merge in its graph's operand order, ssd_slim on U55,
   // both records: 29 and 34; Vela's shared live ranges in the cascade choice, vww2 on U55, both
   // records: 31 and 35).
-  EXPECT_EQ(sram_exact, 31);
+  // Vela's dynamic program on U65 too (its SRAM limit): ssd_slim u65-256, 32; a cascade member's
+  // IFM read from the arena in its pass metric: person_detect u65-256, 33.
+  EXPECT_EQ(sram_exact, 33);
   EXPECT_EQ(sram_within_10, 36);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours
   // 275 (39 on U55, 38 of them Vela's, and 236 on U65; see above). Was 3429, 3235 and 263; Vela's
-  // shared live ranges: 3434, 3239, 265; its order as an exact tie-break only: 3439, 3252, 275.
+  // shared live ranges: 3434, 3239, 265; its order as an exact tie-break only: 3439, 3252, 275;
+  // Vela's dynamic program on U65 too: 3441, 3254, 275; a member's IFM read from the arena in its pass
+  // metric: 3471, 3271, 275; Vela's NHCWB16 rule for a concatenation (yolo-fastest): 3474, 3273, 275;
+  // feature maps NHWC in the scheduling metric where the arch spills: 3476, 3274, 275.
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
-  EXPECT_EQ(passes.same_block, 3439);
-  EXPECT_EQ(passes.cycles_exact, 3376);
+  EXPECT_EQ(passes.same_block, 3476);
+  EXPECT_EQ(passes.cycles_exact, 3401);
   EXPECT_EQ(passes.vela_cascaded, 280);
   EXPECT_EQ(passes.ours_cascaded, 275);
 }
