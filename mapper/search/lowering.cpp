@@ -226,19 +226,6 @@ void set_npu_subgraph_flags(const workloads::Workload& w, int layer_index, model
   p.ofm.needs_linear_format = !crosses_npu_subgraphs(w, layer.output);
 }
 
-/// Live across more than kLongLivedSteps layers: from its first writer (or the start, for a network
-/// input) to its last reader, or to the end for a network output.
-bool long_lived(const workloads::Workload& w, int tensor) {
-  const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
-  const int n = static_cast<int>(w.topological_order.size());
-  int first = n;
-  for (int writer : t.writers) first = std::min(first, position_in_order(w, writer));
-  if (t.writers.empty()) first = 0;
-  int last = t.consumers.empty() ? n : 0;
-  for (int c : t.consumers) last = std::max(last, position_in_order(w, c));
-  return last - first > kLongLivedSteps;
-}
-
 /// A network input or output, which stays in the arena unless the arch lets the application hand it
 /// over in SRAM (`network_io_in_sram`).
 bool network_io_in_arena(const arch::Arch& arch, const workloads::Workload& w, int tensor) {
@@ -256,6 +243,18 @@ model::FeatureMap make_fm(const workloads::TensorInfo& t, model::Shape shape) {
 }
 
 }  // namespace
+
+bool long_lived_feature_map(const arch::Arch& arch, const workloads::Workload& w, int tensor) {
+  const auto& t = w.tensors[static_cast<std::size_t>(tensor)];
+  if (t.is_constant || network_io_in_arena(arch, w, tensor)) return false;
+  const int n = static_cast<int>(w.topological_order.size());
+  int first = n;
+  for (int writer : t.writers) first = std::min(first, position_in_order(w, writer));
+  if (t.writers.empty()) first = 0;
+  int last = t.consumers.empty() ? n : 0;
+  for (int c : t.consumers) last = std::max(last, position_in_order(w, c));
+  return last - first > kLongLivedSteps;
+}
 
 /// The table a LUT pass loads and the weights' encoded sizes per variant (lower_layer's last part).
 void add_lut_and_weight_variants(const arch::Arch& arch, const workloads::Layer& layer, workloads::DataType ifm_dtype,
@@ -427,11 +426,11 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
                             fc_reads_nhcwb16(layer, w.tensors[static_cast<std::size_t>(layer.inputs[i])]);
     out.input_linear_only[i] = as_weights || (matmul_like && !fc_nhcwb16);
     out.input_nhcwb16[i] = !out.input_constant[i] && nhcwb16_eligible(w, layer.inputs[i]);
-    out.input_arena_only[i] = long_lived(w, layer.inputs[i]) || network_io_in_arena(arch, w, layer.inputs[i]);
+    out.input_arena_only[i] = network_io_in_arena(arch, w, layer.inputs[i]);
   }
   out.output_linear_only = matmul_like;
   out.output_nhcwb16 = nhcwb16_eligible(w, layer.output);
-  out.output_arena_only = long_lived(w, layer.output) || network_io_in_arena(arch, w, layer.output);
+  out.output_arena_only = network_io_in_arena(arch, w, layer.output);
   out.input_may_roll = may_roll(w, layer.inputs[0]);
   out.output_may_roll = may_roll(w, layer.output);
   return out;

@@ -48,8 +48,8 @@ struct LoweredLayer {
   std::vector<bool> input_linear_only;  ///< per input: read as a linear block (fc, matmul operands, CPU)
   /// Per input: a constant operand, read in place from permanent storage (its `base` memory area).
   std::vector<bool> input_constant;
-  /// Per input / the output: a long-lived feature map (kLongLivedSteps), kept in the arena: it is
-  /// not offered a place in fast storage where that differs from the arena.
+  /// Per input / the output: a network input or output kept in the arena (unless the arch sets
+  /// `network_io_in_sram`): it is not offered a place in fast storage where that differs from the arena.
   std::vector<bool> input_arena_only;
   bool output_arena_only = false;
   bool output_linear_only = false;
@@ -60,11 +60,19 @@ struct LoweredLayer {
   bool cpu = false;
 };
 
-/// A feature map live across more than this many layers of the topological order is kept in the
-/// arena: each live tensor with a choice of memory doubles the join's compatibility groups, and a
-/// network whose outputs collect one tensor per time step (an unrolled LSTM) would otherwise keep
-/// hundreds of such choices open at once.
+/// A feature map live across more than this many layers of the topological order is *long-lived*.
+/// Its layers offer it both the arena and fast storage, but the join never lets it choose per
+/// mapping: each live tensor with a choice of memory doubles the join's compatibility groups, and a
+/// network whose outputs collect one tensor per time step (an unrolled LSTM) would keep hundreds of
+/// such choices open at once. join_long_lived (long_lived.hpp) joins two variants instead, every
+/// long-lived map in the arena or every one pinned in fast storage, and merges their fronts.
 inline constexpr int kLongLivedSteps = 16;
+
+/// Whether tensor `tensor` of `workload` is a long-lived feature map that its layers may place in fast
+/// storage: live across more than kLongLivedSteps layers of the topological order, from its first
+/// writer (or the start, for a network input) to its last reader (or the end, for a network output),
+/// and neither a constant nor a network input or output kept in the arena.
+bool long_lived_feature_map(const arch::Arch& arch, const workloads::Workload& workload, int tensor);
 
 /// Lowers one layer of `workload` for `arch`.
 LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& workload, int layer);

@@ -19,6 +19,8 @@
 #include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 
+#include "mapper/search/long_lived.hpp"
+
 namespace npumap::search {
 namespace {
 
@@ -110,19 +112,19 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     // join found a front.
     std::optional<JoinResult> unfused;
     const bool compare = options.fusion && options.compare_without_fusion && can_fuse;
-    if (progress != nullptr) progress->steps_planned.fetch_add(problem.steps.size() * (compare ? 2 : 1));
+    if (progress != nullptr) progress->steps_planned.fetch_add(problem.steps.size() * long_lived_joins(problem) * (compare ? 2 : 1));
     if (compare) {
       if (tbb::this_task_arena::max_concurrency() > 1) {
         const JoinProblem plain = make_join_problem(arch, w, r.stage, false);
-        tbb::parallel_invoke([&] { r.joined = join(problem, join_options, context); },
-                             [&] { unfused = join_best(plain, join_options, context); });
+        tbb::parallel_invoke([&] { r.joined = join_long_lived(problem, join_options, context); },
+                             [&] { unfused = join_best_long_lived(plain, join_options, context); });
       } else {
-        r.joined = join(problem, join_options, context);
+        r.joined = join_long_lived(problem, join_options, context);
         // Made once the join is done, so the two problems and the join's tables do not peak together.
-        if (!r.joined->front.empty()) unfused = join_best(make_join_problem(arch, w, r.stage, false), join_options, context);
+        if (!r.joined->front.empty()) unfused = join_best_long_lived(make_join_problem(arch, w, r.stage, false), join_options, context);
       }
     } else {
-      r.joined = join(problem, join_options, context);
+      r.joined = join_long_lived(problem, join_options, context);
     }
     r.problem = std::move(problem);
     add_join_causes(r.keep_rates, r.joined->totals());

@@ -496,8 +496,10 @@ JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload&
   p.sram_capacity = arch.sram_capacity_bytes;
   std::vector<int> step_of(w.layers.size(), -1);
   for (std::size_t s = 0; s < w.topological_order.size(); ++s) step_of[static_cast<std::size_t>(w.topological_order[s])] = static_cast<int>(s);
-  for (const auto& t : w.tensors) {
+  for (std::size_t ti = 0; ti < w.tensors.size(); ++ti) {
+    const auto& t = w.tensors[ti];
     JoinTensor jt;
+    jt.long_lived = !p.arena_is_sram && long_lived_feature_map(arch, w, static_cast<int>(ti));
     const int elem = workloads::data_type_bytes(t.dtype);
     jt.linear_bytes = fm_storage_bytes(t.shape, elem, Layout::Linear);
     jt.nhcwb16_bytes = fm_storage_bytes(t.shape, elem, Layout::Nhcwb16);

@@ -745,7 +745,9 @@ bool replace_placement(const arch::Arch& arch, const LayerResult& lr, JoinProble
 
 /// Vela's use of the SRAM left after scheduling when the arena is off-chip (its
 /// use_fast_storage_for_feature_maps): each feature map passed between two cascaded passes on the NPU
-/// (produced by one, read only by NPU passes, not a network output) moves whole to SRAM, in order of
+/// (written by NPU passes only, one or several: a concatenation's passes each write a slice of one
+/// output, which Vela lists as an output of each; read only by NPU passes, not a network output)
+/// moves whole to SRAM, in order of
 /// the cascaded passes it spans (fewest first) then its size (largest first), wherever the SRAM in use
 /// at every step stays within the capacity. Block configs stay as scheduled.
 void fill_sram(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage, VelaBaseline& b) {
@@ -781,16 +783,18 @@ void fill_sram(const arch::Arch& arch, const workloads::Workload& workload, cons
     const TensorCompat& pc = problem.steps[p].groups[b.point.group[p]].compat.back();
     if (pc.residence != Residence::Arena) continue;
     bool ok = true;
-    int writers = 0;
-    for (std::size_t s = 0; s < n && ok; ++s) {
-      if (problem.steps[s].output == static_cast<int>(t)) ++writers;
+    for (std::size_t s = p; s < n && ok; ++s) {
       const PmappingGroup& g = problem.steps[s].groups[b.point.group[s]];
+      // Every writer (several for a concatenation, each writing its slice) on the NPU, in the arena
+      // in the first writer's layout; every reader on the NPU, reading it from the arena.
+      if (problem.steps[s].output == static_cast<int>(t))
+        ok = !layer_of(s).space.cpu && g.compat.back().residence == Residence::Arena && g.compat.back().layout == pc.layout;
       for (std::size_t i = 0; i < problem.steps[s].inputs.size(); ++i) {
         if (problem.steps[s].inputs[i] != static_cast<int>(t)) continue;
         ok = ok && !layer_of(s).space.cpu && g.compat[i].residence == Residence::Arena;
       }
     }
-    if (!ok || writers != 1) continue;
+    if (!ok) continue;
     const std::int64_t bytes = pc.layout == Layout::Nhcwb16 ? jt.nhcwb16_bytes : jt.linear_bytes;
     candidates.push_back({cps[static_cast<std::size_t>(jt.last_consumer_step)] - cps[p] + 1, bytes,
                           workload.tensors.at(t).name, static_cast<int>(t)});
@@ -804,10 +808,13 @@ void fill_sram(const arch::Arch& arch, const workloads::Workload& workload, cons
     const auto p = static_cast<std::size_t>(problem.tensors[t].producer_step);
     const TensorCompat pc = problem.steps[p].groups[b.point.group[p]].compat.back();
     const FmChoice to{Residence::Sram, pc.layout};
-    bool ok = replace_placement(arch, layer_of(p), problem, b.point, p, problem.steps[p].inputs.size(), to);
-    for (std::size_t s = p + 1; s < n && ok; ++s)
-      for (std::size_t i = 0; i < problem.steps[s].inputs.size() && ok; ++i)
+    bool ok = true;
+    for (std::size_t s = p; s < n && ok; ++s) {
+      const std::size_t n_in = problem.steps[s].inputs.size();
+      if (problem.steps[s].output == c.tensor) ok = replace_placement(arch, layer_of(s), problem, b.point, s, n_in, to);
+      for (std::size_t i = 0; i < n_in && ok; ++i)
         if (problem.steps[s].inputs[i] == c.tensor) ok = replace_placement(arch, layer_of(s), problem, b.point, s, i, to);
+    }
     if (ok) {
       const PointMemory mem = point_memory(problem, b.point);
       ok = std::all_of(mem.sram_bytes.begin(), mem.sram_bytes.end(),

@@ -15,7 +15,8 @@
 //      map_network's vela point is vela_schedule's;
 //  (e) Vela's scheduling figures by hand: the OFM-over-IFM overlap, its order breaking only exact
 //      ties, its feature maps' bytes (NHWC while it schedules), and the live bytes with an
-//      elementwise step's shared range (vww2_50_50 u55-128's add, 1x1 convolution and depthwise).
+//      elementwise step's shared range (vww2_50_50 u55-128's add, 1x1 convolution and depthwise);
+//  (f) where the arena spills, the fill moves a concatenation's output (several writers) to SRAM.
 
 #include <gtest/gtest.h>
 
@@ -374,6 +375,56 @@ TEST(VelaSchedule, WithoutTheShortlistNeverSlower) {
           << w.name << " on " << name;
     }
   }
+}
+
+TEST(VelaSchedule, FillMovesAConcatenationsOutput) {
+  // Where the arena spills (ethos-u65-256: arena in DRAM, 384 KiB of SRAM), Vela's fill
+  // (use_fast_storage_for_feature_maps) moves to SRAM every feature map that is an output of an NPU
+  // cascaded pass, read only by NPU passes and not a network output, wherever the cascaded passes it
+  // spans keep their SRAM within the limit. A concatenation is several passes each writing a slice of
+  // one tensor, which Vela lists as an output of each: here `cat` (8x8x24 int8, 1,536 bytes) is
+  // written by two average pools and read by the 1x1 convolution `head`, all on the NPU, and `head`'s
+  // output is the network's. Nothing else is large (every tensor here under 2 KiB, the weights under
+  // 1 KiB), so it fits and both writers and the reader must hold it in SRAM. (Our fill had skipped
+  // tensors with more than one writer.)
+  const workloads::Workload w = workloads::load_workload_from_string(R"(
+name: concat_fill
+inputs:
+  - {name: x, shape: [1, 8, 8, 8], dtype: int8}
+tensors:
+  - {name: cat, shape: [1, 8, 8, 24], dtype: int8}
+layers:
+  - {name: stem, op: conv2d, inputs: [x], output: a, output_shape: [1, 8, 8, 8], kernel: 3, padding: SAME}
+  - {name: side, op: conv2d, inputs: [a], output: b, output_shape: [1, 8, 8, 16], kernel: 1, padding: VALID}
+  - {name: pool_a, op: avg_pool, inputs: [a], output: cat, output_shape: [1, 8, 8, 8], kernel: 1, padding: VALID}
+  - {name: pool_b, op: avg_pool, inputs: [b], output: cat, output_shape: [1, 8, 8, 16], kernel: 1, padding: VALID}
+  - {name: head, op: conv2d, inputs: [cat], output: y, output_shape: [1, 8, 8, 8], kernel: 1, padding: VALID}
+)",
+                                                                      "concat_fill.yaml");
+  const arch::Arch a = preset("ethos-u65-256");
+  ASSERT_TRUE(a.spilling_enabled);
+  const StageResult stage = run_per_layer(a, w, StageOptions{});
+  const auto v = vela_schedule(a, w, stage);
+  ASSERT_TRUE(v.has_value());
+  int cat = -1;
+  for (std::size_t t = 0; t < w.tensors.size(); ++t) cat = w.tensors[t].name == "cat" ? static_cast<int>(t) : cat;
+  ASSERT_GE(cat, 0);
+  int writers = 0, readers = 0;
+  for (std::size_t s = 0; s < v->problem.steps.size(); ++s) {
+    const JoinStep& step = v->problem.steps[s];
+    const PmappingGroup& g = step.groups.at(v->point.group[s]);
+    if (step.output == cat) {
+      ++writers;
+      EXPECT_EQ(g.compat.back().residence, Residence::Sram) << "writer at step " << s;
+    }
+    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
+      if (step.inputs[i] != cat) continue;
+      ++readers;
+      EXPECT_EQ(g.compat.at(i).residence, Residence::Sram) << "reader at step " << s;
+    }
+  }
+  EXPECT_EQ(writers, 2);
+  EXPECT_EQ(readers, 1);
 }
 
 }  // namespace

@@ -217,8 +217,13 @@
 //     to SRAM: PartitionedCall_22 1,810 cycles against Vela's 1,940,
 //     PartitionedCall_82 868 against 1,416; on ssd_slim Vela's fill moves model/concatenate/concat
 //     (written by four copies) to SRAM, which fill_sram never offers (a tensor of several writers):
-//     its copies cost 1,580 cycles against Vela's 604. Neither is changed here (the fill is another
-//     line of work; the layout rule would also move U55 records);
+//     its copies cost 1,580 cycles against Vela's 604. The fill now moves a concatenation's output
+//     (Vela lists it as an output of each pass writing a slice): ssd_slim u65-256's four average
+//     pools 1,580 -> 604 cycles (Vela's), its max pool 11,925 -> 4,472 (Vela's), the sub after it
+//     7,514 -> 7,328; measured before h38k's U65 cascades were merged: ssd_slim u65-256 +0.4% ->
+//     -1.5% (passes already below Vela's no longer hidden), yolo-fastest u65-256 +1.1% -> -0.2%,
+//     3,252 -> 3,265 passes with Vela's cycles. The vww2 layout rule is not changed here (it would
+//     also move U55 records);
 //   * SRAM: ours is Vela's allocator's figure for our schedule (vela_sram.hpp: Vela's pass order, its
 //     live ranges, 16-byte sizes, its hill climb), exact on 34 of the 36 records (every U55 one), where the tensors
 //     our schedule puts in SRAM are Vela's. Its elementwise merge reads the operands in Vela's graph
@@ -251,11 +256,27 @@
 //     to Conv2d_12_depthwise, 387,216 bytes: weights 106,032, bias copies 19,680, rolling buffers
 //     and its output moved to SRAM 261,504, with taller blocks such as Conv2d_1_depthwise 24x16
 //     where ours was 8x48; ours 392,832 with rolling buffers of 221,568, its output's 2,304 and
-//     Conv2d_12_pointwise's 34,032 of weights and bias), now exact with the IFM in the arena above. basic_lstm u65-256 (7.5 KiB against 23.6): Vela's fill
-//     (use_fast_storage_for_feature_maps) moves every candidate there (all fit), among them the input
-//     projections (480 bytes each) its pass order keeps live together; 35 of them (and 5 other
-//     tensors) are live across more than 16 layers of our step order, which our mapspace keeps in the
-//     arena (kLongLivedSteps), so fill_sram finds no template to move them;
+//     Conv2d_12_pointwise's 34,032 of weights and bias), now exact with the IFM in the arena above. basic_lstm u65-256 (23.91 KiB against 23.56, 360 bytes
+//     over; not traced further): Vela's fill (use_fast_storage_for_feature_maps) moves every
+//     candidate there (all fit), among them the input projections (480 bytes each) its pass order
+//     keeps live together. 35 of them (and 5 other tensors) are live across more than 16 layers of
+//     our step order (kLongLivedSteps), which our mapspace had kept in the arena, so fill_sram found
+//     no template to move them (7.50 KiB, +1.0% cycles). Long-lived maps are now offered SRAM too
+//     (the join joins a variant with all of them in the arena and one with all of them pinned in
+//     SRAM: long_lived.hpp), and the fill moves them: basic_lstm u65-256 exact in cycles (1,066,771
+//     -> 1,055,766, all 669 passes with Vela's cycles). The same cause held the intermediates of
+//     every softmax (its lowering's passes keep some live across more than 16 steps) in the arena:
+//     kws_ref_model u65-256 +0.7% -> exact, micro_speech u65-256 +1.8% -> exact, person_detect
+//     +0.8% -> +0.5%, ssd_slim -1.5% -> -0.5%, cnn_s +0.4% -> -0.5% and pretrainedResnet -0.4% ->
+//     -0.7% (u65-256; on the last two the softmax passes now have Vela's cycles and the rest of the
+//     network is below Vela's); cycles exact 15 -> 18, SRAM within 10% 35 -> 36, passes with Vela's
+//     cycles 3,265 -> 3,376 (these measured before h38k's U65 cascades; with them, at their merge:
+//     cycles exact 15 -> 21, SRAM within 10% 35 -> 36, passes with Vela's cycles 3,274 -> 3,401, and
+//     ssd_slim, pretrainedResnet, person_detect, kws_ref_model, micro_speech and basic_lstm
+//     u65-256 exact in cycles; basic_lstm's SRAM is the one U65 record this moves in SRAM). On yolo-fastest u65-256 two passes lost Vela's cycles (conv2d_37 8,197
+//     -> 8,068, concat1_avgpool 5,041 -> 4,912): our fill now moves a long-lived map there that
+//     Vela's did not, presumably for the fill's SRAM limit (Vela checks each cascaded pass's own
+//     figure, ours the SRAM in use at every step against the capacity; not traced further);
 //   * bias: Vela copies the bias of an IFM-streamed pass only where it fits, ours always.
 
 #include <array>
@@ -433,8 +454,10 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // subgraphs in Vela's pass order, feature maps between them linear and concatenations NHCWB16 where
   // their parts start at multiples of 16 (yolo-fastest on both U55 configs): 25; merged with Vela's
   // dynamic program on U65 (a cascade member's IFM read from the arena, NHWC feature maps in the
-  // metric) and the packed bias size: kws_micronet_m u65-256 exact, 26.
-  EXPECT_EQ(cycles_exact, 26);
+  // metric) and the packed bias size: kws_micronet_m u65-256 exact, 26; with long-lived feature maps
+  // offered SRAM and the fill moving a concatenation (h38f alone: 21): basic_lstm, cnn_s, kws_ref_model,
+  // micro_speech, person_detect, pretrainedResnet and ssd_slim on u65-256 exact, 33.
+  EXPECT_EQ(cycles_exact, 33);
   EXPECT_EQ(cycles_within_5, 36);
   EXPECT_EQ(cycles_within_15, 36);
   // SRAM: our figure is Vela's allocator's for our schedule (vela_sram.hpp); exact where the
@@ -452,7 +475,8 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // IFM read from the arena in its pass metric: person_detect u65-256, 33; the bias copies at Vela's
   // packed size: kws_micronet_m u65-256, 34.
   EXPECT_EQ(sram_exact, 34);
-  EXPECT_EQ(sram_within_10, 35);
+  // basic_lstm u65-256 within 10% (7.50 -> 23.91 KiB against 23.56) with long-lived maps in SRAM: 36.
+  EXPECT_EQ(sram_within_10, 36);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours
@@ -465,11 +489,13 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // the stage's shared layers with their own weight encodings: 3441, 3275, 275; NHWC feature maps in
   // the scheduling metric on every arch: 3461, 3287, 274 (vww2 u55-128's PartitionedCall_12 no
   // longer joins the cascade after it); Vela's NPU subgraphs, feature maps between them and its
-  // concatenation rule: 3465, 3293, 274. Both lines merged: 3497, 3312, 274.
+  // concatenation rule: 3465, 3293, 274. Both lines merged: 3497, 3312, 274. The fill moving a
+  // concatenation: 3265 before the merges; long-lived maps in SRAM: 3401 before them; all merged:
+  // 3497, 3439, 274.
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
   EXPECT_EQ(passes.same_block, 3497);
-  EXPECT_EQ(passes.cycles_exact, 3312);
+  EXPECT_EQ(passes.cycles_exact, 3439);
   EXPECT_EQ(passes.vela_cascaded, 280);
   EXPECT_EQ(passes.ours_cascaded, 274);
 }

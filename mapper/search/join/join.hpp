@@ -39,6 +39,10 @@ struct JoinTensor {
   int last_consumer_step = -1;     ///< -1 if nothing consumes it
   bool network_output = false;     ///< live until the end of the network
   bool constant = false;           ///< a constant operand: read in place from permanent storage, no SRAM
+  /// A long-lived feature map (kLongLivedSteps, lowering.hpp) where the arena is not the SRAM: its
+  /// layers offer it the arena and SRAM, and join_long_lived (long_lived.hpp) joins one variant with
+  /// every such map in the arena and one with every such map in SRAM, not a choice per mapping.
+  bool long_lived = false;
 };
 
 /// SRAM bytes of a rolling buffer between a producer with OFM block height `producer_rows` and a
@@ -145,6 +149,13 @@ struct JoinOptions {
   /// dominance filter; join() then also returns the quick passes' complete mappings (the incumbents) with
   /// the front, since a row the incumbent bound drops is covered by one.
   double step_slack = 0.0;
+  /// Objective values (row-major, the objectives above in order) of mappings already known, of this
+  /// problem or another (join_long_lived: the other variant's front). With the incumbent bound on and
+  /// no tolerance, slack or ε they bound the join as its quick passes' incumbents do: a partial mapping
+  /// every completion of which one of them strictly dominates is dropped, so the front is this
+  /// problem's exact front less the points they strictly dominate (none of which is on the Pareto
+  /// front of the union). Ignored otherwise.
+  std::vector<double> known_mappings;
   JoinSpeedups speedups;
 };
 

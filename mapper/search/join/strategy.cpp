@@ -76,10 +76,24 @@ JoinResult with_incumbents(JoinResult r, const std::vector<FrontPoint>& found, c
   return r;
 }
 
+/// Sets the value of objective `o` of `p`.
+void set_objective(FrontPoint& p, Objective o, double v) {
+  switch (o) {
+    case Objective::Cycles: p.cycles = v; break;
+    case Objective::OffchipBytes: p.offchip_bytes = v; break;
+    case Objective::Energy: p.energy_pj = v; break;
+    case Objective::Sram: p.peak_sram_bytes = v; break;
+  }
+}
+
 }  // namespace
 
 JoinResult join(const JoinProblem& problem, const JoinOptions& options, const JoinRunContext& run) {
-  if (options.epsilon > 0.0) return join_internal::epsilon_join(problem, options, run);
+  if (options.epsilon > 0.0) {
+    JoinOptions own = options;
+    own.known_mappings.clear();  // the ε-front bounds itself (epsilon_front.hpp)
+    return join_internal::epsilon_join(problem, own, run);
+  }
   ClampCache clamp_cache;  // the passes of this join share their cascade clamp's limits
   bool thinned = false;
   if (!options.speedups.incumbent_bound || options.tolerance > 0.0) return timed_pass(problem, options, run, 0, nullptr, clamp_cache, thinned);
@@ -88,6 +102,16 @@ JoinResult join(const JoinProblem& problem, const JoinOptions& options, const Jo
   const std::size_t k = options.objectives.size();
   Incumbents inc;
   inc.k = k;
+  if (options.step_slack == 0.0 && k > 0 && !options.known_mappings.empty()) {
+    NPUMAP_ASSERT(options.known_mappings.size() % k == 0);
+    JoinResult known;  // only their values are read
+    for (std::size_t i = 0; i < options.known_mappings.size(); i += k) {
+      FrontPoint p;
+      for (std::size_t j = 0; j < k; ++j) set_objective(p, options.objectives[j], options.known_mappings[i + j]);
+      known.front.push_back(p);
+    }
+    join_internal::add_incumbents(inc, known, options.objectives);
+  }
   PassHistory history;
   std::vector<FrontPoint> found;  // complete mappings of the finished quick passes, for a stop
   const std::vector<std::size_t>& beams =
@@ -120,6 +144,7 @@ JoinResult join_best(const JoinProblem& problem, const JoinOptions& given, const
   // The least first objective is exact whatever the ε of the front (epsilon_front.hpp uses this).
   JoinOptions options = given;
   options.epsilon = 0.0;
+  options.known_mappings.clear();  // bounded by its own least first objective
   const auto first_best = [&](JoinResult r) {
     if (r.front.empty()) return r;
     const Objective o = options.objectives.front();
