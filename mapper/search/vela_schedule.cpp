@@ -746,7 +746,8 @@ bool replace_placement(const arch::Arch& arch, const LayerResult& lr, JoinProble
 /// Vela's use of the SRAM left after scheduling when the arena is off-chip (its
 /// use_fast_storage_for_feature_maps): each feature map passed between two cascaded passes on the NPU
 /// (written by NPU passes only, one or several: a concatenation's passes each write a slice of one
-/// output, which Vela lists as an output of each; read only by NPU passes, not a network output)
+/// output, which Vela lists as an output of each; read only by NPU passes of the writer's NPU
+/// subgraph, not a network output)
 /// moves whole to SRAM, in order of
 /// the cascaded passes it spans (fewest first) then its size (largest first), wherever the SRAM in use
 /// at every step stays within the capacity. Block configs stay as scheduled.
@@ -755,6 +756,12 @@ void fill_sram(const arch::Arch& arch, const workloads::Workload& workload, cons
   const std::size_t n = problem.steps.size();
   const auto layer_of = [&](std::size_t s) -> const LayerResult& {
     return stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
+  };
+  // Vela's NPU subgraph of each step's layer (-1 for a CPU layer; every step in one where the workload
+  // does not say).
+  const auto subgraph_of = [&](std::size_t s) {
+    const auto layer = static_cast<std::size_t>(workload.topological_order.at(s));
+    return workload.npu_subgraph.size() == workload.layers.size() ? workload.npu_subgraph[layer] : 0;
   };
   // The cascaded pass of each step: a step whose input arrives in a rolling buffer joins its producer's.
   std::vector<int> cps(n, 0);
@@ -786,12 +793,14 @@ void fill_sram(const arch::Arch& arch, const workloads::Workload& workload, cons
     for (std::size_t s = p; s < n && ok; ++s) {
       const PmappingGroup& g = problem.steps[s].groups[b.point.group[s]];
       // Every writer (several for a concatenation, each writing its slice) on the NPU, in the arena
-      // in the first writer's layout; every reader on the NPU, reading it from the arena.
+      // in the first writer's layout; every reader on the NPU, in the first writer's NPU subgraph (a
+      // tensor read in another is an output of its subgraph, never offered to Vela's fill), reading it
+      // from the arena.
       if (problem.steps[s].output == static_cast<int>(t))
         ok = !layer_of(s).space.cpu && g.compat.back().residence == Residence::Arena && g.compat.back().layout == pc.layout;
       for (std::size_t i = 0; i < problem.steps[s].inputs.size(); ++i) {
         if (problem.steps[s].inputs[i] != static_cast<int>(t)) continue;
-        ok = ok && !layer_of(s).space.cpu && g.compat[i].residence == Residence::Arena;
+        ok = ok && !layer_of(s).space.cpu && subgraph_of(s) == subgraph_of(p) && g.compat[i].residence == Residence::Arena;
       }
     }
     if (!ok) continue;

@@ -427,5 +427,63 @@ layers:
   EXPECT_EQ(readers, 1);
 }
 
+TEST(VelaSchedule, FillLeavesASubgraphsOutputInTheArena) {
+  // Vela's fill (use_fast_storage_for_feature_maps) sees only the tensors passed between the passes
+  // of one NPU subgraph: a tensor also read in another NPU subgraph is an output of its own
+  // (extract_npu_subgraphs.py), whose consumers there include the subgraph's end, and the fill never
+  // offers it. Here the CPU layer `host` cuts the network into two NPU subgraphs, {stem, mid, mid2}
+  // and {tail} (Vela's pass order walks back from y: tail, its first operand p through host, mid2,
+  // mid and stem, then a, already placed). `a` (8x8x8 int8, 512 bytes) is read by mid in the first
+  // subgraph and by tail in the second: it stays in the arena (DRAM) at its writer and both readers,
+  // though it would fit (every tensor here is under 1 KiB, the SRAM 384 KiB). `m`, passed from mid to
+  // mid2 within the first subgraph, is moved to SRAM or rolls there: it is never the arena's. (Our
+  // fill had moved `a` too: vww2_50_50 u65-256's PartitionedCall_20 output, 4,064 bytes over Vela's
+  // SRAM used.)
+  const workloads::Workload w = workloads::load_workload_from_string(R"(
+name: subgraph_fill
+inputs:
+  - {name: x, shape: [1, 8, 8, 8], dtype: int8}
+layers:
+  - {name: stem, op: conv2d, inputs: [x], output: a, output_shape: [1, 8, 8, 8], kernel: 3, padding: SAME}
+  - {name: mid, op: conv2d, inputs: [a], output: m, output_shape: [1, 8, 8, 8], kernel: 1, padding: VALID}
+  - {name: mid2, op: conv2d, inputs: [m], output: n, output_shape: [1, 8, 8, 8], kernel: 1, padding: VALID}
+  - {name: host, op: cpu, operator: PAD, inputs: [n], output: p, output_shape: [1, 8, 8, 8]}
+  - {name: tail, op: add, inputs: [p, a], output: y, output_shape: [1, 8, 8, 8]}
+)",
+                                                                      "subgraph_fill.yaml");
+  const arch::Arch arch = preset("ethos-u65-256");
+  ASSERT_TRUE(arch.spilling_enabled);
+  const StageResult stage = run_per_layer(arch, w, StageOptions{});
+  const auto v = vela_schedule(arch, w, stage);
+  ASSERT_TRUE(v.has_value());
+  const auto tensor = [&](const char* name) {
+    for (std::size_t t = 0; t < w.tensors.size(); ++t)
+      if (w.tensors[t].name == name) return static_cast<int>(t);
+    return -1;
+  };
+  const int a = tensor("a"), m = tensor("m");
+  ASSERT_GE(a, 0);
+  ASSERT_GE(m, 0);
+  int a_uses = 0, m_uses = 0;
+  for (std::size_t s = 0; s < v->problem.steps.size(); ++s) {
+    const JoinStep& step = v->problem.steps[s];
+    const PmappingGroup& g = step.groups.at(v->point.group[s]);
+    const auto check = [&](int t, Residence r) {
+      if (t == a) {
+        ++a_uses;
+        EXPECT_EQ(r, Residence::Arena) << "a at step " << s;
+      }
+      if (t == m) {
+        ++m_uses;
+        EXPECT_NE(r, Residence::Arena) << "m at step " << s;
+      }
+    };
+    check(step.output, g.compat.back().residence);
+    for (std::size_t i = 0; i < step.inputs.size(); ++i) check(step.inputs[i], g.compat.at(i).residence);
+  }
+  EXPECT_EQ(a_uses, 3);
+  EXPECT_EQ(m_uses, 2);
+}
+
 }  // namespace
 }  // namespace npumap::search

@@ -244,7 +244,7 @@
 //     1,424 bytes for 140 channels where ours was 1,400 -> 1,408, 197 x 10 -> 1,984 for 196 where ours
 //     was 1,968: 16 bytes on each of the cascade's eight 140-channel biases and its 196-channel one;
 //     exact with the packed bias size, workloads::packed_bias_scale_size);
-//     vww2 65,328 against 69,392, its first cascade (PartitionedCall_3 to _20, every block config
+//     vww2 65,328 against 69,392 (now exact, below), its first cascade (PartitionedCall_3 to _20, every block config
 //     Vela's): Vela's 65,328 is its six rolling buffers 62,208 (7,200 + 9,600 + 10,000 + 10,000 +
 //     20,000 + 5,408), weights 1,920 and bias copies 1,200 (storage 13, 5, 5, 8, 29, 29, 24 elements
 //     of 10 bytes, each rounded to 16; ours the same since the packed bias size); ours also holds
@@ -252,7 +252,11 @@
 //     moved to SRAM by fill_sram: 65,328 + 4,064 = 69,392. Vela leaves that tensor in DRAM because the residual add after
 //     the CPU Pad, in the next NPU subgraph, reads it: extract_npu_subgraphs makes it an output of
 //     its subgraph, whose consumer list then holds None, and apply_result offers no such tensor to
-//     use_fast_storage_for_feature_maps (fill_sram's rule, not changed here); person_detect's first cascade had ended a pass later than Vela's (Vela's: 24 passes,
+//     use_fast_storage_for_feature_maps. fill_sram now offers only a tensor every reader of which
+//     is in its writer's NPU subgraph (VelaSchedule.FillLeavesASubgraphsOutputInTheArena): vww2
+//     u65-256 exact in SRAM and cycles (-1.2% -> exact), and so are basic_lstm u65-256's SRAM (23.91
+//     -> 23.56 KiB, its 360 bytes were such tensors) and yolo-fastest u65-256's cycles (-258 ->
+//     exact: the two passes below); person_detect's first cascade had ended a pass later than Vela's (Vela's: 24 passes,
 //     to Conv2d_12_depthwise, 387,216 bytes: weights 106,032, bias copies 19,680, rolling buffers
 //     and its output moved to SRAM 261,504, with taller blocks such as Conv2d_1_depthwise 24x16
 //     where ours was 8x48; ours 392,832 with rolling buffers of 221,568, its output's 2,304 and
@@ -275,8 +279,8 @@
 //     ssd_slim, pretrainedResnet, person_detect, kws_ref_model, micro_speech and basic_lstm
 //     u65-256 exact in cycles; basic_lstm's SRAM is the one U65 record this moves in SRAM). On yolo-fastest u65-256 two passes lost Vela's cycles (conv2d_37 8,197
 //     -> 8,068, concat1_avgpool 5,041 -> 4,912): our fill now moves a long-lived map there that
-//     Vela's did not, presumably for the fill's SRAM limit (Vela checks each cascaded pass's own
-//     figure, ours the SRAM in use at every step against the capacity; not traced further);
+//     Vela's did not: a tensor read in another NPU subgraph, which Vela's fill never offers (above;
+//     exact since);
 //   * bias: Vela copies the bias of an IFM-streamed pass only where it fits, ours always.
 
 #include <array>
@@ -456,8 +460,9 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // dynamic program on U65 (a cascade member's IFM read from the arena, NHWC feature maps in the
   // metric) and the packed bias size: kws_micronet_m u65-256 exact, 26; with long-lived feature maps
   // offered SRAM and the fill moving a concatenation (h38f alone: 21): basic_lstm, cnn_s, kws_ref_model,
-  // micro_speech, person_detect, pretrainedResnet and ssd_slim on u65-256 exact, 33.
-  EXPECT_EQ(cycles_exact, 33);
+  // micro_speech, person_detect, pretrainedResnet and ssd_slim on u65-256 exact, 33; the fill leaving
+  // a tensor read in another NPU subgraph in the arena (vww2 and yolo-fastest u65-256): 35.
+  EXPECT_EQ(cycles_exact, 35);
   EXPECT_EQ(cycles_within_5, 36);
   EXPECT_EQ(cycles_within_15, 36);
   // SRAM: our figure is Vela's allocator's for our schedule (vela_sram.hpp); exact where the
@@ -473,8 +478,9 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // records: 31 and 35).
   // Vela's dynamic program on U65 too (its SRAM limit): ssd_slim u65-256, 32; a cascade member's
   // IFM read from the arena in its pass metric: person_detect u65-256, 33; the bias copies at Vela's
-  // packed size: kws_micronet_m u65-256, 34.
-  EXPECT_EQ(sram_exact, 34);
+  // packed size: kws_micronet_m u65-256, 34; the fill leaving a tensor read in another NPU subgraph
+  // in the arena: vww2 and basic_lstm u65-256, 36 (every record).
+  EXPECT_EQ(sram_exact, 36);
   // basic_lstm u65-256 within 10% (7.50 -> 23.91 KiB against 23.56) with long-lived maps in SRAM: 36.
   EXPECT_EQ(sram_within_10, 36);
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
@@ -491,11 +497,11 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // longer joins the cascade after it); Vela's NPU subgraphs, feature maps between them and its
   // concatenation rule: 3465, 3293, 274. Both lines merged: 3497, 3312, 274. The fill moving a
   // concatenation: 3265 before the merges; long-lived maps in SRAM: 3401 before them; all merged:
-  // 3497, 3439, 274.
+  // 3497, 3439, 274; the fill leaving a subgraph's output in the arena: 3497, 3449, 274.
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
   EXPECT_EQ(passes.same_block, 3497);
-  EXPECT_EQ(passes.cycles_exact, 3439);
+  EXPECT_EQ(passes.cycles_exact, 3449);
   EXPECT_EQ(passes.vela_cascaded, 280);
   EXPECT_EQ(passes.ours_cascaded, 274);
 }
