@@ -15,6 +15,7 @@
 
 #include "arch/arch_loader.hpp"
 #include "common/user_error.hpp"
+#include "mapper/search/lowering.hpp"
 #include "mapper/search/map_network.hpp"
 #include "tflite_net.hpp"
 #include "workloads/loader.hpp"
@@ -95,6 +96,61 @@ TEST(TfliteImport, ConvolutionsAndAConcatenationBecomeLayersWritingOneDeclaredTe
   in.accelerator = weight_accelerator("ethos-u55-256");
   const double expected = static_cast<double>(encode_weights(in).total_bytes) / 1152.0;
   EXPECT_DOUBLE_EQ(c.weight_compression, expected);
+}
+
+/// input [1,8,8,16] -> conv 1x1 -> c; max pool 3x3 (c -> a) and max pool 5x5 (c -> b), both SAME at
+/// stride 1; CONCATENATION {b, a, c} on C -> y: a spatial-pyramid block like yolo-fastest's.
+Model pyramid_model() {
+  Net n;
+  const int x = n.fm("x", {1, 8, 8, 16});
+  const int w = n.weights("w", {16, 1, 1, 16}, 3);
+  const int bias = n.bias("bias", 16);
+  const int c = n.fm("c", {1, 8, 8, 16});
+  n.op(CONV_2D, {x, w, bias}, {c}, conv_opts(1, 1, true));
+  const int a = n.fm("a", {1, 8, 8, 16});
+  n.op(MAX_POOL_2D, {c}, {a}, pool_opts(1, 3, true));
+  const int b = n.fm("b", {1, 8, 8, 16});
+  n.op(MAX_POOL_2D, {c}, {b}, pool_opts(1, 5, true));
+  const int y = n.fm("y", {1, 8, 8, 48});
+  n.op(CONCATENATION, {b, a, c}, {y}, {10, {tb::i32(0, 3), tb::i8(1, 0)}});
+  return n.build({x}, {y});
+}
+
+// The layers come in Vela's pass order, which puts each max pool right before the copy into the
+// concatenation it feeds, so the mapspace may roll both pools' outputs (producer and consumer
+// adjacent). By hand, from Vela's pass packing (pass_packing.py: from the output, a tensor's writers
+// last first, a writer packed once every consumer of its output has been visited, the list reversed):
+// y's writers are the copies of c, a and b (its parts 2, 1, 0). The copy of c is packed first, and c
+// has three readers, so nothing more; then the copy of a, whose input has one reader, so the 3x3 pool
+// follows (c: two of three readers seen); then the copy of b and the 5x5 pool, after which c's
+// readers are all seen and the convolution is packed. Reversed: convolution, 5x5 pool, copy of b,
+// 3x3 pool, copy of a, copy of c. (The TFLite operator order, which the importer had followed, puts
+// both pools before the copies: only the 5x5 pool was next to its copy.)
+TEST(TfliteImport, LayersFollowVelasPassOrderSoEachPoolPrecedesItsCopy) {
+  const ImportedModel im = import(pyramid_model(), "ethos-u65-256");
+  const workloads::Workload& w = im.workload;
+  ASSERT_EQ(w.layers.size(), 6u) << im.yaml;
+  const auto step = [&](std::size_t k) -> const workloads::Layer& {
+    return w.layers[static_cast<std::size_t>(w.topological_order.at(k))];
+  };
+  const auto reads = [&](std::size_t k) { return w.tensors[static_cast<std::size_t>(step(k).inputs.at(0))].name; };
+  EXPECT_EQ(step(0).kind, OpKind::Conv2D);
+  EXPECT_EQ(step(1).kind, OpKind::MaxPool);
+  EXPECT_EQ(step(1).kernel_h, 5);
+  EXPECT_EQ(step(2).kind, OpKind::AvgPool);
+  EXPECT_EQ(reads(2), "b");
+  EXPECT_EQ(step(3).kind, OpKind::MaxPool);
+  EXPECT_EQ(step(3).kernel_h, 3);
+  EXPECT_EQ(step(4).kind, OpKind::AvgPool);
+  EXPECT_EQ(reads(4), "a");
+  EXPECT_EQ(step(5).kind, OpKind::AvgPool);
+  EXPECT_EQ(reads(5), "c");
+  // Both pools' outputs may now go through a rolling buffer into their copies.
+  const arch::Arch arch = arch::load_arch("ethos-u65-256");
+  for (const std::size_t k : {std::size_t{1}, std::size_t{3}}) {
+    EXPECT_TRUE(search::lower_layer(arch, w, w.topological_order[k]).output_may_roll) << k;
+    EXPECT_TRUE(search::lower_layer(arch, w, w.topological_order[k + 1]).input_may_roll) << k;
+  }
 }
 
 TEST(TfliteImport, TheYamlLoadsBackEqualAndMapsIdentically) {

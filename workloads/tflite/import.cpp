@@ -416,7 +416,11 @@ class Converter {
   // ---- order ----
 
   /// Passes and CPU operators in an order that respects every tensor's writers and readers: Kahn's
-  /// algorithm, ready nodes taken by TFLite operator index, then by position in Vela's pass order.
+  /// algorithm, ready nodes taken by position in Vela's pass order (a topological order, so this is
+  /// Vela's pass order itself), then by TFLite operator index. Vela's order puts every producer whose
+  /// output has one consumer right before it (its depth-first walk from the outputs), so each
+  /// feature map our mapspace may roll (lowering.cpp may_roll: producer and consumer adjacent) is
+  /// offered as a rolling buffer, as Vela's cascades may use it.
   std::vector<int> node_order() const {
     const int n = num_passes() + static_cast<int>(g_.cpu_ops.size());
     const auto node_of = [&](const NodeRef& r) { return r.kind == NodeRef::Kind::NpuPass ? r.index : num_passes() + r.index; };
@@ -433,19 +437,22 @@ class Converter {
         }
       }
     }
+    std::vector<int> vela_position(static_cast<std::size_t>(n), 0);
+    for (std::size_t k = 0; k < g_.pass_order.size(); ++k)
+      vela_position[static_cast<std::size_t>(node_of(g_.pass_order[k]))] = static_cast<int>(k);
     const auto key = [&](int node) {
       const int op = node < num_passes() ? g_.passes[static_cast<std::size_t>(node)].tflite_op_index
                                          : g_.cpu_ops[static_cast<std::size_t>(node - num_passes())].tflite_op_index;
-      return std::make_tuple(op < 0 ? INT_MAX : op, node);
+      return std::make_tuple(vela_position[static_cast<std::size_t>(node)], op < 0 ? INT_MAX : op, node);
     };
-    using Key = std::tuple<int, int>;
+    using Key = std::tuple<int, int, int>;
     std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
     for (int v = 0; v < n; ++v) {
       if (indegree[static_cast<std::size_t>(v)] == 0) ready.push(key(v));
     }
     std::vector<int> order;
     while (!ready.empty()) {
-      const int v = std::get<1>(ready.top());
+      const int v = std::get<2>(ready.top());
       ready.pop();
       order.push_back(v);
       for (int u : succ[static_cast<std::size_t>(v)]) {
