@@ -116,17 +116,18 @@ Model pyramid_model() {
   return n.build({x}, {y});
 }
 
-// The layers come in Vela's pass order, which puts each max pool right before the copy into the
-// concatenation it feeds, so the mapspace may roll both pools' outputs (producer and consumer
-// adjacent). By hand, from Vela's pass packing (pass_packing.py: from the output, a tensor's writers
-// last first, a writer packed once every consumer of its output has been visited, the list reversed):
-// y's writers are the copies of c, a and b (its parts 2, 1, 0). The copy of c is packed first, and c
-// has three readers, so nothing more; then the copy of a, whose input has one reader, so the 3x3 pool
-// follows (c: two of three readers seen); then the copy of b and the 5x5 pool, after which c's
-// readers are all seen and the convolution is packed. Reversed: convolution, 5x5 pool, copy of b,
-// 3x3 pool, copy of a, copy of c. (The TFLite operator order, which the importer had followed, puts
-// both pools before the copies: only the 5x5 pool was next to its copy.)
-TEST(TfliteImport, LayersFollowVelasPassOrderSoEachPoolPrecedesItsCopy) {
+// Each max pool's only reader is its copy into the concatenation, which reads nothing else: a chain
+// link, so the importer takes the pool right before its copy and the mapspace may roll both pools'
+// outputs (producer and consumer adjacent). By hand, the importer's rule: operator indices conv 0,
+// 3x3 pool 1, 5x5 pool 2, the three copies 3 (in Vela's pass order: copy of b, of a, of c); each pool
+// takes its copy's place, just before it: convolution, 5x5 pool, copy of b, 3x3 pool, copy of a,
+// copy of c. Vela's pass packing gives the same order (pass_packing.py: from the output, a tensor's
+// writers last first, a writer packed once every reader of its output has been visited, the list
+// reversed): the copy of c first (c has three readers: nothing more), then the copy of a and the 3x3
+// pool, then the copy of b, the 5x5 pool and, c's readers all seen, the convolution; reversed, as
+// above. (TFLite operator order alone, which the importer had followed, puts both pools before the
+// copies: only the 5x5 pool was next to its copy.)
+TEST(TfliteImport, ALinkedProducerComesRightBeforeItsReaderAsInVelasPassOrder) {
   const ImportedModel im = import(pyramid_model(), "ethos-u65-256");
   const workloads::Workload& w = im.workload;
   ASSERT_EQ(w.layers.size(), 6u) << im.yaml;

@@ -416,15 +416,16 @@ class Converter {
   // ---- order ----
 
   /// Passes and CPU operators in an order that respects every tensor's writers and readers: Kahn's
-  /// algorithm, ready nodes taken by position in Vela's pass order (a topological order, so this is
-  /// Vela's pass order itself), then by TFLite operator index. Vela's order puts every producer whose
-  /// output has one consumer right before it (its depth-first walk from the outputs), so each
-  /// feature map our mapspace may roll (lowering.cpp may_roll: producer and consumer adjacent) is
-  /// offered as a rolling buffer, as Vela's cascades may use it.
+  /// algorithm, ready nodes taken by TFLite operator index, then by position in Vela's pass order;
+  /// except that a producer whose only reader reads nothing else (a chain link) is taken as late as
+  /// its reader, right before it (chain_heads). Vela's pass order (its depth-first walk back from
+  /// the outputs) puts such a producer right before its reader too, and our mapspace rolls a tensor
+  /// only from one step into the next (lowering.cpp may_roll), so Vela's cascades along such links
+  /// stay expressible: yolo-fastest's max pools, each right before the copy into the concatenation
+  /// it feeds, where operator order put the three pools first.
   std::vector<int> node_order() const {
     const int n = num_passes() + static_cast<int>(g_.cpu_ops.size());
-    const auto node_of = [&](const NodeRef& r) { return r.kind == NodeRef::Kind::NpuPass ? r.index : num_passes() + r.index; };
-    std::vector<std::vector<int>> succ(static_cast<std::size_t>(n));
+    std::vector<std::vector<int>> succ(static_cast<std::size_t>(n)), pred(static_cast<std::size_t>(n));
     std::vector<int> indegree(static_cast<std::size_t>(n), 0);
     for (const LoweredTensor& t : g_.tensors) {
       for (const NodeRef& w : t.producers) {
@@ -433,26 +434,29 @@ class Converter {
           const int b = node_of(r);
           if (a == b) continue;
           succ[static_cast<std::size_t>(a)].push_back(b);
+          pred[static_cast<std::size_t>(b)].push_back(a);
           ++indegree[static_cast<std::size_t>(b)];
         }
       }
     }
-    std::vector<int> vela_position(static_cast<std::size_t>(n), 0);
-    for (std::size_t k = 0; k < g_.pass_order.size(); ++k)
-      vela_position[static_cast<std::size_t>(node_of(g_.pass_order[k]))] = static_cast<int>(k);
-    const auto key = [&](int node) {
+    const std::vector<int> head = chain_heads(succ, pred);
+    const auto op_of = [&](int node) {
       const int op = node < num_passes() ? g_.passes[static_cast<std::size_t>(node)].tflite_op_index
                                          : g_.cpu_ops[static_cast<std::size_t>(node - num_passes())].tflite_op_index;
-      return std::make_tuple(vela_position[static_cast<std::size_t>(node)], op < 0 ? INT_MAX : op, node);
+      return op < 0 ? INT_MAX : op;
     };
-    using Key = std::tuple<int, int, int>;
+    const auto key = [&](int node) {
+      const int h = head[static_cast<std::size_t>(node)];
+      return std::make_tuple(op_of(h), h, h == node ? 1 : 0, node);
+    };
+    using Key = std::tuple<int, int, int, int>;
     std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
     for (int v = 0; v < n; ++v) {
       if (indegree[static_cast<std::size_t>(v)] == 0) ready.push(key(v));
     }
     std::vector<int> order;
     while (!ready.empty()) {
-      const int v = std::get<2>(ready.top());
+      const int v = std::get<3>(ready.top());
       ready.pop();
       order.push_back(v);
       for (int u : succ[static_cast<std::size_t>(v)]) {
@@ -461,6 +465,30 @@ class Converter {
     }
     if (static_cast<int>(order.size()) != n) fail(model_, "operators", "the lowered graph has a cycle");
     return order;
+  }
+
+  int node_of(const NodeRef& r) const { return r.kind == NodeRef::Kind::NpuPass ? r.index : num_passes() + r.index; }
+
+  /// Per node, the last node of the chain it belongs to: a node whose every successor is one node
+  /// whose only predecessor it is (a link: the reader reads nothing else the graph writes) takes
+  /// that successor's head; any other node is its own head. Links point to later nodes of a DAG, so
+  /// following them ends.
+  static std::vector<int> chain_heads(const std::vector<std::vector<int>>& succ, const std::vector<std::vector<int>>& pred) {
+    const auto n = static_cast<int>(succ.size());
+    const auto only = [](const std::vector<int>& v) {
+      return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return x == v.front(); }) ? v.front() : -1;
+    };
+    std::vector<int> next(static_cast<std::size_t>(n), -1), head(static_cast<std::size_t>(n), -1);
+    for (int v = 0; v < n; ++v) {
+      const int c = only(succ[static_cast<std::size_t>(v)]);
+      if (c >= 0 && only(pred[static_cast<std::size_t>(c)]) == v) next[static_cast<std::size_t>(v)] = c;
+    }
+    for (int v = 0; v < n; ++v) {
+      int h = v;
+      while (next[static_cast<std::size_t>(h)] >= 0) h = next[static_cast<std::size_t>(h)];
+      head[static_cast<std::size_t>(v)] = h;
+    }
+    return head;
   }
 
   // ---- layers ----

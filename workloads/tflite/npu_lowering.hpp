@@ -183,8 +183,6 @@ struct NpuGraph {
   /// cascades; an IfmStream cascade can move a pass earlier in the reports).
   std::vector<int> report_order;
   std::vector<CpuOp> cpu_ops;      ///< CPU passes in Vela's pass order
-  /// Every NPU pass and CPU pass in Vela's pass order (the two lists above interleaved).
-  std::vector<NodeRef> pass_order;
   std::vector<LoweredTensor> tensors;
   std::vector<int> inputs, outputs;  ///< lowered tensor ids of the graph inputs and outputs
   std::vector<FallbackReason> reasons;   ///< reason messages in Vela's print order

@@ -42,14 +42,12 @@ NpuGraph Lowering::emit_graph(const std::vector<PassGroup>& groups, const std::v
     if (!gr.npu) {
       in_npu_run = false;
       cpu_of_group[static_cast<std::size_t>(gi)] = static_cast<int>(g.cpu_ops.size());
-      g.pass_order.push_back({NodeRef::Kind::CpuOp, static_cast<int>(g.cpu_ops.size())});
       g.cpu_ops.push_back(emit_cpu_op(op(gr.ops.front()), lt));
       continue;
     }
     if (!in_npu_run) ++subgraph;
     in_npu_run = true;
     pass_of_group[static_cast<std::size_t>(gi)] = static_cast<int>(g.passes.size());
-    g.pass_order.push_back({NodeRef::Kind::NpuPass, static_cast<int>(g.passes.size())});
     g.passes.push_back(emit_npu_pass(gr, subgraph, lt));
   }
   g.npu_subgraph_count = subgraph;
