@@ -117,8 +117,10 @@ Model pyramid_model() {
 }
 
 // Each max pool's only reader is its copy into the concatenation, which reads nothing else: a chain
-// link, so the importer takes the pool right before its copy and the mapspace may roll both pools'
-// outputs (producer and consumer adjacent). By hand, the importer's rule: operator indices conv 0,
+// link, and c, the pools' input, is read again by the copy of c (operator index 3, the copies'), so
+// moving a pool to its copy keeps c live no longer: the importer takes the pool right before its copy
+// and the mapspace may roll both pools' outputs (producer and consumer adjacent). By hand, the
+// importer's rule: operator indices conv 0,
 // 3x3 pool 1, 5x5 pool 2, the three copies 3 (in Vela's pass order: copy of b, of a, of c); each pool
 // takes its copy's place, just before it: convolution, 5x5 pool, copy of b, 3x3 pool, copy of a,
 // copy of c. Vela's pass packing gives the same order (pass_packing.py: from the output, a tensor's
@@ -152,6 +154,48 @@ TEST(TfliteImport, ALinkedProducerComesRightBeforeItsReaderAsInVelasPassOrder) {
     EXPECT_TRUE(search::lower_layer(arch, w, w.topological_order[k]).output_may_roll) << k;
     EXPECT_TRUE(search::lower_layer(arch, w, w.topological_order[k + 1]).input_may_roll) << k;
   }
+}
+
+/// input [1,8,8,16] -> conv 1x1 -> c; max pool 3x3 SAME (c -> e) and conv 1x1 (c -> d); CONCATENATION
+/// {e, d} on C -> y.
+Model link_that_would_extend_model() {
+  Net n;
+  const int x = n.fm("x", {1, 8, 8, 16});
+  const int w = n.weights("w", {16, 1, 1, 16}, 3);
+  const int bias = n.bias("bias", 16);
+  const int c = n.fm("c", {1, 8, 8, 16});
+  n.op(CONV_2D, {x, w, bias}, {c}, conv_opts(1, 1, true));
+  const int e = n.fm("e", {1, 8, 8, 16});
+  n.op(MAX_POOL_2D, {c}, {e}, pool_opts(1, 3, true));
+  const int w2 = n.weights("w2", {16, 1, 1, 16}, 5);
+  const int bias2 = n.bias("bias2", 16);
+  const int d = n.fm("d", {1, 8, 8, 16});
+  n.op(CONV_2D, {c, w2, bias2}, {d}, conv_opts(1, 1, true));
+  const int y = n.fm("y", {1, 8, 8, 32});
+  n.op(CONCATENATION, {e, d}, {y}, {10, {tb::i32(0, 3), tb::i8(1, 0)}});
+  return n.build({x}, {y});
+}
+
+// The pool and the second convolution are links too (each read only by its copy, which reads
+// nothing else), but c's other reader has a lower operator index than the copies (1 or 2 against 3):
+// taking either late would keep c live longer, so neither moves and operator order stands:
+// convolution, pool, second convolution, copy of e, copy of d.
+TEST(TfliteImport, ALinkStaysWhereTakingItLateWouldKeepItsInputLive) {
+  const ImportedModel im = import(link_that_would_extend_model(), "ethos-u65-256");
+  const workloads::Workload& w = im.workload;
+  ASSERT_EQ(w.layers.size(), 5u) << im.yaml;
+  const auto step = [&](std::size_t k) -> const workloads::Layer& {
+    return w.layers[static_cast<std::size_t>(w.topological_order.at(k))];
+  };
+  const auto reads = [&](std::size_t k) { return w.tensors[static_cast<std::size_t>(step(k).inputs.at(0))].name; };
+  EXPECT_EQ(step(0).kind, OpKind::Conv2D);
+  EXPECT_EQ(step(1).kind, OpKind::MaxPool);
+  EXPECT_EQ(step(2).kind, OpKind::Conv2D);
+  EXPECT_EQ(reads(2), "c");
+  EXPECT_EQ(step(3).kind, OpKind::AvgPool);
+  EXPECT_EQ(reads(3), "e");
+  EXPECT_EQ(step(4).kind, OpKind::AvgPool);
+  EXPECT_EQ(reads(4), "d");
 }
 
 TEST(TfliteImport, TheYamlLoadsBackEqualAndMapsIdentically) {

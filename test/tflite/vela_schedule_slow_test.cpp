@@ -101,8 +101,8 @@
 //     concat2_avgpool); our mapspace rolls a tensor only into the layer right after its producer in
 //     step order (lowering.cpp may_roll), and the importer wrote the layers in TFLite operator order,
 //     the three max pools first, so only the first pair had a rolling row (85 cascaded against 89).
-//     The importer now takes a pass whose only reader reads nothing else right before that reader,
-//     as Vela's pass order has it (import.cpp node_order, chain_heads; TfliteImport.ALinkedProducer-
+//     The importer now takes a pass whose only reader reads nothing else right before that reader
+//     where no input then lives longer, as Vela's pass order has it (import.cpp node_order, chain_heads; TfliteImport.ALinkedProducer-
 //     ComesRightBeforeItsReaderAsInVelasPassOrder): 89 of 89, the record's cycles unchanged
 //     (1,008,398);
 //   * block configs (22 passes, all on U55). On U55, when 51 differed

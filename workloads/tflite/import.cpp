@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <queue>
 #include <tuple>
@@ -418,11 +419,12 @@ class Converter {
   /// Passes and CPU operators in an order that respects every tensor's writers and readers: Kahn's
   /// algorithm, ready nodes taken by TFLite operator index, then by position in Vela's pass order;
   /// except that a producer whose only reader reads nothing else (a chain link) is taken as late as
-  /// its reader, right before it (chain_heads). Vela's pass order (its depth-first walk back from
-  /// the outputs) puts such a producer right before its reader too, and our mapspace rolls a tensor
-  /// only from one step into the next (lowering.cpp may_roll), so Vela's cascades along such links
-  /// stay expressible: yolo-fastest's max pools, each right before the copy into the concatenation
-  /// it feeds, where operator order put the three pools first.
+  /// its reader, right before it, where that keeps no input live longer (chain_heads). Vela's pass
+  /// order (its depth-first walk back from the outputs) puts such a producer right before its
+  /// reader too, and our mapspace rolls a tensor only from one step into the next (lowering.cpp
+  /// may_roll), so Vela's cascades along such links stay expressible: yolo-fastest's max pools, each
+  /// right before the copy into the concatenation it feeds, where operator order put the three
+  /// pools first.
   std::vector<int> node_order() const {
     const int n = num_passes() + static_cast<int>(g_.cpu_ops.size());
     std::vector<std::vector<int>> succ(static_cast<std::size_t>(n)), pred(static_cast<std::size_t>(n));
@@ -439,54 +441,63 @@ class Converter {
         }
       }
     }
-    const std::vector<int> head = chain_heads(succ, pred);
-    const auto op_of = [&](int node) {
-      const int op = node < num_passes() ? g_.passes[static_cast<std::size_t>(node)].tflite_op_index
-                                         : g_.cpu_ops[static_cast<std::size_t>(node - num_passes())].tflite_op_index;
-      return op < 0 ? INT_MAX : op;
-    };
-    const auto key = [&](int node) {
-      const int h = head[static_cast<std::size_t>(node)];
-      return std::make_tuple(op_of(h), h, h == node ? 1 : 0, node);
-    };
-    using Key = std::tuple<int, int, int, int>;
-    std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
-    for (int v = 0; v < n; ++v) {
-      if (indegree[static_cast<std::size_t>(v)] == 0) ready.push(key(v));
-    }
-    std::vector<int> order;
-    while (!ready.empty()) {
-      const int v = std::get<3>(ready.top());
-      ready.pop();
-      order.push_back(v);
-      for (int u : succ[static_cast<std::size_t>(v)]) {
-        if (--indegree[static_cast<std::size_t>(u)] == 0) ready.push(key(u));
-      }
-    }
-    if (static_cast<int>(order.size()) != n) fail(model_, "operators", "the lowered graph has a cycle");
-    return order;
+    const std::vector<int> plain = kahn(succ, indegree, [&](int v) { return std::make_tuple(op_of(v), v, 1, v); });
+    const std::vector<int> head = chain_heads(succ, pred, plain);
+    return kahn(succ, indegree, [&](int v) {
+      const int h = head[static_cast<std::size_t>(v)];
+      return std::make_tuple(op_of(h), h, h == v ? 1 : 0, v);
+    });
   }
 
   int node_of(const NodeRef& r) const { return r.kind == NodeRef::Kind::NpuPass ? r.index : num_passes() + r.index; }
 
-  /// Per node, the last node of the chain it belongs to: a node whose every successor is one node
-  /// whose only predecessor it is (a link: the reader reads nothing else the graph writes) takes
-  /// that successor's head; any other node is its own head. Links point to later nodes of a DAG, so
-  /// following them ends.
-  static std::vector<int> chain_heads(const std::vector<std::vector<int>>& succ, const std::vector<std::vector<int>>& pred) {
-    const auto n = static_cast<int>(succ.size());
+  int op_of(int node) const {
+    const int op = node < num_passes() ? g_.passes[static_cast<std::size_t>(node)].tflite_op_index
+                                       : g_.cpu_ops[static_cast<std::size_t>(node - num_passes())].tflite_op_index;
+    return op < 0 ? INT_MAX : op;
+  }
+
+  /// Kahn's algorithm, the ready node of least key first (the key's last element is the node).
+  template <class KeyOf>
+  std::vector<int> kahn(const std::vector<std::vector<int>>& succ, std::vector<int> indegree, KeyOf key_of) const {
+    using Key = decltype(key_of(0));
+    std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
+    for (std::size_t v = 0; v < succ.size(); ++v)
+      if (indegree[v] == 0) ready.push(key_of(static_cast<int>(v)));
+    std::vector<int> order;
+    while (!ready.empty()) {
+      const int v = std::get<std::tuple_size_v<Key> - 1>(ready.top());
+      ready.pop();
+      order.push_back(v);
+      for (int u : succ[static_cast<std::size_t>(v)])
+        if (--indegree[static_cast<std::size_t>(u)] == 0) ready.push(key_of(u));
+    }
+    if (order.size() != succ.size()) fail(model_, "operators", "the lowered graph has a cycle");
+    return order;
+  }
+
+  /// Per node, where it is taken: a link (every successor is one node whose only predecessor it is)
+  /// takes its successor's head, if each of its predecessors has another successor whose operator
+  /// index is at least the head's (moving the link there keeps no input live longer); any other node
+  /// is its own head. `plain` is a topological order, walked back so a successor's head is known.
+  std::vector<int> chain_heads(const std::vector<std::vector<int>>& succ, const std::vector<std::vector<int>>& pred,
+                               const std::vector<int>& plain) const {
     const auto only = [](const std::vector<int>& v) {
       return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return x == v.front(); }) ? v.front() : -1;
     };
-    std::vector<int> next(static_cast<std::size_t>(n), -1), head(static_cast<std::size_t>(n), -1);
-    for (int v = 0; v < n; ++v) {
+    std::vector<int> head(succ.size());
+    std::iota(head.begin(), head.end(), 0);
+    for (auto it = plain.rbegin(); it != plain.rend(); ++it) {
+      const int v = *it;
       const int c = only(succ[static_cast<std::size_t>(v)]);
-      if (c >= 0 && only(pred[static_cast<std::size_t>(c)]) == v) next[static_cast<std::size_t>(v)] = c;
-    }
-    for (int v = 0; v < n; ++v) {
-      int h = v;
-      while (next[static_cast<std::size_t>(h)] >= 0) h = next[static_cast<std::size_t>(h)];
-      head[static_cast<std::size_t>(v)] = h;
+      if (c < 0 || only(pred[static_cast<std::size_t>(c)]) != v || pred[static_cast<std::size_t>(v)].empty()) continue;
+      const int h = head[static_cast<std::size_t>(c)];
+      const auto read_again = [&](int q) {
+        const auto& s = succ[static_cast<std::size_t>(q)];
+        return std::any_of(s.begin(), s.end(), [&](int r) { return r != v && op_of(r) >= op_of(h); });
+      };
+      const auto& ps = pred[static_cast<std::size_t>(v)];
+      if (std::all_of(ps.begin(), ps.end(), read_again)) head[static_cast<std::size_t>(v)] = h;
     }
     return head;
   }
