@@ -15,6 +15,7 @@
 
 #include "arch/arch_loader.hpp"
 #include "common/user_error.hpp"
+#include "mapper/search/lowering.hpp"
 #include "mapper/search/map_network.hpp"
 #include "tflite_net.hpp"
 #include "workloads/loader.hpp"
@@ -95,6 +96,106 @@ TEST(TfliteImport, ConvolutionsAndAConcatenationBecomeLayersWritingOneDeclaredTe
   in.accelerator = weight_accelerator("ethos-u55-256");
   const double expected = static_cast<double>(encode_weights(in).total_bytes) / 1152.0;
   EXPECT_DOUBLE_EQ(c.weight_compression, expected);
+}
+
+/// input [1,8,8,16] -> conv 1x1 -> c; max pool 3x3 (c -> a) and max pool 5x5 (c -> b), both SAME at
+/// stride 1; CONCATENATION {b, a, c} on C -> y: a spatial-pyramid block like yolo-fastest's.
+Model pyramid_model() {
+  Net n;
+  const int x = n.fm("x", {1, 8, 8, 16});
+  const int w = n.weights("w", {16, 1, 1, 16}, 3);
+  const int bias = n.bias("bias", 16);
+  const int c = n.fm("c", {1, 8, 8, 16});
+  n.op(CONV_2D, {x, w, bias}, {c}, conv_opts(1, 1, true));
+  const int a = n.fm("a", {1, 8, 8, 16});
+  n.op(MAX_POOL_2D, {c}, {a}, pool_opts(1, 3, true));
+  const int b = n.fm("b", {1, 8, 8, 16});
+  n.op(MAX_POOL_2D, {c}, {b}, pool_opts(1, 5, true));
+  const int y = n.fm("y", {1, 8, 8, 48});
+  n.op(CONCATENATION, {b, a, c}, {y}, {10, {tb::i32(0, 3), tb::i8(1, 0)}});
+  return n.build({x}, {y});
+}
+
+// Each max pool's only reader is its copy into the concatenation, which reads nothing else: a chain
+// link, and c, the pools' input, is read again by the copy of c (operator index 3, the copies'), so
+// moving a pool to its copy keeps c live no longer: the importer takes the pool right before its copy
+// and the mapspace may roll both pools' outputs (producer and consumer adjacent). By hand, the
+// importer's rule: operator indices conv 0,
+// 3x3 pool 1, 5x5 pool 2, the three copies 3 (in Vela's pass order: copy of b, of a, of c); each pool
+// takes its copy's place, just before it: convolution, 5x5 pool, copy of b, 3x3 pool, copy of a,
+// copy of c. Vela's pass packing gives the same order (pass_packing.py: from the output, a tensor's
+// writers last first, a writer packed once every reader of its output has been visited, the list
+// reversed): the copy of c first (c has three readers: nothing more), then the copy of a and the 3x3
+// pool, then the copy of b, the 5x5 pool and, c's readers all seen, the convolution; reversed, as
+// above. (TFLite operator order alone, which the importer had followed, puts both pools before the
+// copies: only the 5x5 pool was next to its copy.)
+TEST(TfliteImport, ALinkedProducerComesRightBeforeItsReaderAsInVelasPassOrder) {
+  const ImportedModel im = import(pyramid_model(), "ethos-u65-256");
+  const workloads::Workload& w = im.workload;
+  ASSERT_EQ(w.layers.size(), 6u) << im.yaml;
+  const auto step = [&](std::size_t k) -> const workloads::Layer& {
+    return w.layers[static_cast<std::size_t>(w.topological_order.at(k))];
+  };
+  const auto reads = [&](std::size_t k) { return w.tensors[static_cast<std::size_t>(step(k).inputs.at(0))].name; };
+  EXPECT_EQ(step(0).kind, OpKind::Conv2D);
+  EXPECT_EQ(step(1).kind, OpKind::MaxPool);
+  EXPECT_EQ(step(1).kernel_h, 5);
+  EXPECT_EQ(step(2).kind, OpKind::AvgPool);
+  EXPECT_EQ(reads(2), "b");
+  EXPECT_EQ(step(3).kind, OpKind::MaxPool);
+  EXPECT_EQ(step(3).kernel_h, 3);
+  EXPECT_EQ(step(4).kind, OpKind::AvgPool);
+  EXPECT_EQ(reads(4), "a");
+  EXPECT_EQ(step(5).kind, OpKind::AvgPool);
+  EXPECT_EQ(reads(5), "c");
+  // Both pools' outputs may now go through a rolling buffer into their copies.
+  const arch::Arch arch = arch::load_arch("ethos-u65-256");
+  for (const std::size_t k : {std::size_t{1}, std::size_t{3}}) {
+    EXPECT_TRUE(search::lower_layer(arch, w, w.topological_order[k]).output_may_roll) << k;
+    EXPECT_TRUE(search::lower_layer(arch, w, w.topological_order[k + 1]).input_may_roll) << k;
+  }
+}
+
+/// input [1,8,8,16] -> conv 1x1 -> c; max pool 3x3 SAME (c -> e) and conv 1x1 (c -> d); CONCATENATION
+/// {e, d} on C -> y.
+Model link_that_would_extend_model() {
+  Net n;
+  const int x = n.fm("x", {1, 8, 8, 16});
+  const int w = n.weights("w", {16, 1, 1, 16}, 3);
+  const int bias = n.bias("bias", 16);
+  const int c = n.fm("c", {1, 8, 8, 16});
+  n.op(CONV_2D, {x, w, bias}, {c}, conv_opts(1, 1, true));
+  const int e = n.fm("e", {1, 8, 8, 16});
+  n.op(MAX_POOL_2D, {c}, {e}, pool_opts(1, 3, true));
+  const int w2 = n.weights("w2", {16, 1, 1, 16}, 5);
+  const int bias2 = n.bias("bias2", 16);
+  const int d = n.fm("d", {1, 8, 8, 16});
+  n.op(CONV_2D, {c, w2, bias2}, {d}, conv_opts(1, 1, true));
+  const int y = n.fm("y", {1, 8, 8, 32});
+  n.op(CONCATENATION, {e, d}, {y}, {10, {tb::i32(0, 3), tb::i8(1, 0)}});
+  return n.build({x}, {y});
+}
+
+// The pool and the second convolution are links too (each read only by its copy, which reads
+// nothing else), but c's other reader has a lower operator index than the copies (1 or 2 against 3):
+// taking either late would keep c live longer, so neither moves and operator order stands:
+// convolution, pool, second convolution, copy of e, copy of d.
+TEST(TfliteImport, ALinkStaysWhereTakingItLateWouldKeepItsInputLive) {
+  const ImportedModel im = import(link_that_would_extend_model(), "ethos-u65-256");
+  const workloads::Workload& w = im.workload;
+  ASSERT_EQ(w.layers.size(), 5u) << im.yaml;
+  const auto step = [&](std::size_t k) -> const workloads::Layer& {
+    return w.layers[static_cast<std::size_t>(w.topological_order.at(k))];
+  };
+  const auto reads = [&](std::size_t k) { return w.tensors[static_cast<std::size_t>(step(k).inputs.at(0))].name; };
+  EXPECT_EQ(step(0).kind, OpKind::Conv2D);
+  EXPECT_EQ(step(1).kind, OpKind::MaxPool);
+  EXPECT_EQ(step(2).kind, OpKind::Conv2D);
+  EXPECT_EQ(reads(2), "c");
+  EXPECT_EQ(step(3).kind, OpKind::AvgPool);
+  EXPECT_EQ(reads(3), "e");
+  EXPECT_EQ(step(4).kind, OpKind::AvgPool);
+  EXPECT_EQ(reads(4), "d");
 }
 
 TEST(TfliteImport, TheYamlLoadsBackEqualAndMapsIdentically) {

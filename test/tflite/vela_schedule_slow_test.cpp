@@ -7,8 +7,22 @@
 // whose block config or cycles differ from Vela's and every layer of ours in a cascade.
 //
 // Exact means within Vela's printing: cycles within 0.5 of the record's integer, SRAM within 0.05 KiB
-// of its one-decimal KiB. Vela's cycles are those of its NPU passes (velas_npu_pass_cycles). The
-// remaining differences, by cause:
+// of its one-decimal KiB. Vela's cycles are those of its NPU passes (velas_npu_pass_cycles).
+//
+// Where it stands: 35 of 36 records exact in cycles, 36 of 36 in SRAM used; 3,497 of 3,498 passes
+// with Vela's block config, 3,449 with its cycles; 278 of Vela's 280 cascaded passes, all of them
+// Vela's. What differs, each traced below:
+//   * basic_lstm u55-256, 292 cycles under: Vela stores an unbatched fully connected layer's output
+//     NHCWB16, our lowering never does (its 49 lstm_cell/add passes 354 cycles against 358-360;
+//     "FC outputs in NHCWB16" in docs/design/vela-schedule.md: modelling it moves the U55 basic_lstm
+//     SRAM figures off Vela's, not traced, so not modelled);
+//   * yolo-fastest u55-128: one cascade pair (concatenate_1's first average pool and
+//     depthwise_conv2d_26) that Vela makes and ours does not (a concatenation's writer never rolls in
+//     our mapspace; Vela refuses it only where the arch spills), hence the one pass with another
+//     block config; the record is exact in cycles and SRAM anyway;
+//   * no other pass differs in cycles: the 49 that do are basic_lstm u55-256's lstm_cell/add passes
+//     (the first item).
+// The history of each cause, with the numbers it moved:
 //   * the choice where the arena is SRAM (U55): add_vela_cascades runs Vela's dynamic program (its
 //     candidates per pass in three values, cut to 16 by candidate metric) per NPU subgraph over our
 //     layers in step order, where Vela's covers each pass's ancestors, with its pass metric (from our
@@ -173,13 +187,16 @@
 //     97 -> 110 of 111 (+1.1% -> +1.3%), kws_micronet_m 10 -> 13 of 13 (-2.4% -> -0.0%, one cycle
 //     under), person_detect 57 -> 60 of 60 (+0.8% -> +0.3%, SRAM used 383.62 -> 378.14 KiB, Vela's:
 //     its first cascade now ends where Vela's does, at Conv2d_12_depthwise), pretrainedResnet 43 -> 44
-//     (-0.4% -> +0.3%), vww2 61 -> 63 (-1.0%). Ours cascade 236 passes against Vela's 240, the same
-//     count on every U65 record but yolo-fastest (85 against 89): Vela's pass order puts each of its
-//     max pools right before the concatenation slice it feeds (max_pooling2d_2, concat0_avgpool,
-//     max_pooling2d_1, concat1_avgpool, max_pooling2d, concat2_avgpool) and cascades the three pairs;
-//     our step order (the importer's topological order) has the three max pools first, and our
-//     mapspace rolls a tensor only into the layer right after its producer (lowering.cpp may_roll),
-//     so only the first pair is offered (max_pooling2d_1 and max_pooling2d have no rolling row);
+//     (-0.4% -> +0.3%), vww2 61 -> 63 (-1.0%). Ours cascade Vela's 240 passes, pass for pass. The
+//     last 4 were yolo-fastest's: Vela cascades three (max pool, copy into the concatenation) pairs
+//     (max_pooling2d_2 and concat0_avgpool, max_pooling2d_1 and concat1_avgpool, max_pooling2d and
+//     concat2_avgpool); our mapspace rolls a tensor only into the layer right after its producer in
+//     step order (lowering.cpp may_roll), and the importer wrote the layers in TFLite operator order,
+//     the three max pools first, so only the first pair had a rolling row (85 cascaded against 89).
+//     The importer now takes a pass whose only reader reads nothing else right before that reader
+//     where no input then lives longer, as Vela's pass order has it (import.cpp node_order, chain_heads; TfliteImport.ALinkedProducer-
+//     ComesRightBeforeItsReaderAsInVelasPassOrder): 89 of 89, the record's cycles unchanged
+//     (1,008,398);
 //   * block configs: one pass of 3,498 differs, yolo-fastest u55-128's depthwise_conv2d_26 (Vela
 //     4x12x16x16, ours 12x4x16x16, 32,776 cycles both), which follows from the cascade ours does not
 //     make there (above). History: on U55, when 51 differed
@@ -486,7 +503,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours
-  // 274 (38 on U55, all of them Vela's, and 236 on U65; see above). Was 3429, 3235 and 263; Vela's
+  // 278 (38 on U55, all of them Vela's, and Vela's 240 on U65; see above). Was 3429, 3235 and 263; Vela's
   // shared live ranges: 3434, 3239, 265; its order as an exact tie-break only: 3439, 3252, 275;
   // Vela's dynamic program on U65 too: 3441, 3254, 275; a member's IFM read from the arena in its pass
   // metric: 3471, 3271, 275; Vela's NHCWB16 rule for a concatenation (yolo-fastest): 3474, 3273, 275;
@@ -497,13 +514,16 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // longer joins the cascade after it); Vela's NPU subgraphs, feature maps between them and its
   // concatenation rule: 3465, 3293, 274. Both lines merged: 3497, 3312, 274. The fill moving a
   // concatenation: 3265 before the merges; long-lived maps in SRAM: 3401 before them; all merged:
-  // 3497, 3439, 274; the fill leaving a subgraph's output in the arena: 3497, 3449, 274.
+  // 3497, 3439, 274; the fill leaving a subgraph's output in the arena: 3497, 3449, 274; the
+  // importer's chain links (a pass right before its only reader, as in Vela's pass order):
+  // yolo-fastest u65-256's three max-pool pairs cascade, 3497, 3449, 278 (38 on U55, all Vela's,
+  // and Vela's 240 on U65, pass for pass).
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
   EXPECT_EQ(passes.same_block, 3497);
   EXPECT_EQ(passes.cycles_exact, 3449);
   EXPECT_EQ(passes.vela_cascaded, 280);
-  EXPECT_EQ(passes.ours_cascaded, 274);
+  EXPECT_EQ(passes.ours_cascaded, 278);
 }
 
 // The Vela point every report shows is the schedule checked above, whatever the run's options: the

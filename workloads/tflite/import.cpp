@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <queue>
 #include <tuple>
@@ -416,11 +417,17 @@ class Converter {
   // ---- order ----
 
   /// Passes and CPU operators in an order that respects every tensor's writers and readers: Kahn's
-  /// algorithm, ready nodes taken by TFLite operator index, then by position in Vela's pass order.
+  /// algorithm, ready nodes taken by TFLite operator index, then by position in Vela's pass order;
+  /// except that a producer whose only reader reads nothing else (a chain link) is taken as late as
+  /// its reader, right before it, where that keeps no input live longer (chain_heads). Vela's pass
+  /// order (its depth-first walk back from the outputs) puts such a producer right before its
+  /// reader too, and our mapspace rolls a tensor only from one step into the next (lowering.cpp
+  /// may_roll), so Vela's cascades along such links stay expressible: yolo-fastest's max pools, each
+  /// right before the copy into the concatenation it feeds, where operator order put the three
+  /// pools first.
   std::vector<int> node_order() const {
     const int n = num_passes() + static_cast<int>(g_.cpu_ops.size());
-    const auto node_of = [&](const NodeRef& r) { return r.kind == NodeRef::Kind::NpuPass ? r.index : num_passes() + r.index; };
-    std::vector<std::vector<int>> succ(static_cast<std::size_t>(n));
+    std::vector<std::vector<int>> succ(static_cast<std::size_t>(n)), pred(static_cast<std::size_t>(n));
     std::vector<int> indegree(static_cast<std::size_t>(n), 0);
     for (const LoweredTensor& t : g_.tensors) {
       for (const NodeRef& w : t.producers) {
@@ -429,31 +436,70 @@ class Converter {
           const int b = node_of(r);
           if (a == b) continue;
           succ[static_cast<std::size_t>(a)].push_back(b);
+          pred[static_cast<std::size_t>(b)].push_back(a);
           ++indegree[static_cast<std::size_t>(b)];
         }
       }
     }
-    const auto key = [&](int node) {
-      const int op = node < num_passes() ? g_.passes[static_cast<std::size_t>(node)].tflite_op_index
-                                         : g_.cpu_ops[static_cast<std::size_t>(node - num_passes())].tflite_op_index;
-      return std::make_tuple(op < 0 ? INT_MAX : op, node);
-    };
-    using Key = std::tuple<int, int>;
+    const std::vector<int> plain = kahn(succ, indegree, [&](int v) { return std::make_tuple(op_of(v), v, 1, v); });
+    const std::vector<int> head = chain_heads(succ, pred, plain);
+    return kahn(succ, indegree, [&](int v) {
+      const int h = head[static_cast<std::size_t>(v)];
+      return std::make_tuple(op_of(h), h, h == v ? 1 : 0, v);
+    });
+  }
+
+  int node_of(const NodeRef& r) const { return r.kind == NodeRef::Kind::NpuPass ? r.index : num_passes() + r.index; }
+
+  int op_of(int node) const {
+    const int op = node < num_passes() ? g_.passes[static_cast<std::size_t>(node)].tflite_op_index
+                                       : g_.cpu_ops[static_cast<std::size_t>(node - num_passes())].tflite_op_index;
+    return op < 0 ? INT_MAX : op;
+  }
+
+  /// Kahn's algorithm, the ready node of least key first (the key's last element is the node).
+  template <class KeyOf>
+  std::vector<int> kahn(const std::vector<std::vector<int>>& succ, std::vector<int> indegree, KeyOf key_of) const {
+    using Key = decltype(key_of(0));
     std::priority_queue<Key, std::vector<Key>, std::greater<>> ready;
-    for (int v = 0; v < n; ++v) {
-      if (indegree[static_cast<std::size_t>(v)] == 0) ready.push(key(v));
-    }
+    for (std::size_t v = 0; v < succ.size(); ++v)
+      if (indegree[v] == 0) ready.push(key_of(static_cast<int>(v)));
     std::vector<int> order;
     while (!ready.empty()) {
-      const int v = std::get<1>(ready.top());
+      const int v = std::get<std::tuple_size_v<Key> - 1>(ready.top());
       ready.pop();
       order.push_back(v);
-      for (int u : succ[static_cast<std::size_t>(v)]) {
-        if (--indegree[static_cast<std::size_t>(u)] == 0) ready.push(key(u));
-      }
+      for (int u : succ[static_cast<std::size_t>(v)])
+        if (--indegree[static_cast<std::size_t>(u)] == 0) ready.push(key_of(u));
     }
-    if (static_cast<int>(order.size()) != n) fail(model_, "operators", "the lowered graph has a cycle");
+    if (order.size() != succ.size()) fail(model_, "operators", "the lowered graph has a cycle");
     return order;
+  }
+
+  /// Per node, where it is taken: a link (every successor is one node whose only predecessor it is)
+  /// takes its successor's head, if each of its predecessors has another successor whose operator
+  /// index is at least the head's (moving the link there keeps no input live longer); any other node
+  /// is its own head. `plain` is a topological order, walked back so a successor's head is known.
+  std::vector<int> chain_heads(const std::vector<std::vector<int>>& succ, const std::vector<std::vector<int>>& pred,
+                               const std::vector<int>& plain) const {
+    const auto only = [](const std::vector<int>& v) {
+      return !v.empty() && std::all_of(v.begin(), v.end(), [&](int x) { return x == v.front(); }) ? v.front() : -1;
+    };
+    std::vector<int> head(succ.size());
+    std::iota(head.begin(), head.end(), 0);
+    for (auto it = plain.rbegin(); it != plain.rend(); ++it) {
+      const int v = *it;
+      const int c = only(succ[static_cast<std::size_t>(v)]);
+      if (c < 0 || only(pred[static_cast<std::size_t>(c)]) != v || pred[static_cast<std::size_t>(v)].empty()) continue;
+      const int h = head[static_cast<std::size_t>(c)];
+      const auto read_again = [&](int q) {
+        const auto& s = succ[static_cast<std::size_t>(q)];
+        return std::any_of(s.begin(), s.end(), [&](int r) { return r != v && op_of(r) >= op_of(h); });
+      };
+      const auto& ps = pred[static_cast<std::size_t>(v)];
+      if (std::all_of(ps.begin(), ps.end(), read_again)) head[static_cast<std::size_t>(v)] = h;
+    }
+    return head;
   }
 
   // ---- layers ----
