@@ -377,6 +377,30 @@ TEST(VelaSchedule, WithoutTheShortlistNeverSlower) {
   }
 }
 
+/// The index of the workload's tensor `name`, -1 when there is none.
+int tensor_named(const workloads::Workload& w, const std::string& name) {
+  for (std::size_t t = 0; t < w.tensors.size(); ++t)
+    if (w.tensors[t].name == name) return static_cast<int>(t);
+  return -1;
+}
+
+/// Where the schedule's point holds `tensor` at each of its uses, in step order: as a step's output
+/// (its writers) and as a step's input (its readers).
+struct TensorUses {
+  std::vector<Residence> written, read;
+};
+TensorUses uses_of(const VelaBaseline& v, int tensor) {
+  TensorUses u;
+  for (std::size_t s = 0; s < v.problem.steps.size(); ++s) {
+    const JoinStep& step = v.problem.steps[s];
+    const PmappingGroup& g = step.groups.at(v.point.group[s]);
+    if (step.output == tensor) u.written.push_back(g.compat.back().residence);
+    for (std::size_t i = 0; i < step.inputs.size(); ++i)
+      if (step.inputs[i] == tensor) u.read.push_back(g.compat.at(i).residence);
+  }
+  return u;
+}
+
 TEST(VelaSchedule, FillMovesAConcatenationsOutput) {
   // Where the arena spills (ethos-u65-256: arena in DRAM, 384 KiB of SRAM), Vela's fill
   // (use_fast_storage_for_feature_maps) moves to SRAM every feature map that is an output of an NPU
@@ -406,25 +430,11 @@ layers:
   const StageResult stage = run_per_layer(a, w, StageOptions{});
   const auto v = vela_schedule(a, w, stage);
   ASSERT_TRUE(v.has_value());
-  int cat = -1;
-  for (std::size_t t = 0; t < w.tensors.size(); ++t) cat = w.tensors[t].name == "cat" ? static_cast<int>(t) : cat;
+  const int cat = tensor_named(w, "cat");
   ASSERT_GE(cat, 0);
-  int writers = 0, readers = 0;
-  for (std::size_t s = 0; s < v->problem.steps.size(); ++s) {
-    const JoinStep& step = v->problem.steps[s];
-    const PmappingGroup& g = step.groups.at(v->point.group[s]);
-    if (step.output == cat) {
-      ++writers;
-      EXPECT_EQ(g.compat.back().residence, Residence::Sram) << "writer at step " << s;
-    }
-    for (std::size_t i = 0; i < step.inputs.size(); ++i) {
-      if (step.inputs[i] != cat) continue;
-      ++readers;
-      EXPECT_EQ(g.compat.at(i).residence, Residence::Sram) << "reader at step " << s;
-    }
-  }
-  EXPECT_EQ(writers, 2);
-  EXPECT_EQ(readers, 1);
+  const TensorUses u = uses_of(*v, cat);
+  EXPECT_EQ(u.written, (std::vector<Residence>{Residence::Sram, Residence::Sram}));
+  EXPECT_EQ(u.read, (std::vector<Residence>{Residence::Sram}));
 }
 
 TEST(VelaSchedule, FillLeavesASubgraphsOutputInTheArena) {
@@ -456,33 +466,17 @@ layers:
   const StageResult stage = run_per_layer(arch, w, StageOptions{});
   const auto v = vela_schedule(arch, w, stage);
   ASSERT_TRUE(v.has_value());
-  const auto tensor = [&](const char* name) {
-    for (std::size_t t = 0; t < w.tensors.size(); ++t)
-      if (w.tensors[t].name == name) return static_cast<int>(t);
-    return -1;
-  };
-  const int a = tensor("a"), m = tensor("m");
+  const int a = tensor_named(w, "a"), m = tensor_named(w, "m");
   ASSERT_GE(a, 0);
   ASSERT_GE(m, 0);
-  int a_uses = 0, m_uses = 0;
-  for (std::size_t s = 0; s < v->problem.steps.size(); ++s) {
-    const JoinStep& step = v->problem.steps[s];
-    const PmappingGroup& g = step.groups.at(v->point.group[s]);
-    const auto check = [&](int t, Residence r) {
-      if (t == a) {
-        ++a_uses;
-        EXPECT_EQ(r, Residence::Arena) << "a at step " << s;
-      }
-      if (t == m) {
-        ++m_uses;
-        EXPECT_NE(r, Residence::Arena) << "m at step " << s;
-      }
-    };
-    check(step.output, g.compat.back().residence);
-    for (std::size_t i = 0; i < step.inputs.size(); ++i) check(step.inputs[i], g.compat.at(i).residence);
-  }
-  EXPECT_EQ(a_uses, 3);
-  EXPECT_EQ(m_uses, 2);
+  const TensorUses ua = uses_of(*v, a);
+  EXPECT_EQ(ua.written, (std::vector<Residence>{Residence::Arena}));
+  EXPECT_EQ(ua.read, (std::vector<Residence>{Residence::Arena, Residence::Arena}));
+  const TensorUses um = uses_of(*v, m);
+  ASSERT_EQ(um.written.size(), 1u);
+  ASSERT_EQ(um.read.size(), 1u);
+  EXPECT_NE(um.written[0], Residence::Arena);
+  EXPECT_EQ(um.read[0], um.written[0]);
 }
 
 }  // namespace
