@@ -9,30 +9,36 @@
 // Exact means within Vela's printing: cycles within 0.5 of the record's integer, SRAM within 0.05 KiB
 // of its one-decimal KiB. Vela's cycles are those of its NPU passes (velas_npu_pass_cycles).
 //
-// Where it stands: 36 of 36 records exact in cycles and in SRAM used; 3,497 of 3,498 passes with
-// Vela's block config, all 3,498 with its cycles; 278 of Vela's 280 cascaded passes, all of them
-// Vela's. What differs, traced below:
+// Where it stands: 35 of 36 records exact in cycles, 36 of 36 in SRAM used; 3,497 of 3,498 passes
+// with Vela's block config, 3,449 with its cycles; 278 of Vela's 280 cascaded passes, all of them
+// Vela's. What differs, each traced below:
+//   * basic_lstm u55-256, 292 cycles under: Vela stores an unbatched fully connected layer's output
+//     NHCWB16, our lowering never does (its 49 lstm_cell/add passes 354 cycles against 358-360;
+//     "FC outputs in NHCWB16" in docs/design/vela-schedule.md). Letting a [1,1,1,N] FC output be
+//     NHCWB16 makes all 36 records exact in cycles (pass cycles exact 3,498) and, with Vela's pass
+//     order below, keeps all 36 exact in SRAM, but the default search's join on basic_lstm then
+//     does not finish (over 90 s and 21 GB on u65-256, against 0.4 s), so it is not modelled;
 //   * yolo-fastest u55-128: one cascade pair (concatenate_1's first average pool and
 //     depthwise_conv2d_26) that Vela makes and ours does not (a concatenation's writer never rolls in
 //     our mapspace; Vela refuses it only where the arch spills), hence the one pass with another
-//     block config; the record is exact in cycles and SRAM anyway.
+//     block config; the record is exact in cycles and SRAM anyway;
+//   * no other pass differs in cycles: the 49 that do are basic_lstm u55-256's lstm_cell/add passes
+//     (the first item).
 // The history of each cause, with the numbers it moved:
-//   * FC outputs in NHCWB16 and Vela's pass order in the SRAM replay: an unbatched fully connected
-//     layer's [1,1,1,N] output may now be NHCWB16, as Vela stores it (basic_lstm u55-256's 49
-//     lstm_cell/add passes 354 -> 358/360 cycles, bound by SRAM access: the record 292 cycles under
-//     -> exact, pass cycles exact 3449 -> 3498). That alone moved both U55 basic_lstm SRAM figures
-//     from 24,608 to 24,512 bytes against Vela's 24,624: the adds then merge their outputs into an FC
-//     output's range, as Vela's do, and what was left was our pass order. Vela's per-cascaded-pass
-//     sram_used_bytes equalled ours on 619 of main_split_3's 669 NPU passes, the other 50 (the input
-//     projections) each 112 bytes under: Vela runs Shape, strided_slice, zeros/packed, zeros and
-//     MatMul_11 before transpose and the projections, holding MatMul_11's output (480) and zeros (128)
-//     through them where ours held the average pool's output (496). Vela's pass packing walks the
-//     inputs first first (its code), which puts them there; the projections come first inside the
-//     NPU subgraph because its scheduler then re-orders each NPU subgraph's cascaded passes (depth
-//     first from the passes without successors, predecessors first). vela_pass_order now does both
-//     (it had walked last first, which imitated the re-ordering inside a subgraph but not where the
-//     subgraphs fall): 24,624 bytes on both U55 records and 24,128 on u65-256, Vela's, with all 669
-//     per-pass figures Vela's; the other 33 records stay exact in SRAM;
+//   * Vela's pass order in the SRAM replay: with the FC outputs NHCWB16 (tried, first item) both U55
+//     basic_lstm SRAM figures had moved from 24,608 to 24,512 bytes against Vela's 24,624, and main's
+//     24,608 was within Vela's printing only by a compensating difference. Traced: Vela's
+//     per-cascaded-pass sram_used_bytes equalled ours on 619 of main_split_3's 669 NPU passes, the
+//     other 50 (the input projections) each 112 bytes under: Vela runs Shape, strided_slice,
+//     zeros/packed, zeros and MatMul_11 before transpose and the projections, holding MatMul_11's
+//     output (480) and zeros (128) through them where ours held the average pool's output (496).
+//     Vela's pass packing walks the inputs first first (its code), which puts them there; the
+//     projections come first inside the NPU subgraph because its scheduler then re-orders each NPU
+//     subgraph's cascaded passes (depth first from the passes without successors, predecessors
+//     first). vela_pass_order now does both (it had walked last first, which imitated the
+//     re-ordering inside a subgraph but not where the subgraphs fall): basic_lstm 24,624 bytes on
+//     both U55 records (24,608 before, both print 24.05) and 24,128 on u65-256, Vela's, with or
+//     without the FC change; the other 33 records stay exact in SRAM;
 //   * the choice where the arena is SRAM (U55): add_vela_cascades runs Vela's dynamic program (its
 //     candidates per pass in three values, cut to 16 by candidate metric) per NPU subgraph over our
 //     layers in step order, where Vela's covers each pass's ancestors, with its pass metric (from our
@@ -489,7 +495,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // offered SRAM and the fill moving a concatenation (h38f alone: 21): basic_lstm, cnn_s, kws_ref_model,
   // micro_speech, person_detect, pretrainedResnet and ssd_slim on u65-256 exact, 33; the fill leaving
   // a tensor read in another NPU subgraph in the arena (vww2 and yolo-fastest u65-256): 35.
-  EXPECT_EQ(cycles_exact, 36);
+  EXPECT_EQ(cycles_exact, 35);
   EXPECT_EQ(cycles_within_5, 36);
   EXPECT_EQ(cycles_within_15, 36);
   // SRAM: our figure is Vela's allocator's for our schedule (vela_sram.hpp); exact where the
@@ -531,7 +537,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
   EXPECT_EQ(passes.same_block, 3497);
-  EXPECT_EQ(passes.cycles_exact, 3498);
+  EXPECT_EQ(passes.cycles_exact, 3449);
   EXPECT_EQ(passes.vela_cascaded, 280);
   EXPECT_EQ(passes.ours_cascaded, 278);
 }
