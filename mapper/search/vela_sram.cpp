@@ -235,7 +235,19 @@ std::int64_t vela_hillclimb_size(const std::vector<VelaLiveRange>& ranges) {
   return size;
 }
 
-std::vector<std::size_t> vela_pass_order(const JoinProblem& problem) {
+namespace {
+
+/// A step's inputs in Vela's graph operand order (our input 1 first where operands_swapped).
+std::vector<int> vela_operands(const JoinProblem& problem, const std::vector<VelaSramStep>& steps, std::size_t s) {
+  std::vector<int> in = problem.steps[s].inputs;
+  if (s < steps.size() && steps[s].operands_swapped && in.size() == 2) std::swap(in[0], in[1]);
+  return in;
+}
+
+/// Vela's pass packing order: a depth-first walk back from the network's outputs; a tensor is visited
+/// once per reader (and once as a network output), at its last visit its writers (the last first)
+/// become passes, each then visiting its inputs in the graph's operand order, the first first.
+std::vector<std::size_t> vela_pack_order(const JoinProblem& problem, const std::vector<VelaSramStep>& steps) {
   const std::size_t n = problem.steps.size();
   std::vector<int> consumers(problem.tensors.size(), 0), visits(problem.tensors.size(), 0);
   std::vector<std::vector<std::size_t>> writers(problem.tensors.size());
@@ -246,9 +258,6 @@ std::vector<std::size_t> vela_pass_order(const JoinProblem& problem) {
   for (std::size_t t = 0; t < problem.tensors.size(); ++t) consumers[t] += problem.tensors[t].network_output ? 1 : 0;
   std::vector<std::size_t> reverse;
   std::vector<char> placed(n, 0);
-  // Vela's pass packing: a tensor is visited once per reader (and once as a network output); at its
-  // last visit its writers (the last first) become passes, each then visiting its inputs, depth
-  // first, the last input first (pushed in order onto the stack).
   std::vector<std::size_t> to_visit;  // tensors still to visit, as a stack (Vela recurses)
   const auto visit = [&](std::size_t t) {
     if (++visits[t] != consumers[t]) return;
@@ -256,8 +265,8 @@ std::vector<std::size_t> vela_pass_order(const JoinProblem& problem) {
       if (placed[*w]) continue;
       placed[*w] = 1;
       reverse.push_back(*w);
-      const std::vector<int>& in = problem.steps[*w].inputs;
-      for (auto it = in.begin(); it != in.end(); ++it) to_visit.push_back(static_cast<std::size_t>(*it));
+      const std::vector<int> in = vela_operands(problem, steps, *w);
+      for (auto it = in.rbegin(); it != in.rend(); ++it) to_visit.push_back(static_cast<std::size_t>(*it));
     }
   };
   for (std::size_t t = 0; t < problem.tensors.size(); ++t) {
@@ -272,6 +281,55 @@ std::vector<std::size_t> vela_pass_order(const JoinProblem& problem) {
   std::vector<std::size_t> order(reverse.rbegin(), reverse.rend());
   for (std::size_t s = 0; s < n; ++s)
     if (!placed[s]) order.push_back(s);  // not reached from an output: after the rest, in step order
+  return order;
+}
+
+/// Vela's scheduler re-orders an NPU subgraph's cascaded passes (scheduler.py, after its search): from
+/// each pass without a successor in the subgraph (in pass order), depth first, a cascaded pass after
+/// the cascaded passes of its passes' predecessors (in the order of each pass's inputs).
+void vela_resort_subgraph(const JoinProblem& problem, const std::vector<VelaSramStep>& steps,
+                          const std::vector<int>& cascade, std::vector<std::size_t>& run) {
+  std::vector<std::vector<std::size_t>> writers(problem.tensors.size());
+  std::vector<char> in_run(problem.steps.size(), 0), has_successor(problem.steps.size(), 0);
+  for (const std::size_t s : run) in_run[s] = 1, writers[static_cast<std::size_t>(problem.steps[s].output)].push_back(s);
+  for (const std::size_t s : run)
+    for (const int t : problem.steps[s].inputs)
+      for (const std::size_t w : writers[static_cast<std::size_t>(t)]) has_successor[w] = 1;
+  std::vector<char> done(problem.steps.size(), 0);
+  std::vector<std::size_t> out;
+  const auto visit = [&](const auto& self, std::size_t s) -> void {
+    const int c = cascade[s];
+    if (done[static_cast<std::size_t>(c)]) return;
+    done[static_cast<std::size_t>(c)] = 1;
+    for (const std::size_t p : run) {
+      if (cascade[p] != c) continue;
+      for (const int t : vela_operands(problem, steps, p))
+        for (const std::size_t w : writers[static_cast<std::size_t>(t)])
+          if (cascade[w] != c) self(self, w);
+    }
+    for (const std::size_t p : run)
+      if (cascade[p] == c) out.push_back(p);
+  };
+  for (const std::size_t s : run)
+    if (!has_successor[s]) visit(visit, s);
+  run = out;
+}
+
+}  // namespace
+
+std::vector<std::size_t> vela_pass_order(const JoinProblem& problem, const std::vector<VelaSramStep>& steps,
+                                         const std::vector<int>& cascade) {
+  const std::vector<std::size_t> pack = vela_pack_order(problem, steps);
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0; k < pack.size();) {
+    const bool npu = pack[k] < steps.size() && steps[pack[k]].npu;
+    std::size_t end = k + 1;
+    while (npu && end < pack.size() && pack[end] < steps.size() && steps[pack[end]].npu) ++end;
+    std::vector<std::size_t> run(pack.begin() + static_cast<std::ptrdiff_t>(k), pack.begin() + static_cast<std::ptrdiff_t>(end));
+    if (npu) vela_resort_subgraph(problem, steps, cascade, run);
+    order.insert(order.end(), run.begin(), run.end());
+    k = end;
+  }
   return order;
 }
 
@@ -305,7 +363,17 @@ std::vector<VelaLiveRange> vela_sram_ranges(const JoinProblem& problem, const Fr
   const auto compat_of = [&](std::size_t s) -> const std::vector<TensorCompat>& {
     return problem.steps[s].groups[point.group[s]].compat;
   };
-  const std::vector<std::size_t> order = vela_pass_order(problem);
+  // Each step's cascade (its first step): a step whose input arrives in a rolling buffer joins its
+  // producer's; steps are in topological order.
+  std::vector<int> cascade(n, 0);
+  for (std::size_t s = 0; s < n; ++s) {
+    cascade[s] = static_cast<int>(s);
+    for (std::size_t i = 0; i < problem.steps[s].inputs.size(); ++i) {
+      const int producer = tensors[static_cast<std::size_t>(problem.steps[s].inputs[i])].producer_step;
+      if (compat_of(s)[i].residence == Residence::Rolling && producer >= 0) cascade[s] = cascade[static_cast<std::size_t>(producer)];
+    }
+  }
+  const std::vector<std::size_t> order = vela_pass_order(problem, steps, cascade);
   std::vector<std::size_t> pos(n);
   for (std::size_t k = 0; k < n; ++k) pos[order[k]] = k;
   // Where each tensor lives: as its producer writes it (a network input: as its first reader reads it).

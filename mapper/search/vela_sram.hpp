@@ -49,10 +49,14 @@ struct VelaSramStep {
 /// feature map (it tests the first operand's memory for both).
 std::vector<int> vela_scheduling_merges(const JoinProblem& problem, const std::vector<VelaSramStep>& steps);
 
-/// Vela's order of the passes (its pass packing, a depth-first walk back from the network's outputs:
-/// a tensor's writers once every reader of it is placed, then their inputs, the last first; see
-/// docs/design/vela-schedule.md on that direction), as step indices.
-std::vector<std::size_t> vela_pass_order(const JoinProblem& problem);
+/// Vela's order of the passes, as step indices: its pass packing (a depth-first walk back from the
+/// network's outputs: a tensor's writers once every reader of it is placed, then their inputs in the
+/// graph's operand order, the first first) cut into CPU passes and runs of NPU passes (its NPU
+/// subgraphs), each run then re-ordered as Vela's scheduler orders a subgraph's cascaded passes (depth
+/// first from each pass without a successor in it, a cascaded pass after those of its predecessors).
+/// `cascade`: per step, an id shared by the steps of one cascade.
+std::vector<std::size_t> vela_pass_order(const JoinProblem& problem, const std::vector<VelaSramStep>& steps,
+                                         const std::vector<int>& cascade);
 
 /// The live ranges Vela's allocator sees in SRAM for `point` of `problem` (feature maps resident in
 /// SRAM, each pass's weight and bias buffers, a cascade's rolling buffers), in its creation order.

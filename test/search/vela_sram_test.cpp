@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "mapper/search/vela_sram.hpp"
@@ -108,6 +109,36 @@ TEST(VelaSramRanges, ElementwiseMergeReadsTheGraphsOperandOrder) {
   steps[1].operands_swapped = true;
   EXPECT_EQ(vela_sram_ranges(p, point, steps).size(), 4U);
   EXPECT_EQ(vela_sram_used(p, point, steps), 2048);
+}
+
+TEST(VelaPassOrder, PackingFirstFirstThenEachNpuSubgraphPredecessorsFirst) {
+  // basic_lstm's start in small. Tensors: t0 the network input; s0 (NPU, its average pool) t0 -> t1;
+  // s1 (CPU, Shape .. zeros) t1 -> t2; s2 (NPU, MatMul_11) t2 -> t3; s3 (CPU, transpose) t1 -> t4;
+  // s4, s5 (NPU, projections) t4 -> t5, t4 -> t6; s6 (NPU, add) (t5, t3) -> t7; s7 (NPU, add_2)
+  // (t6, t7) -> t8, the network output.
+  // Vela's packing walks back from t8, each pass's inputs the first first: s7; t6 -> s5 (t4 read
+  // once of twice); t7 -> s6; t5 -> s4 (t4 now read twice) -> s3 (t1 once of twice); t3 -> s2 -> s1
+  // (t1 twice) -> s0. Reversed: s0 s1 s2 s3 s4 s6 s5 s7. Cut at the CPU passes: [s0] s1 [s2] s3
+  // [s4 s6 s5 s7]. The last NPU subgraph re-ordered: from s7 (the one pass without a successor in
+  // it), its inputs in order: t6 -> s5 (its input comes from outside), then t7 -> s6, whose t5 ->
+  // s4 first: s5 s4 s6 s7. (The old last-first walk gave s0 s3 s5 s4 s1 s2 s6 s7.)
+  JoinProblem p;
+  p.tensors.resize(9);
+  p.tensors[8].network_output = true;
+  const std::vector<std::pair<std::vector<int>, int>> io = {{{0}, 1}, {{1}, 2}, {{2}, 3}, {{1}, 4},
+                                                            {{4}, 5}, {{4}, 6}, {{5, 3}, 7}, {{6, 7}, 8}};
+  for (std::size_t s = 0; s < io.size(); ++s) {
+    JoinStep step;
+    step.inputs = io[s].first;
+    step.output = io[s].second;
+    p.steps.push_back(step);
+    p.tensors[static_cast<std::size_t>(step.output)].producer_step = static_cast<int>(s);
+  }
+  std::vector<VelaSramStep> steps(8);
+  for (VelaSramStep& s : steps) s.npu = true;
+  steps[1].npu = steps[3].npu = false;
+  const std::vector<int> cascade = {0, 1, 2, 3, 4, 5, 6, 7};
+  EXPECT_EQ(vela_pass_order(p, steps, cascade), (std::vector<std::size_t>{0, 1, 2, 3, 5, 4, 6, 7}));
 }
 
 }  // namespace
