@@ -101,6 +101,14 @@ bool fc_reads_nhcwb16(const workloads::Layer& layer, const workloads::TensorInfo
   return d.batch == 1 && d.m == 1 && t.shape.n == 1 && t.shape.h == 1 && t.shape.w == 1 && t.shape.c == d.k;
 }
 
+/// A fully-connected layer writing its OFM as the tensor's own 4-D shape, [1,1,1,N] (Vela's FC op
+/// shape is its OFM tensor's unless the FC is batched, when it reshapes it): the OFM may be NHCWB16
+/// (Vela's eligibility rule 3). Batched FCs stay linear here.
+bool fc_writes_nhcwb16(const workloads::Layer& layer, const workloads::TensorInfo& t) {
+  const workloads::MatmulDims d = layer.matmul.value_or(workloads::MatmulDims{});
+  return d.batch == 1 && d.m == 1 && t.shape.n == 1 && t.shape.h == 1 && t.shape.w == 1 && t.shape.c == d.n;
+}
+
 bool is_conv_dw_pool(OpKind k) {
   return k == OpKind::Conv2D || k == OpKind::DepthwiseConv2D || k == OpKind::MaxPool || k == OpKind::AvgPool ||
          k == OpKind::Activation;
@@ -154,9 +162,8 @@ bool nhcwb16_eligible(const workloads::Workload& w, int tensor) {
   std::int64_t offset_c = 0;
   for (int writer : t.writers) {
     const auto& l = w.layers[static_cast<std::size_t>(writer)];
-    if (l.kind == OpKind::MatMul || l.kind == OpKind::FullyConnected || l.kind == OpKind::Cpu || !(l.ofm_shape == t.shape)) {
-      return false;
-    }
+    if (l.kind == OpKind::MatMul || l.kind == OpKind::Cpu || !(l.ofm_shape == t.shape)) return false;
+    if (l.kind == OpKind::FullyConnected && !fc_writes_nhcwb16(l, t)) return false;
     const std::int64_t part_c = workloads::nhwc_view(l.output_dims).c;
     if (part_c == t.shape.c) continue;
     if (offset_c % 16 != 0) return false;
@@ -428,7 +435,8 @@ LoweredLayer lower_layer(const arch::Arch& arch, const workloads::Workload& w, i
     out.input_nhcwb16[i] = !out.input_constant[i] && nhcwb16_eligible(w, layer.inputs[i]);
     out.input_arena_only[i] = network_io_in_arena(arch, w, layer.inputs[i]);
   }
-  out.output_linear_only = matmul_like;
+  out.output_linear_only = matmul_like && !(layer.kind == OpKind::FullyConnected &&
+                                            fc_writes_nhcwb16(layer, w.tensors[static_cast<std::size_t>(layer.output)]));
   out.output_nhcwb16 = nhcwb16_eligible(w, layer.output);
   out.output_arena_only = network_io_in_arena(arch, w, layer.output);
   out.input_may_roll = may_roll(w, layer.inputs[0]);

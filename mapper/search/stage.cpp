@@ -30,6 +30,7 @@
 #include <tbb/task_arena.h>
 
 #include "common/user_error.hpp"
+#include "mapper/search/layout_dominance.hpp"
 #include "mapper/search/pareto.hpp"
 #include "model/evaluate.hpp"
 
@@ -544,6 +545,7 @@ JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload&
     step.output = w.layers[static_cast<std::size_t>(layer)].output;
     p.steps.push_back(step);
   }
+  drop_dominated_layouts(p);
   return p;
 }
 

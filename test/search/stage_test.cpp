@@ -411,6 +411,37 @@ layers:
   EXPECT_EQ(layouts(make_layer_space(a, w, 3, SpaceOptions{}), true), (std::set<Layout>{Layout::Linear}));
 }
 
+// Vela stores a fully connected layer's output NHCWB16 where the tensor is otherwise eligible and the
+// FC's op shape is the tensor's own (its rule 3, npu-model.md §4.5): an unbatched FC runs with its
+// OFM tensor's shape [1,1,1,N], a batched one with a reshaped [N,1,1,O]. So f = fc(x), 1 row of 48,
+// read by an elementwise abs, may be either layout, at the FC's output and at abs's input; g = fc(x4),
+// 4 rows, stays linear (and so does abs's input from it). basic_lstm's 49 lstm_cell/add passes read
+// two such outputs: NHCWB16 in Vela's schedules.
+TEST(Mapspace, AnUnbatchedFullyConnectedOutputMayBeNhcwb16) {
+  const workloads::Workload w = workloads::load_workload_from_string(R"(
+name: fc_outputs
+inputs:
+  - {name: x, shape: [1, 32], dtype: int8}
+  - {name: x4, shape: [4, 32], dtype: int8}
+layers:
+  - {name: fc, op: fully_connected, inputs: [x], output: f, output_shape: [1, 48]}
+  - {name: fc4, op: fully_connected, inputs: [x4], output: g, output_shape: [4, 48]}
+  - {name: abs, op: abs, inputs: [f], output: y, output_shape: [1, 48]}
+  - {name: abs4, op: abs, inputs: [g], output: y4, output_shape: [4, 48]}
+)",
+                                                                     "fc_outputs.yaml");
+  const arch::Arch a = arch::load_arch("ethos-u55-256");
+  const auto layouts = [&](int layer, bool input) {
+    std::set<Layout> out;
+    for (const Template& t : make_layer_space(a, w, layer, SpaceOptions{}).templates) out.insert(input ? t.inputs[0].layout : t.output.layout);
+    return out;
+  };
+  EXPECT_EQ(layouts(0, false), (std::set<Layout>{Layout::Linear, Layout::Nhcwb16}));
+  EXPECT_EQ(layouts(2, true), (std::set<Layout>{Layout::Linear, Layout::Nhcwb16}));
+  EXPECT_EQ(layouts(1, false), (std::set<Layout>{Layout::Linear}));
+  EXPECT_EQ(layouts(3, true), (std::set<Layout>{Layout::Linear}));
+}
+
 // Vela 2.1 keeps a channel concatenation in NHCWB16 when every part starts at a channel offset that is a
 // multiple of 16 (graph_optimiser.py avoid_nhcwb16_for_concat: each writer's write_offset.depth % 16),
 // whatever the last part's size. Parts written in order: cat1 = 32 + 8 channels, offsets 0 and 32,
