@@ -212,14 +212,18 @@ TEST(SharedStage, IdenticalLayersShareTheirRowsInTheStageAndInTheJoinProblems) {
   std::size_t templates = 0;  // a job per layer and template: identical layers' jobs each count
   for (const LayerResult& lr : stage.layers) templates += lr.space.templates.size();
   EXPECT_EQ(stage.num_jobs, templates);
+  // A step holds its layer's list, or a list cut from it (layouts that never pay, layout_dominance.hpp),
+  // which identical layers share too.
   const JoinProblem fused = make_join_problem(a, w, stage, true);
   for (std::size_t s = 0; s < 4; ++s) {
-    EXPECT_TRUE(fused.steps[s].groups.shares_with(stage.layers[static_cast<std::size_t>(w.topological_order[s])].groups));
+    const SharedVector<PmappingGroup>& own = stage.layers[static_cast<std::size_t>(w.topological_order[s])].groups;
+    EXPECT_TRUE(fused.steps[s].groups.shares_with(own) || fused.steps[s].groups.size() < own.size());
   }
-  // Without fusion the rolling groups are left out: one copy for c2 and c3 together.
-  const JoinProblem plain = make_join_problem(a, w, stage, false);
   const std::size_t s2 = static_cast<std::size_t>(std::find(w.topological_order.begin(), w.topological_order.end(), 1) - w.topological_order.begin());
   const std::size_t s3 = static_cast<std::size_t>(std::find(w.topological_order.begin(), w.topological_order.end(), 2) - w.topological_order.begin());
+  EXPECT_TRUE(fused.steps[s2].groups.shares_with(fused.steps[s3].groups));
+  // Without fusion the rolling groups are left out: one copy for c2 and c3 together.
+  const JoinProblem plain = make_join_problem(a, w, stage, false);
   ASSERT_LT(plain.steps[s2].groups.size(), stage.layers[1].groups.size()) << "c2 has rolling groups to leave out";
   EXPECT_TRUE(plain.steps[s2].groups.shares_with(plain.steps[s3].groups));
   for (const PmappingGroup& g : plain.steps[s2].groups) {
