@@ -198,12 +198,9 @@ struct Layer {
 
 struct Workload;
 
-/// Vela 2.1's NPU subgraphs of a workload: its pass packing orders the passes by a depth-first walk
-/// back from the network's outputs (a tensor is visited once per reader and once as an output; at its
-/// last visit its writers, the last first, become passes, each then visiting its inputs in the graph's
-/// operand order, the first first), and extract_npu_subgraphs.py cuts that order into runs of NPU passes between CPU ones.
-/// Returns per layer (file order) the index of its run, -1 for a CPU layer; layers not reached from an
-/// output come after the rest, in topological order. Needs `topological_order`.
+/// Vela 2.1's NPU subgraphs of a workload: extract_npu_subgraphs.py cuts its pass order (vela_order.hpp)
+/// into runs of NPU passes between CPU ones. Returns per layer (file order) the index of its run, -1
+/// for a CPU layer. Needs `topological_order`.
 std::vector<int> vela_npu_subgraphs(const Workload& w);
 
 /// A loaded, checked network.

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <set>
 
+#include "workloads/vela_order.hpp"
+
 namespace npumap::search {
 namespace {
 
@@ -244,44 +246,15 @@ std::vector<int> vela_operands(const JoinProblem& problem, const std::vector<Vel
   return in;
 }
 
-/// Vela's pass packing order: a depth-first walk back from the network's outputs; a tensor is visited
-/// once per reader (and once as a network output), at its last visit its writers (the last first)
-/// become passes, each then visiting its inputs in the graph's operand order, the first first.
+/// Vela's pass packing order of the steps (workloads::vela_pack_order).
 std::vector<std::size_t> vela_pack_order(const JoinProblem& problem, const std::vector<VelaSramStep>& steps) {
-  const std::size_t n = problem.steps.size();
-  std::vector<int> consumers(problem.tensors.size(), 0), visits(problem.tensors.size(), 0);
-  std::vector<std::vector<std::size_t>> writers(problem.tensors.size());
-  for (std::size_t s = 0; s < n; ++s) {
-    for (const int t : problem.steps[s].inputs) ++consumers[static_cast<std::size_t>(t)];
-    writers[static_cast<std::size_t>(problem.steps[s].output)].push_back(s);
+  workloads::PackingGraph g;
+  for (std::size_t s = 0; s < problem.steps.size(); ++s) {
+    g.inputs.push_back(vela_operands(problem, steps, s));
+    g.output.push_back(problem.steps[s].output);
   }
-  for (std::size_t t = 0; t < problem.tensors.size(); ++t) consumers[t] += problem.tensors[t].network_output ? 1 : 0;
-  std::vector<std::size_t> reverse;
-  std::vector<char> placed(n, 0);
-  std::vector<std::size_t> to_visit;  // tensors still to visit, as a stack (Vela recurses)
-  const auto visit = [&](std::size_t t) {
-    if (++visits[t] != consumers[t]) return;
-    for (auto w = writers[t].rbegin(); w != writers[t].rend(); ++w) {
-      if (placed[*w]) continue;
-      placed[*w] = 1;
-      reverse.push_back(*w);
-      const std::vector<int> in = vela_operands(problem, steps, *w);
-      for (auto it = in.rbegin(); it != in.rend(); ++it) to_visit.push_back(static_cast<std::size_t>(*it));
-    }
-  };
-  for (std::size_t t = 0; t < problem.tensors.size(); ++t) {
-    if (!problem.tensors[t].network_output) continue;
-    to_visit.push_back(t);
-    while (!to_visit.empty()) {
-      const std::size_t next = to_visit.back();
-      to_visit.pop_back();
-      visit(next);
-    }
-  }
-  std::vector<std::size_t> order(reverse.rbegin(), reverse.rend());
-  for (std::size_t s = 0; s < n; ++s)
-    if (!placed[s]) order.push_back(s);  // not reached from an output: after the rest, in step order
-  return order;
+  for (const JoinTensor& t : problem.tensors) g.network_output.push_back(t.network_output ? 1 : 0);
+  return workloads::vela_pack_order(g);
 }
 
 /// Vela's scheduler re-orders an NPU subgraph's cascaded passes (scheduler.py, after its search): from
