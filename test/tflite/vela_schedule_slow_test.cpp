@@ -9,22 +9,44 @@
 // Exact means within Vela's printing: cycles within 0.5 of the record's integer, SRAM within 0.05 KiB
 // of its one-decimal KiB. Vela's cycles are those of its NPU passes (velas_npu_pass_cycles).
 //
-// Where it stands: 35 of 36 records exact in cycles, 36 of 36 in SRAM used; 3,497 of 3,498 passes
-// with Vela's block config, 3,449 with its cycles; 278 of Vela's 280 cascaded passes, all of them
-// Vela's. What differs, each traced below:
+// Where it stands: 35 of 36 records exact in cycles, 36 of 36 in SRAM used; all 3,498 passes
+// with Vela's block config, 3,449 with its cycles; Vela's 280 cascaded passes, pass for pass. What
+// differs, each traced below:
 //   * basic_lstm u55-256, 292 cycles under: Vela stores an unbatched fully connected layer's output
 //     NHCWB16, our lowering never does (its 49 lstm_cell/add passes 354 cycles against 358-360;
 //     "FC outputs in NHCWB16" in docs/design/vela-schedule.md). Letting a [1,1,1,N] FC output be
 //     NHCWB16 makes all 36 records exact in cycles (pass cycles exact 3,498) and, with Vela's pass
 //     order below, keeps all 36 exact in SRAM, but the default search's join on basic_lstm then
 //     does not finish (over 90 s and 21 GB on u65-256, against 0.4 s), so it is not modelled;
-//   * yolo-fastest u55-128: one cascade pair (concatenate_1's first average pool and
-//     depthwise_conv2d_26) that Vela makes and ours does not (a concatenation's writer never rolls in
-//     our mapspace; Vela refuses it only where the arch spills), hence the one pass with another
-//     block config; the record is exact in cycles and SRAM anyway;
 //   * no other pass differs in cycles: the 49 that do are basic_lstm u55-256's lstm_cell/add passes
 //     (the first item).
 // The history of each cause, with the numbers it moved:
+//   * a concatenation's writer cascaded with its reader (fixed): on yolo-fastest u55-128 Vela
+//     cascades concatenate_1's first average pool (concat0_avgpool, channels 0-95, reading the
+//     resize's 12x12x96) with depthwise_conv2d_26, the concatenation's only reader, and runs the
+//     other writer (concat1_avgpool, channels 96-119) as a cascaded pass of its own just before.
+//     Its avoid_for_cascading refuses a concatenation's writer only where the arch spills, and its
+//     search_ifm_streaming_partial offers every writer whose only output is the IFM and whose only
+//     successor is the reader; its dynamic program counts a rolling buffer for the pair (9 rows of
+//     12 x 128 channels at the depthwise's 4x12x16x16: IFM block 8 rows plus the pool's block
+//     height 1, 13,824 bytes; 12 rows, 18,432, at 12x4x16x16, which is why Vela's config is 4x12).
+//     But the tensor ends up whole: apply_result's rewrite makes it a RollingBufferY, then its
+//     NHCWB16 pass over the cascaded passes' outputs reaches it as concat1_avgpool's output and
+//     set_format recomputes the storage shape from the whole shape (12x12x128, 18,432 bytes). The
+//     record shows it: both passes' sram_used_bytes (39,168 at concat1_avgpool, 58,672 at the
+//     cascade) hold the whole 18,432 (58,672 = resize 13,824 + concatenation 18,432 + depthwise OFM
+//     18,432 + weights 3,328 + bias 1,200 + 3,456; 39,168 = concat1's IFM 3,456 + 18,432 + 13,824 +
+//     3,456: a 3,456-byte tensor live at both, which one not traced), and the pair's cycles are
+//     those apart (8,714.5 and 32,776). Our mapspace
+//     never rolled a tensor with several writers (may_roll), so the pair was missing (278 of 280)
+//     and the depthwise at 12x4x16x16 (same cycles). Now add_vela_cascades offers such a cascade as
+//     Vela does (not where the arch spills; the writers right before the reader, any of them
+//     IFM-streamed with the reader, the others finished apart before it) with Vela's rolling-buffer
+//     figure in its accounting, and the point keeps the tensor whole, so it costs the same as apart
+//     (VelaBaseline::whole_cascades; Vela's problem keeps the reader's rows apart per IFM block
+//     height, as for a rolling IFM). Of the two writers our dynamic program keeps concat0 with the
+//     reader, as Vela's: yolo-fastest u55-128 cascades Vela's 8 passes at Vela's configs, cycles and
+//     SRAM unchanged (exact before and after), no other record moves;
 //   * Vela's pass order in the SRAM replay: with the FC outputs NHCWB16 (tried, first item) both U55
 //     basic_lstm SRAM figures had moved from 24,608 to 24,512 bytes against Vela's 24,624, and main's
 //     24,608 was within Vela's printing only by a compensating difference. Traced: Vela's
@@ -392,6 +414,7 @@ PassCounts compare_passes(const json& rec, const workloads::Workload& w, const s
     const search::PmappingRow& row = g.rows.at(v.point.row[s]);
     bool rolling = false;
     for (const search::TensorCompat& c : g.compat) rolling = rolling || c.residence == search::Residence::Rolling;
+    rolling = rolling || search::in_whole_cascade(v, s);  // a concatenation's writer and reader, the tensor whole
     n.ours_cascaded += rolling ? 1 : 0;
     if (dump && rolling) std::printf("    ours cascaded: %s\n", w.layers.at(static_cast<std::size_t>(lr.space.layer)).name.c_str());
     const auto it = vela.find(w.layers.at(static_cast<std::size_t>(lr.space.layer)).name);
@@ -533,13 +556,15 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // 3497, 3439, 274; the fill leaving a subgraph's output in the arena: 3497, 3449, 274; the
   // importer's chain links (a pass right before its only reader, as in Vela's pass order):
   // yolo-fastest u65-256's three max-pool pairs cascade, 3497, 3449, 278 (38 on U55, all Vela's,
-  // and Vela's 240 on U65, pass for pass).
+  // and Vela's 240 on U65, pass for pass); Vela's cascades through a concatenation where the arena is
+  // SRAM (yolo-fastest u55-128's concat0_avgpool with depthwise_conv2d_26, now at Vela's 4x12x16x16):
+  // 3498, 3449, 280 (Vela's 280, pass for pass).
   EXPECT_EQ(passes.vela_passes, 3498);
   EXPECT_EQ(passes.matched, 3498);
-  EXPECT_EQ(passes.same_block, 3497);
+  EXPECT_EQ(passes.same_block, 3498);
   EXPECT_EQ(passes.cycles_exact, 3449);
   EXPECT_EQ(passes.vela_cascaded, 280);
-  EXPECT_EQ(passes.ours_cascaded, 278);
+  EXPECT_EQ(passes.ours_cascaded, 280);
 }
 
 // The Vela point every report shows is the schedule checked above, whatever the run's options: the
