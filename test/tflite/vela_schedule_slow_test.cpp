@@ -74,10 +74,11 @@
 //     one (concatenate_1's first average pool and depthwise_conv2d_26 after it): their tensor, the
 //     concatenation, has two writers, which our mapspace never rolls (may_roll), while Vela's
 //     avoid_for_cascading refuses a concatenation's writer only where the arch spills, so on U55 it
-//     cascades the first writer with the reader (the second writes into the same tensor alone; a
-//     mapspace extension not made). The record is exact in cycles and SRAM anyway: the pair costs the same cycles cascaded, and the
-//     depthwise's one other block config, Vela's 4x12x16x16 against our 12x4x16x16 (32,776 cycles
-//     both), follows from the cascade (4-row blocks need a smaller rolling buffer). vww2 u55-128 had joined
+//     cascades the first writer with the reader (the second writes into the same tensor alone; since
+//     offered, the first item of this history, and ours cascades Vela's 40). The record was exact
+//     in cycles and SRAM anyway: the pair costs the same cycles cascaded, and the depthwise's one
+//     other block config, Vela's 4x12x16x16 against our 12x4x16x16 (32,776 cycles both), followed
+//     from the cascade (4-row blocks need a smaller rolling buffer). vww2 u55-128 had joined
 //     the 1x1 convolution PartitionedCall_12 to the cascade after it, which Vela streams alone at
 //     5x2x8x8 (see "NHWC while scheduling" below; -0.6% -> exact). cascade_u55 costs each row as Vela's
 //     scheduler does: the int32 bias read in place, the weights as encoded before scheduling (block
@@ -542,7 +543,7 @@ TEST(VelaScheduleAgainstVela, PinnedCountsOnEveryRecord) {
   // Pass by pass (Vela's NPU passes, every one matched to a layer of ours by name): the block config
   // differs where our choice does (see above), the per-pass cycles also where only the weight or bias
   // placement or an operand's residence does; Vela cascades 280 passes (40 on U55, 240 on U65), ours
-  // 278 (38 on U55, all of them Vela's, and Vela's 240 on U65; see above). Was 3429, 3235 and 263; Vela's
+  // the same 280, pass for pass (see above). Was 3429, 3235 and 263; Vela's
   // shared live ranges: 3434, 3239, 265; its order as an exact tie-break only: 3439, 3252, 275;
   // Vela's dynamic program on U65 too: 3441, 3254, 275; a member's IFM read from the arena in its pass
   // metric: 3471, 3271, 275; Vela's NHCWB16 rule for a concatenation (yolo-fastest): 3474, 3273, 275;
