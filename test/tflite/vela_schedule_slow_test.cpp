@@ -36,8 +36,10 @@
 //     record shows it: both passes' sram_used_bytes (39,168 at concat1_avgpool, 58,672 at the
 //     cascade) hold the whole 18,432 (58,672 = resize 13,824 + concatenation 18,432 + depthwise OFM
 //     18,432 + weights 3,328 + bias 1,200 + 3,456; 39,168 = concat1's IFM 3,456 + 18,432 + 13,824 +
-//     3,456: a 3,456-byte tensor live at both, which one not traced), and the pair's cycles are
-//     those apart (8,714.5 and 32,776). Our mapspace
+//     3,456: a 3,456-byte tensor live at both, which one not traced; our replay of Vela's allocation,
+//     vela_sram.hpp, gives both figures exactly, the concatenation one 18,432-byte range from
+//     concat1_avgpool to the cascade), and the pair's cycles are those apart (8,714.5 and 32,776).
+//     Our mapspace
 //     never rolled a tensor with several writers (may_roll), so the pair was missing (278 of 280)
 //     and the depthwise at 12x4x16x16 (same cycles). Now add_vela_cascades offers such a cascade as
 //     Vela does (not where the arch spills; the writers right before the reader, any of them
