@@ -120,6 +120,8 @@ struct DpNode {
   int parent = -1;
   std::size_t step = 0;
   const CascadeMember* member = nullptr;
+  bool aside = false;  ///< a concatenation's other writer, a cascaded pass of its own inside another's span
+  int whole_from = -1;  ///< the step's IFM is a concatenation cascaded whole from this writer step
 };
 
 /// One of Vela's candidates at a step: a schedule of the subgraph's steps up to it, as finished
@@ -133,6 +135,8 @@ struct DpCandidate {
   const CascadeMember* member = nullptr;  ///< this step's row
   std::size_t first = 0;  ///< the open cascaded pass's first step
   int node = -1;          ///< this step's node, once the candidate survives its step's filter
+  int feed_rows = 0;      ///< a concatenation's writer open towards its reader: its OFM block height
+  int whole_from = -1;    ///< see DpNode
 };
 
 /// Vela's candidate metric: `sram_weight` per byte of the largest SRAM plus the summed pass metric.
@@ -178,18 +182,42 @@ struct DpContext {
   double sram_weight = 0.0;
   double limit = 0.0;  ///< the SRAM limit of every cascaded pass
   bool overlap = true;  ///< an IFM-streamed pass's OFM may overwrite its IFM (only where the arena is SRAM)
+  /// Per step: a concatenation's writer that may cascade with its reader (concat_writers), the
+  /// reader's step; else -1.
+  const std::vector<int>& whole_reader;
 };
+
+/// IFM-streamed bodies at step s that start there, one per IFM-streamed row of s (`out_roll`: its
+/// output rolls) and finished candidate of the steps before (`done`).
+std::vector<DpCandidate> starting_bodies(const DpContext& x, std::size_t s, bool out_roll, const std::vector<DpCandidate>& done) {
+  std::vector<DpCandidate> body;
+  for (const CascadeMember& m : rows_of(x.roles, s, false, out_roll))
+    if (m.cost.ifm_stream)
+      for (const DpCandidate& c : done)
+        body.push_back({c.metric + m.cost.metric, c.order + m.cost.order, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
+  return body;
+}
 
 /// Vela's IFM-streamed bodies at step s: the candidates whose open cascaded pass ends with a row of s
 /// whose output rolls (`out_roll`) or is whole, each started at s from a finished candidate of the
-/// steps before (`done`) or continuing an open one whose output rolls into s's IFM (`open`).
+/// steps before (`done`), continuing an open one whose output rolls into s's IFM (`open`) or one
+/// whose concatenation writer is open towards s (`pend`: its rolling buffer as Vela's scheduler
+/// counts it, rolling_bytes of the writer's OFM and s's IFM block heights).
 std::vector<DpCandidate> ifm_bodies(const DpContext& x, std::size_t s, bool out_roll, const std::vector<DpCandidate>& done,
-                                    const std::vector<DpCandidate>& open) {
+                                    const std::vector<DpCandidate>& open, const std::vector<DpCandidate>& pend) {
   std::vector<DpCandidate> body;
   // Vela lists a pass's continuing candidates before those starting there, so of equal ones its
   // filter keeps the cascade.
+  const JoinTensor& rolled = x.problem.tensors[static_cast<std::size_t>(x.problem.steps[s].inputs.empty() ? 0 : x.problem.steps[s].inputs[0])];
+  if (!pend.empty())
+    for (const CascadeMember& m : rows_of(x.roles, s, false, out_roll))
+      for (const DpCandidate& p : pend) {
+        if (!m.cost.ifm_stream || m.cost.ifm_block_h <= 0 || p.feed_rows <= 0) continue;
+        body.push_back({p.metric + m.cost.metric, p.order + m.cost.order, p.done,
+                        p.open + rolling_bytes(rolled, p.feed_rows, m.cost.ifm_block_h) + m.own, p.node, &m, p.first, -1, 0,
+                        static_cast<int>(p.first)});
+      }
   if (!open.empty()) {
-    const JoinTensor& rolled = x.problem.tensors[static_cast<std::size_t>(x.problem.steps[s].inputs[0])];
     for (const CascadeMember& m : rows_of(x.roles, s, true, out_roll))
       for (const DpCandidate& o : open) {
         if (o.member->out_rows <= 0 || m.in_rows <= 0) continue;
@@ -197,37 +225,84 @@ std::vector<DpCandidate> ifm_bodies(const DpContext& x, std::size_t s, bool out_
                         o.node, &m, o.first, -1});
       }
   }
-  for (const CascadeMember& m : rows_of(x.roles, s, false, out_roll))
-    if (m.cost.ifm_stream)
-      for (const DpCandidate& c : done)
-        body.push_back({c.metric + m.cost.metric, c.order + m.cost.order, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
+  for (DpCandidate& c : starting_bodies(x, s, out_roll, done)) body.push_back(c);
   vela_filter(body, x.limit, x.sram_weight);
   return body;
 }
 
-/// Vela's dynamic program over the NPU steps a..b, one subgraph in step order (docs/design/vela-schedule.md):
-/// per step the finished candidates (each weight-streamed or ending an IFM-streamed cascaded pass there)
-/// and the open ones, each set filtered as Vela filters it; the finished candidate of least candidate
-/// metric at b gives every step's row. Leaves `point` as it is where no candidate fits.
-void schedule_subgraph(const DpContext& x, std::size_t a, std::size_t b, FrontPoint& point) {
-  std::vector<DpNode> nodes;
-  const auto settle = [&](std::vector<DpCandidate>& v, std::size_t s) {
-    for (DpCandidate& c : v) nodes.push_back({c.parent, s, c.member}), c.node = static_cast<int>(nodes.size()) - 1;
-  };
-  // The finished cascaded pass's SRAM, Vela's: the tensors live at its last step that are not the
-  // step's own, its output, then (IFM streaming) less the OFM-over-IFM overlap. Vela drops a candidate
-  // over the limit before subtracting the overlap.
-  const auto finish = [&](std::vector<DpCandidate>& v, std::size_t s, bool ifm_stream) {
-    const double around = x.view.live[s] - x.view.local[s] + x.view.output[s];
+/// Vela's dynamic program over the NPU steps a..b of one subgraph, in step order (docs/design/vela-schedule.md).
+class SubgraphDp {
+ public:
+  explicit SubgraphDp(const DpContext& x) : x_(x) {}
+
+  /// Per step the finished candidates (each weight-streamed or ending an IFM-streamed cascaded pass
+  /// there), the open ones, and those whose concatenation writer is open towards its reader (`pend`),
+  /// each set filtered as Vela filters it; the finished candidate of least candidate metric at b gives
+  /// every step's row. Leaves `point` as it is where no candidate fits.
+  void run(std::size_t a, std::size_t b, FrontPoint& point, std::vector<std::pair<std::size_t, std::size_t>>* whole) {
+    std::vector<DpCandidate> done{DpCandidate{}}, open, pend;
+    for (std::size_t s = a; s <= b; ++s) {
+      std::vector<DpCandidate> ws = weight_streamed(s, done);
+      settle(ws, s);
+      const std::vector<DpCandidate> none;
+      const std::vector<DpCandidate>& feeding = s > a && x_.edge[s - 1] ? open : none;
+      const bool reads_pend = !pend.empty() && x_.problem.steps[s].output != x_.problem.steps[s - 1].output;
+      const std::vector<DpCandidate>& pending = reads_pend ? pend : none;
+      std::vector<DpCandidate> ends = ifm_bodies(x_, s, false, done, feeding, pending);
+      std::vector<DpCandidate> rolls = s < b && x_.edge[s] ? ifm_bodies(x_, s, true, done, feeding, pending) : std::vector<DpCandidate>{};
+      settle(ends, s);
+      settle(rolls, s);
+      pend = reads_pend ? std::vector<DpCandidate>{} : next_pend(s, done, pend);
+      std::vector<DpCandidate> next = finish(ws, s, false);
+      for (DpCandidate& c : finish(ends, s, true)) next.push_back(std::move(c));
+      vela_filter(next, x_.limit, x_.sram_weight);
+      if (next.empty()) return;
+      done = std::move(next);
+      open = std::move(rolls);
+    }
+    const DpCandidate* best = &done.front();
+    for (const DpCandidate& c : done)
+      if (candidate_metric(c, x_.sram_weight) < candidate_metric(*best, x_.sram_weight)) best = &c;
+    for (int n = best->node; n >= 0; n = nodes_[static_cast<std::size_t>(n)].parent) {
+      const DpNode& d = nodes_[static_cast<std::size_t>(n)];
+      point.group[d.step] = d.member->group;
+      point.row[d.step] = d.member->row;
+      if (d.whole_from >= 0 && whole != nullptr) whole->emplace_back(static_cast<std::size_t>(d.whole_from), d.step);
+    }
+  }
+
+ private:
+  std::vector<DpCandidate> weight_streamed(std::size_t s, const std::vector<DpCandidate>& done) const {
+    std::vector<DpCandidate> ws;
+    for (const CascadeMember& m : rows_of(x_.roles, s, false, false))
+      if (!m.cost.ifm_stream)
+        for (const DpCandidate& c : done)
+          ws.push_back({c.metric + m.cost.metric, c.order + m.cost.order, c.done, x_.view.inputs[s] + m.own, c.node, &m, s, -1});
+    vela_filter(ws, x_.limit, x_.sram_weight);
+    return ws;
+  }
+
+  void settle(std::vector<DpCandidate>& v, std::size_t s, bool aside = false) {
+    for (DpCandidate& c : v) nodes_.push_back({c.parent, s, c.member, aside, c.whole_from}), c.node = static_cast<int>(nodes_.size()) - 1;
+  }
+
+  /// The finished cascaded pass's SRAM, Vela's: the tensors live at its last step that are not the
+  /// step's own, its output, then (IFM streaming) less the OFM-over-IFM overlap of its members (not
+  /// a concatenation's other writers inside its span). Vela drops a candidate over the limit before
+  /// subtracting the overlap.
+  std::vector<DpCandidate> finish(std::vector<DpCandidate>& v, std::size_t s, bool ifm_stream) const {
+    const double around = x_.view.live[s] - x_.view.local[s] + x_.view.output[s];
     std::vector<DpCandidate> out;
     for (DpCandidate c : v) {
-      if (c.open + around > x.limit) continue;
+      if (c.open + around > x_.limit) continue;
       c.open += around;
-      if (ifm_stream && x.overlap) {
+      if (ifm_stream && x_.overlap) {
         std::vector<const VelaPassRows*> sh;
         std::vector<int> bh;
-        for (int n = c.node; n >= 0 && nodes[static_cast<std::size_t>(n)].step >= c.first; n = nodes[static_cast<std::size_t>(n)].parent)
-          sh.push_back(&x.shapes[nodes[static_cast<std::size_t>(n)].step]), bh.push_back(nodes[static_cast<std::size_t>(n)].member->cost.block_h);
+        for (int n = c.node; n >= 0 && nodes_[static_cast<std::size_t>(n)].step >= c.first; n = nodes_[static_cast<std::size_t>(n)].parent) {
+          const DpNode& d = nodes_[static_cast<std::size_t>(n)];
+          if (!d.aside || d.step == c.first) sh.push_back(&x_.shapes[d.step]), bh.push_back(d.member->cost.block_h);
+        }
         std::reverse(sh.begin(), sh.end());
         std::reverse(bh.begin(), bh.end());
         c.open -= vela_ifm_overlap(sh, bh);
@@ -235,39 +310,80 @@ void schedule_subgraph(const DpContext& x, std::size_t a, std::size_t b, FrontPo
       c.done = std::max(c.done, c.open), c.open = 0.0;
       out.push_back(c);
     }
-    vela_filter(out, x.limit, x.sram_weight);
+    vela_filter(out, x_.limit, x_.sram_weight);
     return out;
-  };
-  std::vector<DpCandidate> done{DpCandidate{}}, open;
-  for (std::size_t s = a; s <= b; ++s) {
-    std::vector<DpCandidate> ws;
-    for (const CascadeMember& m : rows_of(x.roles, s, false, false))
-      if (!m.cost.ifm_stream)
-        for (const DpCandidate& c : done)
-          ws.push_back({c.metric + m.cost.metric, c.order + m.cost.order, c.done, x.view.inputs[s] + m.own, c.node, &m, s, -1});
-    vela_filter(ws, x.limit, x.sram_weight);
-    settle(ws, s);
-    const std::vector<DpCandidate> none;
-    const std::vector<DpCandidate>& feeding = s > a && x.edge[s - 1] ? open : none;
-    std::vector<DpCandidate> ends = ifm_bodies(x, s, false, done, feeding);
-    std::vector<DpCandidate> rolls = s < b && x.edge[s] ? ifm_bodies(x, s, true, done, feeding) : std::vector<DpCandidate>{};
-    settle(ends, s);
-    settle(rolls, s);
-    std::vector<DpCandidate> next = finish(ws, s, false);
-    for (DpCandidate& c : finish(ends, s, true)) next.push_back(std::move(c));
-    vela_filter(next, x.limit, x.sram_weight);
-    if (next.empty()) return;
-    done = std::move(next);
-    open = std::move(rolls);
   }
-  const DpCandidate* best = &done.front();
-  for (const DpCandidate& c : done)
-    if (candidate_metric(c, x.sram_weight) < candidate_metric(*best, x.sram_weight)) best = &c;
-  for (int n = best->node; n >= 0; n = nodes[static_cast<std::size_t>(n)].parent) {
-    const DpNode& d = nodes[static_cast<std::size_t>(n)];
-    point.group[d.step] = d.member->group;
-    point.row[d.step] = d.member->row;
+
+  /// The candidates with a concatenation's writer open towards its reader after step s (one of the
+  /// writers, every step from it to the reader): those open before it with s finished as a cascaded
+  /// pass of its own (Vela schedules the other writers apart), and, where s may cascade with the
+  /// reader, those opening at s, its IFM-streamed rows started from the finished candidates before it.
+  std::vector<DpCandidate> next_pend(std::size_t s, const std::vector<DpCandidate>& done, const std::vector<DpCandidate>& pend) {
+    std::vector<DpCandidate> out = pass_through(s, pend);
+    if (x_.whole_reader[s] >= 0) {
+      std::vector<DpCandidate> opening = starting_bodies(x_, s, false, done);
+      for (DpCandidate& c : opening) c.feed_rows = c.member->cost.block_h;
+      vela_filter(opening, x_.limit, x_.sram_weight);
+      settle(opening, s);
+      for (DpCandidate& c : opening) out.push_back(c);
+    }
+    vela_filter(out, x_.limit, x_.sram_weight);
+    return out;
   }
+
+  std::vector<DpCandidate> pass_through(std::size_t s, const std::vector<DpCandidate>& pend) {
+    if (pend.empty()) return {};
+    std::map<int, const DpCandidate*> by_node;
+    std::vector<DpCandidate> base;
+    for (const DpCandidate& p : pend) {
+      by_node[p.node] = &p;
+      base.push_back({p.metric, p.order, p.done, 0.0, -1, nullptr, 0, p.node});
+    }
+    std::vector<DpCandidate> alone = weight_streamed(s, base);
+    std::vector<DpCandidate> ifm = starting_bodies(x_, s, false, base);
+    vela_filter(ifm, x_.limit, x_.sram_weight);
+    settle(alone, s, true);
+    settle(ifm, s, true);
+    std::vector<DpCandidate> out = finish(alone, s, false);
+    for (DpCandidate& c : finish(ifm, s, true)) out.push_back(c);
+    for (DpCandidate& c : out) {
+      const DpCandidate& p = *by_node.at(c.parent);
+      c.open = p.open, c.first = p.first, c.feed_rows = p.feed_rows;
+    }
+    return out;
+  }
+
+  const DpContext& x_;
+  std::vector<DpNode> nodes_;
+};
+/// The writers of step r's IFM that Vela's scheduler may cascade with r where the arena is SRAM
+/// (scheduler.py search_ifm_streaming_partial: a predecessor whose only output is the IFM and whose
+/// only successor is r, on the NPU, a convolution, depthwise or pooling pass; the IFM NHCWB16) when
+/// the IFM is a concatenation: written by two steps or more, each a slice, those steps the ones right
+/// before r, read by r alone as its IFM, not a network output, whole in the arena in NHCWB16 in the
+/// point. Empty for any other IFM (a tensor with one writer rolls through the rows' own variants).
+std::vector<std::size_t> concat_writers(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<VelaPassRows>& shapes,
+                                        const FrontPoint& point, std::size_t r) {
+  const JoinStep& step = problem.steps[r];
+  if (!npu[r] || !shapes[r].rows || step.inputs.empty()) return {};
+  const int t = step.inputs[0];
+  const JoinTensor& jt = problem.tensors[static_cast<std::size_t>(t)];
+  const TensorCompat& c = problem.steps[r].groups[point.group[r]].compat.front();
+  if (jt.constant || jt.network_output || jt.last_consumer_step != static_cast<int>(r) || c.residence != Residence::Arena ||
+      c.layout != Layout::Nhcwb16)
+    return {};
+  std::size_t reads = 0, writes = 0;
+  for (const JoinStep& other : problem.steps) {
+    reads += static_cast<std::size_t>(std::count(other.inputs.begin(), other.inputs.end(), t));
+    writes += other.output == t ? 1 : 0;
+  }
+  if (reads != 1 || writes < 2 || writes > r) return {};
+  std::vector<std::size_t> out;
+  for (std::size_t w = r - writes; w < r; ++w) {
+    if (problem.steps[w].output != t || !npu[w]) return {};
+    if (shapes[w].rows) out.push_back(w);
+  }
+  return out;
 }
 
 }  // namespace
@@ -328,7 +444,7 @@ std::vector<double> vela_scheduling_live(const JoinProblem& problem, const std::
 
 void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged,
                        const std::vector<VelaPassRows>& shapes, const VelaRowCostFn& cost, double sram_weight, bool spills,
-                       FrontPoint& point) {
+                       FrontPoint& point, std::vector<std::pair<std::size_t, std::size_t>>* whole) {
   const std::size_t n = problem.steps.size();
   if (n == 0) return;
   const VelaSramView view = sram_view(problem, npu, merged, spills);
@@ -340,9 +456,14 @@ void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu,
   for (std::size_t s = 0; s + 1 < n; ++s)
     edge[s] = npu[s] && npu[s + 1] && !problem.steps[s + 1].inputs.empty() && problem.steps[s + 1].inputs[0] == problem.steps[s].output &&
               !rows_of(roles, s, false, true).empty() && !rows_of(roles, s + 1, true, false).empty();
+  // A concatenation's writers that may cascade with its reader: none where the arch spills (Vela's
+  // avoid_for_cascading).
+  std::vector<int> whole_reader(n, -1);
+  for (std::size_t r = 0; r < n && !spills; ++r)
+    for (const std::size_t w : concat_writers(problem, npu, shapes, point, r)) whole_reader[w] = static_cast<int>(r);
   // Vela schedules each NPU subgraph (the NPU layers between two CPU layers) on its own, each with
   // its own largest cascaded pass.
-  const DpContext x{problem, roles, view, shapes, edge, sram_weight, static_cast<double>(problem.sram_capacity), !spills};
+  const DpContext x{problem, roles, view, shapes, edge, sram_weight, static_cast<double>(problem.sram_capacity), !spills, whole_reader};
   for (std::size_t a = 0; a < n;) {
     if (!npu[a]) {
       ++a;
@@ -350,7 +471,7 @@ void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu,
     }
     std::size_t b = a;
     while (b + 1 < n && npu[b + 1]) ++b;
-    schedule_subgraph(x, a, b, point);
+    SubgraphDp(x).run(a, b, point, whole);
     a = b + 1;
   }
 }

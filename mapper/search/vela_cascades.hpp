@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "mapper/search/join/join.hpp"
@@ -26,6 +27,8 @@ struct VelaRowCost {
                                ///< before scheduling); negative: the row's own SRAM less the bias copy
   double order = 0.0;  ///< its place among the step's rows in Vela's order of candidates; of candidates
                        ///< equal in metric and both SRAM figures Vela keeps the first (the least sum)
+  int ifm_block_h = 0;  ///< its IFM block height (rolling_consumer_rows), for a rolling buffer into it
+                        ///< that its rows do not model (a concatenation's, below); 0: unknown
 };
 using VelaRowCostFn = std::function<VelaRowCost(std::size_t step, const PmappingRow& row)>;
 
@@ -66,9 +69,20 @@ std::vector<double> vela_scheduling_live(const JoinProblem& problem, const std::
 /// the groups with the same placements but its IFM and/or output rolled. `npu[s]` tells whether step s
 /// runs on the NPU; `merged[s]` which input's live range step s's output shares in Vela's scheduler
 /// (vela_scheduling_merges; -1: none, empty: none anywhere). The caller recosts the point.
+///
+/// A concatenation (a tensor several steps write, each a slice, read by one step only, as its IFM,
+/// its writers the steps right before the reader) is cascaded as Vela's scheduler may where the arena
+/// is SRAM (its avoid_for_cascading refuses a concatenation's writer only where the arch spills): one
+/// IFM-streamed writer with the reader, the other writers each a cascaded pass of its own before them.
+/// Vela's dynamic program counts a rolling buffer for it (RollingBufferY rows of the tensor, the
+/// reader's IFM block height plus the writer's OFM block height), but the tensor ends up whole: Vela
+/// re-sizes it whole when it lays out the other writer's output (apply_result's NHCWB16 pass calls
+/// set_format, which recomputes the storage shape from the whole shape), so the cascade costs what
+/// the steps cost apart, in cycles and in SRAM, and the point keeps the tensor whole in the arena.
+/// Such cascades are appended to `whole` (if given) as (writer step, reader step).
 void add_vela_cascades(const JoinProblem& problem, const std::vector<bool>& npu, const std::vector<int>& merged,
                        const std::vector<VelaPassRows>& shapes, const VelaRowCostFn& cost, double sram_weight, bool spills,
-                       FrontPoint& point);
+                       FrontPoint& point, std::vector<std::pair<std::size_t, std::size_t>>* whole = nullptr);
 
 /// How many candidates Vela's scheduler keeps per step (its pareto_max_candidates).
 inline constexpr std::size_t kVelaCandidates = 16;

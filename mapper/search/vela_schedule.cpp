@@ -367,7 +367,7 @@ void keep_unbeaten(const std::vector<std::uint32_t>& idx, const std::vector<Fres
 /// never double-buffers its weights. Each group keeps the rows no other beats in both Vela's pass metric
 /// and own SRAM (the first of equal rows, in Vela's order).
 std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const LayerResult& lr, int limit,
-                                        MetricTable* table, std::size_t step) {
+                                        MetricTable* table, std::size_t step, bool concat_in) {
   const std::vector<std::uint32_t> own_order = table != nullptr ? std::vector<std::uint32_t>{} : vela_config_order(lr.space, limit);
   const std::vector<std::uint32_t>& order = table != nullptr ? table->order(step) : own_order;
   // Where the arena is SRAM, a row is beaten only by one of the same weight placement: Vela filters
@@ -393,6 +393,10 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const LayerResul
     base.clear();
     for (int i = 0; i < space.num_inputs; ++i) base.push_back({tpl.inputs[static_cast<std::size_t>(i)].residence, tpl.inputs[static_cast<std::size_t>(i)].layout, 0});
     base.push_back({tpl.output.residence, tpl.output.layout, 0, static_cast<std::int8_t>(tpl.output_over_input)});
+    // A concatenation's reader Vela may cascade with one of its writers, the tensor whole in the arena
+    // (add_vela_cascades): its rows kept apart per IFM block height, which sizes the rolling buffer
+    // Vela's scheduler counts, as for a rolling IFM.
+    const bool whole_in = concat_in && !in_off && base[0].layout == Layout::Nhcwb16;
     SchedulingPrep prep;
     // Per rolling variant (2 x IFM rolls + output rolls) the group of the last key looked up: a key is
     // the template's with the rolling rows, which few configs change.
@@ -409,16 +413,17 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const LayerResul
       const auto at = static_cast<std::uint32_t>(cands.size());
       cands.push_back({static_cast<std::uint32_t>(ti), c, scheduling_metric(arch, space, tpl, pass, true, &prep),
                        weights >= 0.0 ? weights : own_sram(space, tpl, bc, pass), streamed});
-      const int in_rows = tpl.input_may_roll[0] ? rolling_consumer_rows(arch, space, bc) : 0;
+      const int in_rows = tpl.input_may_roll[0] || whole_in ? rolling_consumer_rows(arch, space, bc) : 0;
       for (int in_roll = in_off ? 1 : 0; in_roll <= (tpl.input_may_roll[0] ? 1 : 0); ++in_roll)
         for (int out_roll = out_off ? 1 : 0; out_roll <= (tpl.output_may_roll ? 1 : 0); ++out_roll) {
           if ((in_roll != 0 || out_roll != 0) && streamed) continue;
-          const auto rin = static_cast<std::uint16_t>(in_roll != 0 ? in_rows : 0);
+          const auto rin = static_cast<std::uint16_t>(in_roll != 0 || whole_in ? in_rows : 0);
           const auto rout = static_cast<std::uint16_t>(out_roll != 0 ? bc.ofm_h : 0);
           LastGroup& last = lasts[static_cast<std::size_t>(2 * in_roll + out_roll)];
           if (last.group == nullptr || last.in_rows != rin || last.out_rows != rout) {
             key.assign(base.begin(), base.end());
             if (in_roll != 0) key[0] = {Residence::Rolling, Layout::Nhcwb16, rin};
+            else if (whole_in) key[0].rows = rin;
             if (out_roll != 0) key.back() = {Residence::Rolling, Layout::Nhcwb16, rout};
             auto it = groups.find(key);
             if (it == groups.end()) it = groups.emplace(key, std::vector<std::uint32_t>{}).first;
@@ -463,11 +468,11 @@ std::vector<PmappingGroup> fresh_groups(const arch::Arch& arch, const LayerResul
 /// in any layout, the shortlisted rows, the arena groups, then all groups, when a filter leaves none.
 std::vector<PmappingGroup> vela_groups(const arch::Arch& arch, const std::vector<PmappingGroup>& groups,
                                        const LayerResult& lr, int limit, bool templates, bool layouts, bool spills,
-                                       bool& fresh, MetricTable* table, std::size_t step) {
+                                       bool& fresh, MetricTable* table, std::size_t step, bool concat_in) {
   fresh = false;
   if (templates && !lr.space.cpu) {
     std::vector<PmappingGroup> kept, laid;
-    for (PmappingGroup& g : fresh_groups(arch, lr, limit, table, step)) {
+    for (PmappingGroup& g : fresh_groups(arch, lr, limit, table, step, concat_in)) {
       if (!arena_or_rolling(g, spills) || g.rows.empty()) continue;
       if (layouts && vela_layouts_of(lr.space, g.compat)) laid.push_back(g);
       kept.push_back(std::move(g));
@@ -584,6 +589,30 @@ VelaWeights vela_weights(const arch::Arch& arch) {
 }
 
 namespace {
+/// Whether the layer reads, as its only feature-map input read through its IFM, a concatenation that
+/// Vela's scheduler may cascade with one of its writers where the arena is SRAM (add_vela_cascades):
+/// a convolution, depthwise or pooling layer, the tensor's only reader, reading it once, written by
+/// two NPU layers or more (a slice each), one of them a convolution, depthwise or pooling layer.
+bool reads_concatenation(const workloads::Workload& w, int layer) {
+  const workloads::Layer& l = w.layers.at(static_cast<std::size_t>(layer));
+  const auto streams = [](workloads::OpKind k) {
+    return k == workloads::OpKind::Conv2D || k == workloads::OpKind::DepthwiseConv2D || k == workloads::OpKind::MaxPool ||
+           k == workloads::OpKind::AvgPool || k == workloads::OpKind::Activation;
+  };
+  if (!streams(l.kind) || l.inputs.empty()) return false;
+  const int t = l.inputs[0];
+  const workloads::TensorInfo& ti = w.tensors.at(static_cast<std::size_t>(t));
+  if (ti.writers.size() < 2 || ti.consumers.size() != 1 || ti.consumers[0] != layer || std::count(l.inputs.begin(), l.inputs.end(), t) != 1)
+    return false;
+  bool any = false;
+  for (const int writer : ti.writers) {
+    const workloads::OpKind k = w.layers.at(static_cast<std::size_t>(writer)).kind;
+    if (k == workloads::OpKind::Cpu) return false;
+    any = any || streams(k);
+  }
+  return any;
+}
+
 /// vela_problem, recording in `table` (if given) the metrics fresh_groups costs.
 JoinProblem build_vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                                int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps,
@@ -596,11 +625,12 @@ JoinProblem build_vela_problem(const arch::Arch& arch, const workloads::Workload
   // (stage_of_workload), equal in all of these: they share Vela's groups too, made once.
   // Each buffer's Vela groups, whether they are fresh, and the step that made them (whose metrics in
   // `table` the sharing steps read).
-  std::map<const void*, std::tuple<SharedVector<PmappingGroup>, bool, std::size_t>> made;
+  std::map<std::pair<const void*, bool>, std::tuple<SharedVector<PmappingGroup>, bool, std::size_t>> made;
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     const void* shared = lr.groups.buffer();
-    auto it = shared != nullptr ? made.find(shared) : made.end();
+    const bool concat_in = !arch.spilling_enabled && reads_concatenation(workload, workload.topological_order.at(s));
+    auto it = shared != nullptr ? made.find({shared, concat_in}) : made.end();
     if (it != made.end()) {
       const auto& [groups, fresh, first] = it->second;
       problem.steps[s].groups = groups;
@@ -611,8 +641,8 @@ JoinProblem build_vela_problem(const arch::Arch& arch, const workloads::Workload
     bool fresh = false;
     if (table != nullptr && !lr.space.cpu) table->set_order(s, vela_config_order(lr.space, block_config_limit));
     SharedVector<PmappingGroup> groups = vela_groups(arch, problem.steps[s].groups, lr, block_config_limit, vela_templates,
-                                                     vela_layouts, arch.spilling_enabled, fresh, table, s);
-    if (shared != nullptr) made.try_emplace(shared, groups, fresh, s);
+                                                     vela_layouts, arch.spilling_enabled, fresh, table, s, concat_in);
+    if (shared != nullptr) made.try_emplace({shared, concat_in}, groups, fresh, s);
     problem.steps[s].groups = std::move(groups);
     if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh;
   }
@@ -893,6 +923,7 @@ void cascade_vela(const arch::Arch& arch, const workloads::Workload& workload, c
       c.metric = table.get(arch, lr.space, tpl, s, row.template_index, row.candidate);
       c.order = static_cast<double>(place);
       c.block_h = lr.space.block_configs[row.candidate].ofm_h;
+      c.ifm_block_h = shapes[s].rows ? rolling_consumer_rows(arch, lr.space, lr.space.block_configs[row.candidate]) : 0;
       c.bias_bytes = static_cast<double>(bias_copy_sram_bytes(make_pass(arch, lr.space, tpl, lr.space.block_configs[row.candidate])));
       c.weight_bytes = scheduling_weight_sram(lr.space, tpl, lr.space.block_configs[row.candidate]);
       it = cache.emplace(key, c).first;
@@ -900,10 +931,11 @@ void cascade_vela(const arch::Arch& arch, const workloads::Workload& workload, c
     return it->second;
   };
   const FrontPoint before = b.point;
+  b.whole_cascades.clear();
   add_vela_cascades(b.problem, npu, vela_scheduling_merges(b.problem, vela_sram_steps(workload, stage, b)), shapes, cost,
-                    vela_weights(arch).sram_byte, arch.spilling_enabled, b.point);
+                    vela_weights(arch).sram_byte, arch.spilling_enabled, b.point, &b.whole_cascades);
   cost_point(b.problem, b.point);
-  if (b.point.peak_sram_bytes > static_cast<double>(b.problem.sram_capacity)) b.point = before;
+  if (b.point.peak_sram_bytes > static_cast<double>(b.problem.sram_capacity)) b.point = before, b.whole_cascades.clear();
 }
 
 /// Per join step of `b`, what Vela's live ranges need (vela_sram.hpp): NPU or CPU; the inputs of an
@@ -913,6 +945,7 @@ void cascade_vela(const arch::Arch& arch, const workloads::Workload& workload, c
 std::vector<VelaSramStep> vela_sram_steps(const workloads::Workload& workload, const StageResult& stage,
                                           const VelaBaseline& b) {
   std::vector<VelaSramStep> out(workload.topological_order.size());
+  for (const auto& [writer, reader] : b.whole_cascades) out.at(reader).cascade_writer = static_cast<int>(writer);
   for (std::size_t s = 0; s < out.size(); ++s) {
     const LayerSpace& space = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s))).space;
     out[s].npu = !space.cpu;
@@ -920,7 +953,8 @@ std::vector<VelaSramStep> vela_sram_steps(const workloads::Workload& workload, c
     if (space.cpu) continue;
     const PmappingGroup& g = b.problem.steps[s].groups.at(b.point.group[s]);
     const Template& tpl = space.templates.at(g.rows.at(b.point.row[s]).template_index);
-    const bool cascaded = std::any_of(g.compat.begin(), g.compat.end(), [](const TensorCompat& c) { return c.residence == Residence::Rolling; });
+    const bool cascaded = std::any_of(g.compat.begin(), g.compat.end(), [](const TensorCompat& c) { return c.residence == Residence::Rolling; }) ||
+                          in_whole_cascade(b, s);
     if (p.bias && tpl.bias != BiasPlacement::Copy && (tpl.weights == WeightPlacement::Copy || cascaded))
       out[s].bias_copy_bytes = p.bias->storage_shape.elements() * 10;
     if (model::npu_block_type(p.op.type) != arch::NpuBlockType::ElementWise) continue;
@@ -952,7 +986,7 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
   for (const int level : {2, 1, 0}) {
     std::vector<bool> fresh;
     MetricTable table;
-    VelaBaseline b{build_vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2, &fresh, &table), {}};
+    VelaBaseline b{build_vela_problem(arch, workload, stage, block_config_limit, level >= 1, level >= 2, &fresh, &table), {}, 0.0, {}};
     JoinProblem metric = b.problem;
     const auto metrics = row_metrics(arch, workload, stage, b.problem, table);
     // Vela schedules with every feature map between cascades in the arena (it moves some to SRAM only
@@ -1011,6 +1045,10 @@ std::optional<VelaBaseline> vela_schedule_with_limit(const arch::Arch& arch, con
 }
 
 }  // namespace
+
+bool in_whole_cascade(const VelaBaseline& b, std::size_t s) {
+  return std::any_of(b.whole_cascades.begin(), b.whole_cascades.end(), [&](const auto& c) { return c.first == s || c.second == s; });
+}
 
 std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workloads::Workload& workload) {
   StageOptions options;

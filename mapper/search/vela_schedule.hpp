@@ -14,6 +14,7 @@
 // modelled (the design note lists the differences this leaves).
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "arch/arch.hpp"
@@ -32,7 +33,13 @@ struct VelaBaseline {
   JoinProblem problem;
   FrontPoint point;
   double sram_used_bytes = 0.0;
+  /// Vela's cascades through a concatenation (add_vela_cascades): (writer step, reader step), the
+  /// tensor whole in the arena, so the point costs them as the steps apart.
+  std::vector<std::pair<std::size_t, std::size_t>> whole_cascades;
 };
+
+/// Whether step s is in one of b's whole_cascades.
+bool in_whole_cascade(const VelaBaseline& b, std::size_t s);
 
 /// The weights of Vela 2.1's candidate metric (its scheduler's candidate_metric): per cycle, per byte
 /// of peak SRAM (0 when the arch spills: Vela then ignores SRAM use) and per off-chip byte (the

@@ -345,6 +345,7 @@ std::vector<VelaLiveRange> vela_sram_ranges(const JoinProblem& problem, const Fr
       const int producer = tensors[static_cast<std::size_t>(problem.steps[s].inputs[i])].producer_step;
       if (compat_of(s)[i].residence == Residence::Rolling && producer >= 0) cascade[s] = cascade[static_cast<std::size_t>(producer)];
     }
+    if (s < steps.size() && steps[s].cascade_writer >= 0) cascade[s] = cascade[static_cast<std::size_t>(steps[s].cascade_writer)];
   }
   const std::vector<std::size_t> order = vela_pass_order(problem, steps, cascade);
   std::vector<std::size_t> pos(n);
@@ -381,6 +382,9 @@ std::vector<VelaLiveRange> vela_sram_ranges(const JoinProblem& problem, const Fr
       const int producer = tensors[static_cast<std::size_t>(problem.steps[s].inputs[i])].producer_step;
       if (compat_of(s)[i].residence == Residence::Rolling && producer >= 0) joined = cps[static_cast<std::size_t>(producer)];
     }
+    // A concatenation's reader cascaded with one of its writers, the tensor whole (it stays an input
+    // of the cascaded pass, written before it by the other writers).
+    if (s < steps.size() && steps[s].cascade_writer >= 0) joined = cps[static_cast<std::size_t>(steps[s].cascade_writer)];
     cps[s] = joined >= 0 ? joined : static_cast<int>(next++);
   }
   std::vector<VelaLiveRange> ranges;

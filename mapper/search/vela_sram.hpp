@@ -39,6 +39,8 @@ struct VelaSramStep {
                                       ///< operand is our input 1: workloads::Layer::operands_swapped)
   std::int64_t bias_copy_bytes = 0;   ///< the bias copy Vela adds to an IFM-streamed pass (its
                                       ///< move_scales_to_fast_storage) where the point's row lacks it
+  int cascade_writer = -1;            ///< the step of a concatenation's writer this reader is cascaded
+                                      ///< with, the tensor whole (VelaBaseline::whole_cascades); -1: none
 };
 
 /// The input whose live range each step's output shares while Vela schedules (its scheduler's

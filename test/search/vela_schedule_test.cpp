@@ -16,7 +16,11 @@
 //  (e) Vela's scheduling figures by hand: the OFM-over-IFM overlap, its order breaking only exact
 //      ties, its feature maps' bytes (NHWC while it schedules), and the live bytes with an
 //      elementwise step's shared range (vww2_50_50 u55-128's add, 1x1 convolution and depthwise);
-//  (f) where the arena spills, the fill moves a concatenation's output (several writers) to SRAM.
+//  (f) where the arena spills, the fill moves a concatenation's output (several writers) to SRAM;
+//  (g) a concatenation's writer cascades with its reader, the tensor whole, where the arena is SRAM
+//      (Vela's rolling-buffer figure chooses the writer and the reader's row, by hand), and not where
+//      the arch spills, nor where a writer cannot stream its IFM or a step stands between the
+//      writers and the reader.
 
 #include <gtest/gtest.h>
 
@@ -477,6 +481,123 @@ layers:
   ASSERT_EQ(um.read.size(), 1u);
   EXPECT_NE(um.written[0], Residence::Arena);
   EXPECT_EQ(um.read[0], um.written[0]);
+}
+
+/// The concatenation of ConcatWriterCascadesWithItsReader: steps a (x0 -> cat), b (x1 -> cat), r
+/// (cat -> y), `between` adding an unrelated step d (x2 -> z) between b and r.
+JoinProblem concat_problem(bool between) {
+  JoinProblem p;
+  const auto fm = [](std::int64_t h, std::int64_t w, std::int64_t c, int producer, int consumer) {
+    JoinTensor t = feature_map(h * w * c, producer, consumer);
+    t.nhcwb16_bytes = h * w * ((c + 15) / 16 * 16);
+    t.height = static_cast<int>(h), t.width = static_cast<int>(w), t.channels = static_cast<int>(c);
+    return t;
+  };
+  const int r = between ? 3 : 2;
+  JoinTensor y = fm(12, 12, 120, r, -1), z = fm(12, 12, 8, 2, -1);
+  y.network_output = z.network_output = true;
+  p.tensors = {fm(12, 12, 16, -1, 0), fm(12, 12, 104, -1, 1), fm(12, 12, 120, 0, r), y};
+  const TensorCompat arena{}, nhcwb16{Residence::Arena, Layout::Nhcwb16, 0};
+  PmappingGroup writer{{arena, nhcwb16}, {PmappingRow{}}}, reader{{nhcwb16, arena}, std::vector<PmappingRow>(2)};
+  reader.rows[1].candidate = 1;
+  p.steps = {{{0}, 2, {writer}}, {{1}, 2, {writer}}, {{2}, 3, {reader}}};
+  if (between) {
+    p.tensors.push_back(fm(12, 12, 8, -1, 2));
+    p.tensors.push_back(z);
+    p.steps.insert(p.steps.begin() + 2, JoinStep{{4}, 5, {PmappingGroup{{arena, arena}, {PmappingRow{}}}}});
+  }
+  p.sram_capacity = 1 << 20;
+  return p;
+}
+
+TEST(VelaSchedule, ConcatWriterCascadesWithItsReader) {
+  // Steps a (x0 12x12x16 -> cat) and b (x1 12x12x104 -> cat) write the concatenation cat (12x12x120,
+  // NHCWB16 in the arena), read by r alone (-> y 12x12x120, the network's output); every step
+  // IFM-streams (metric 100, 100, 1,000: equal whatever the choice), a and b with OFM block height
+  // 1 and no weights, r with 1,000 bytes of weights and two rows, IFM block heights 16 (row 0) and
+  // 8 (row 1). Vela's figures (scheduler.py; NHWC bytes while it schedules): x0 2,304, x1 14,976,
+  // cat 17,280, y 17,280; at each step the tensors around it that are not its own are its output
+  // only (17,280). Apart: a 2,304 + 17,280 = 19,584; b 14,976 + 17,280 = 32,256; r 17,280 + 1,000 +
+  // 17,280 = 35,560 (either row; the first kept). Vela offers a cascade of each writer with r
+  // (avoid_for_cascading refuses a concatenation's writer only where the arch spills), its rolling
+  // buffer min(12, 16 + 1) = 12 rows at row 0 and 8 + 1 = 9 at row 1, of 12 x 128 channels (NHCWB16):
+  // 18,432 and 13,824 bytes. a with r at row 1: 2,304 + 13,824 + 1,000 + 17,280 = 34,408 (b apart
+  // 32,256); at row 0, 39,016; b with r: 14,976 + 13,824 + 1,000 + 17,280 = 47,080 at best. So the
+  // least largest SRAM is a cascaded with r at row 1, 34,408 < 35,560: Vela's choice, and the
+  // point keeps cat whole (the pair costs what it costs apart).
+  const VelaRowCostFn cost = [](std::size_t s, const PmappingRow& row) {
+    VelaRowCost c{s == 2 ? 1000.0 : 100.0, true, s == 2 ? (row.candidate == 1 ? 4 : 12) : 1};
+    c.weight_bytes = s == 2 ? 1000.0 : 0.0;
+    c.ifm_block_h = s == 2 ? (row.candidate == 1 ? 8 : 16) : 1;
+    c.order = row.candidate;
+    return c;
+  };
+  VelaPassRows rows;
+  rows.rows = true, rows.ifm_h = rows.ofm_h = 12, rows.kernel_h = 1;  // no row bytes: no OFM-over-IFM overlap
+  const auto schedule = [&](const JoinProblem& p, bool spills, std::vector<VelaPassRows> shapes, FrontPoint& point) {
+    point.group.assign(p.steps.size(), 0), point.row.assign(p.steps.size(), 0);
+    std::vector<std::pair<std::size_t, std::size_t>> whole;
+    const auto costs = [&](std::size_t s, const PmappingRow& row) { return cost(s == 3 ? 2 : s == 2 && p.steps.size() == 4 ? 0 : s, row); };
+    add_vela_cascades(p, std::vector<bool>(p.steps.size(), true), {}, shapes, costs, 1000.0, spills, point, &whole);
+    return whole;
+  };
+  FrontPoint point;
+  using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
+  const JoinProblem p = concat_problem(false);
+  EXPECT_EQ(schedule(p, false, std::vector<VelaPassRows>(3, rows), point), (Pairs{{0, 2}}));
+  EXPECT_EQ(point.row[2], 1U);
+  // Where the arch spills Vela refuses a concatenation's writer (the point stays apart, r's first row).
+  EXPECT_EQ(schedule(p, true, std::vector<VelaPassRows>(3, rows), point), Pairs{});
+  EXPECT_EQ(point.row[2], 0U);
+  // Writers that cannot stream their IFM (no rows: not a convolution, depthwise or pooling pass).
+  EXPECT_EQ(schedule(p, false, {VelaPassRows{}, VelaPassRows{}, rows}, point), Pairs{});
+  // A step that is not a writer between the writers and the reader.
+  EXPECT_EQ(schedule(concat_problem(true), false, std::vector<VelaPassRows>(4, rows), point), Pairs{});
+}
+
+TEST(VelaSchedule, ConcatWriterCascadeOnU55NotOnU65) {
+  // yolo-fastest's concatenate_1 in small: two 1x1 average pools copy x (12x12x96) and x2 (12x12x24)
+  // into cat (12x12x120, channels 0-95 and 96-119, NHCWB16: both parts start at a multiple of 16)
+  // and a 5x5 depthwise reads cat alone. Where the arena is SRAM (ethos-u55-128) Vela's scheduler
+  // may cascade either pool with the depthwise; where it spills (ethos-u65-256) its
+  // avoid_for_cascading refuses a concatenation's writer. Either way the tensor is whole: on U55 in
+  // the arena at both writers and the reader (Vela's allocation re-sizes the rolling buffer whole),
+  // and nothing reads it through a rolling buffer. (U55 takes a cascade because Vela's scheduling
+  // figures then count, at the depthwise, the writer's IFM and a rolling buffer of the concatenation
+  // instead of the whole concatenation; the figures are the dynamic program's, not worked here.)
+  const workloads::Workload w = workloads::load_workload_from_string(R"(
+name: concat_dw
+inputs:
+  - {name: x, shape: [1, 12, 12, 96], dtype: int8}
+  - {name: x2, shape: [1, 12, 12, 24], dtype: int8}
+tensors:
+  - {name: cat, shape: [1, 12, 12, 120], dtype: int8}
+layers:
+  - {name: pool_a, op: avg_pool, inputs: [x], output: cat, output_shape: [1, 12, 12, 96], kernel: 1, padding: VALID}
+  - {name: pool_b, op: avg_pool, inputs: [x2], output: cat, output_shape: [1, 12, 12, 24], kernel: 1, padding: VALID}
+  - {name: dw, op: depthwise_conv2d, inputs: [cat], output: y, output_shape: [1, 12, 12, 120], kernel: 5, padding: SAME}
+)",
+                                                                      "concat_dw.yaml");
+  const int cat = tensor_named(w, "cat");
+  ASSERT_GE(cat, 0);
+  for (const char* name : {"ethos-u55-128", "ethos-u65-256"}) {
+    const arch::Arch a = preset(name);
+    const auto v = vela_schedule(a, w, run_per_layer(a, w, StageOptions{}));
+    ASSERT_TRUE(v.has_value()) << name;
+    const TensorUses u = uses_of(*v, cat);
+    EXPECT_EQ(u.read.size(), 1U);
+    EXPECT_NE(u.read.at(0), Residence::Rolling) << name;
+    if (a.spilling_enabled) {
+      EXPECT_TRUE(v->whole_cascades.empty()) << name;
+      continue;
+    }
+    // Which writer is the dynamic program's choice (ConcatWriterCascadesWithItsReader works one by
+    // hand); the reader is the depthwise, step 2.
+    ASSERT_EQ(v->whole_cascades.size(), 1U);
+    EXPECT_EQ(v->whole_cascades[0].second, 2U);
+    EXPECT_LT(v->whole_cascades[0].first, 2U);
+    EXPECT_EQ(u.written, (std::vector<Residence>{Residence::Arena, Residence::Arena}));
+  }
 }
 
 }  // namespace
