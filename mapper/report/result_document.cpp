@@ -347,7 +347,7 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
   std::optional<FrontMappings> vela_mappings = std::move(r.vela_mappings);
   r.vela_mappings.reset();
   if (!r.problem) {
-    if (r.vela && !vela_mappings) vela_mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
+    if (r.vela && !vela_mappings) vela_mappings = vela_point_mappings(arch, workload, r.stage_of_vela(), *r.vela);
     if (r.vela) r.vela->problem = JoinProblem();
     r.vela_stage.reset();
     r.problem = make_join_problem(arch, workload, r.stage, fusion);
@@ -390,12 +390,13 @@ void add_join_results(Json& result, const RunProvenance& run, const arch::Arch& 
     asked.push_back(&points[i]);
   }
   FrontMappings mappings = front_mappings(arch, workload, r.stage, *r.problem, asked, memory_of);
+  if (epsilon < 0.0 && r.vela && !asked.empty()) mark_whole_cascades(mappings, 0, *r.vela);  // the point is Vela's
   // The join problem is read by that call only: it goes before Vela's mappings are made (on a long
   // chain the stage, the problem and both mappings would otherwise be the run's peak together).
   r.problem.reset();
   // So is the search's stage when Vela's point reads a stage of its own.
   if (r.vela_stage) r.stage = StageResult();
-  if (r.vela && !vela_mappings) vela_mappings = front_mappings(arch, workload, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
+  if (r.vela && !vela_mappings) vela_mappings = vela_point_mappings(arch, workload, r.stage_of_vela(), *r.vela);
   // Everything below reads the mappings, the front and Vela's point: the stages and problems go.
   r.stage = StageResult();
   r.vela_stage.reset();

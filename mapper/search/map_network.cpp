@@ -151,7 +151,7 @@ void join_network(const arch::Arch& arch, const workloads::Workload& w, const Se
     if (r.vela && !options.keep_join_problem) {
       // Vela's point as the report reads it; its problem and stage go before the search's stage is
       // made again (on a long chain the three were the run's peak).
-      r.vela_mappings = front_mappings(arch, w, r.stage_of_vela(), r.vela->problem, {&r.vela->point}, 0);
+      r.vela_mappings = vela_point_mappings(arch, w, r.stage_of_vela(), *r.vela);
       r.vela->problem = JoinProblem();
       r.vela_stage.reset();
     }

@@ -31,8 +31,9 @@ struct LayerMapping {
   WeightPlacement weights = WeightPlacement::InPlace;
   BiasPlacement bias = BiasPlacement::InPlace;
   std::vector<TensorCompat> tensors;  ///< per input in the layer's order, then the output
-  bool fused_with_previous = false;   ///< its first input is a rolling buffer
-  bool fused_with_next = false;       ///< its output is a rolling buffer
+  bool fused_with_previous = false;   ///< its first input is a rolling buffer (or, in Vela's point, a
+                                      ///< cascade's concatenation kept whole: vela_point_mappings)
+  bool fused_with_next = false;       ///< its output is a rolling buffer (or, as above, such a tensor)
   // The pmapping's costs, repeats included (what the join summed).
   double cycles = 0.0;
   double offchip_bytes = 0.0;

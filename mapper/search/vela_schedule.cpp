@@ -1050,6 +1050,20 @@ bool in_whole_cascade(const VelaBaseline& b, std::size_t s) {
   return std::any_of(b.whole_cascades.begin(), b.whole_cascades.end(), [&](const auto& c) { return c.first == s || c.second == s; });
 }
 
+FrontMappings vela_point_mappings(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                                  const VelaBaseline& b) {
+  FrontMappings m = front_mappings(arch, workload, stage, b.problem, {&b.point}, 0);
+  mark_whole_cascades(m, 0, b);
+  return m;
+}
+
+void mark_whole_cascades(FrontMappings& m, std::size_t point, const VelaBaseline& b) {
+  for (const auto& [writer, reader] : b.whole_cascades) {
+    m.layers.at(m.points.at(point).layers.at(writer)).fused_with_next = true;
+    m.layers.at(m.points.at(point).layers.at(reader)).fused_with_previous = true;
+  }
+}
+
 std::optional<VelaBaseline> vela_schedule(const arch::Arch& arch, const workloads::Workload& workload) {
   StageOptions options;
   const StageResult stage = run_per_layer(arch, workload, options);

@@ -20,6 +20,7 @@
 #include "arch/arch.hpp"
 #include "common/stop_token.hpp"
 #include "mapper/search/join/join.hpp"
+#include "mapper/search/mapping.hpp"
 #include "mapper/search/stage.hpp"
 #include "workloads/workload.hpp"
 
@@ -40,6 +41,15 @@ struct VelaBaseline {
 
 /// Whether step s is in one of b's whole_cascades.
 bool in_whole_cascade(const VelaBaseline& b, std::size_t s);
+
+/// Shows the cascades through a concatenation of Vela's point `b` fused in `m`'s point `point` (a
+/// mapping of b's point): they keep the tensor whole, so no rolling buffer marks them, but they are
+/// Vela's cascades.
+void mark_whole_cascades(FrontMappings& m, std::size_t point, const VelaBaseline& b);
+
+/// The mappings of Vela's point (front_mappings), its cascades through a concatenation shown fused.
+FrontMappings vela_point_mappings(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
+                                  const VelaBaseline& b);
 
 /// The weights of Vela 2.1's candidate metric (its scheduler's candidate_metric): per cycle, per byte
 /// of peak SRAM (0 when the arch spills: Vela then ignores SRAM use) and per off-chip byte (the

@@ -597,6 +597,14 @@ layers:
     EXPECT_EQ(v->whole_cascades[0].second, 2U);
     EXPECT_LT(v->whole_cascades[0].first, 2U);
     EXPECT_EQ(u.written, (std::vector<Residence>{Residence::Arena, Residence::Arena}));
+    // The report shows Vela's cascade (layers_vela.csv): the writer fused with the next layer, the
+    // depthwise with the previous; nothing else fused.
+    const FrontMappings m = vela_point_mappings(a, w, run_per_layer(a, w, StageOptions{}), *v);
+    for (std::size_t s = 0; s < 3; ++s) {
+      const LayerMapping& l = m.layers.at(m.points.at(0).layers.at(s));
+      EXPECT_EQ(l.fused_with_next, s == v->whole_cascades[0].first) << s;
+      EXPECT_EQ(l.fused_with_previous, s == 2) << s;
+    }
   }
 }
 
