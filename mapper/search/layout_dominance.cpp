@@ -1,7 +1,9 @@
 #include "mapper/search/layout_dominance.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -9,15 +11,17 @@
 namespace npumap::search {
 namespace {
 
-using Key = std::vector<TensorCompat>;
+/// A set of places in a step's compatibilities (its inputs, then its output last), one bit each.
+using Places = std::uint32_t;
 
-/// The positions in a step's compatibilities (its inputs, then its output last) of the tensors of
-/// class `c` (`class_of`: per tensor).
-std::vector<std::size_t> positions_of(const JoinStep& step, const std::vector<std::size_t>& class_of, std::size_t c) {
-  std::vector<std::size_t> at;
+bool has(Places at, std::size_t p) { return ((at >> p) & 1U) != 0; }
+
+/// The places in `step`'s compatibilities of the tensors of class `c` (`class_of`: per tensor).
+Places places_of(const JoinStep& step, const std::vector<std::size_t>& class_of, std::size_t c) {
+  Places at = 0;
   for (std::size_t i = 0; i < step.inputs.size(); ++i)
-    if (class_of[static_cast<std::size_t>(step.inputs[i])] == c) at.push_back(i);
-  if (step.output >= 0 && class_of[static_cast<std::size_t>(step.output)] == c) at.push_back(step.inputs.size());
+    if (class_of[static_cast<std::size_t>(step.inputs[i])] == c) at |= 1U << i;
+  if (step.output >= 0 && class_of[static_cast<std::size_t>(step.output)] == c) at |= 1U << step.inputs.size();
   return at;
 }
 
@@ -33,9 +37,10 @@ std::vector<std::size_t> in_place_classes(const JoinProblem& problem) {
   for (const JoinStep& step : problem.steps) {
     for (const PmappingGroup& g : step.groups.vector()) {
       const int over = g.compat.vector().back().over_input;
-      if (over < 0 || step.output < 0 || problem.tensors[static_cast<std::size_t>(step.inputs[static_cast<std::size_t>(over)])].constant) continue;
-      const std::size_t a = root(static_cast<std::size_t>(step.output));
-      const std::size_t b = root(static_cast<std::size_t>(step.inputs[static_cast<std::size_t>(over)]));
+      if (over < 0 || step.output < 0) continue;
+      const auto input = static_cast<std::size_t>(step.inputs[static_cast<std::size_t>(over)]);
+      if (problem.tensors[input].constant) continue;  // never joins: a constant is no layer's output
+      const std::size_t a = root(static_cast<std::size_t>(step.output)), b = root(input);
       parent[std::max(a, b)] = std::min(a, b);
     }
   }
@@ -44,10 +49,22 @@ std::vector<std::size_t> in_place_classes(const JoinProblem& problem) {
 }
 
 /// Whether the group stores a tensor of the class (at `at`) NHCWB16 in `residence`.
-bool stores_nhcwb16(const Key& compat, const std::vector<std::size_t>& at, Residence residence) {
-  return std::any_of(at.begin(), at.end(), [&](std::size_t p) {
-    return compat[p].residence == residence && compat[p].layout == Layout::Nhcwb16;
-  });
+bool stores_nhcwb16(const std::vector<TensorCompat>& compat, Places at, Residence residence) {
+  for (std::size_t p = 0; p < compat.size(); ++p)
+    if (has(at, p) && compat[p].residence == residence && compat[p].layout == Layout::Nhcwb16) return true;
+  return false;
+}
+
+/// Whether `candidate` is `bricks` with the class's places (`at`) in `residence` made linear.
+bool is_linear_twin(const std::vector<TensorCompat>& candidate, const std::vector<TensorCompat>& bricks, Places at,
+                    Residence residence) {
+  if (candidate.size() != bricks.size()) return false;
+  for (std::size_t p = 0; p < bricks.size(); ++p) {
+    TensorCompat want = bricks[p];
+    if (has(at, p) && want.residence == residence) want.layout = Layout::Linear;
+    if (!(candidate[p] == want)) return false;
+  }
+  return true;
 }
 
 bool weakly_dominates(const PmappingRow& a, const PmappingRow& b) {
@@ -55,70 +72,78 @@ bool weakly_dominates(const PmappingRow& a, const PmappingRow& b) {
          a.sram_bytes <= b.sram_bytes;
 }
 
-/// Whether every group of `step` storing the tensor NHCWB16 in `residence` has each of its rows weakly
-/// dominated by a row of the group that stores it linear and is otherwise the same.
-bool linear_never_worse(const JoinStep& step, const std::vector<std::size_t>& at, Residence residence) {
-  std::map<Key, const PmappingGroup*> by_compat;
-  for (const PmappingGroup& g : step.groups.vector()) by_compat.emplace(g.compat.vector(), &g);
-  for (const PmappingGroup& g : step.groups.vector()) {
+/// Whether every group of `step` storing the class NHCWB16 in `residence` has each of its rows weakly
+/// dominated by a row of its linear twin (the group that stores the class linear and is otherwise the
+/// same). A step has a few dozen groups: a scan finds the twin without building an index.
+bool linear_never_worse(const JoinStep& step, Places at, Residence residence) {
+  const std::vector<PmappingGroup>& groups = step.groups.vector();
+  for (const PmappingGroup& g : groups) {
     if (!stores_nhcwb16(g.compat, at, residence)) continue;
-    Key linear = g.compat;
-    for (std::size_t p : at)
-      if (linear[p].residence == residence) linear[p].layout = Layout::Linear;
-    const auto it = by_compat.find(linear);
-    if (it == by_compat.end()) return false;
-    const std::vector<PmappingRow>& better = it->second->rows;
+    const auto twin = std::find_if(groups.begin(), groups.end(), [&](const PmappingGroup& h) {
+      return is_linear_twin(h.compat, g.compat, at, residence);
+    });
+    if (twin == groups.end()) return false;
     for (const PmappingRow& row : g.rows) {
-      const bool beaten = std::any_of(better.begin(), better.end(), [&](const PmappingRow& b) { return weakly_dominates(b, row); });
+      const bool beaten = std::any_of(twin->rows.begin(), twin->rows.end(), [&](const PmappingRow& b) { return weakly_dominates(b, row); });
       if (!beaten) return false;
     }
   }
   return true;
 }
 
+constexpr std::array<Residence, 2> kResidences = {Residence::Arena, Residence::Sram};
+
 }  // namespace
 
 void drop_dominated_layouts(JoinProblem& problem) {
   const std::vector<std::size_t> class_of = in_place_classes(problem);
-  std::vector<std::vector<std::size_t>> steps_of(problem.tensors.size());  // per class
+  // Per class, its steps, and per residence whether some group stores it NHCWB16 there.
+  std::vector<std::vector<std::size_t>> steps_of(problem.tensors.size());
+  std::vector<std::array<bool, 2>> offered(problem.tensors.size(), {false, false});
   for (std::size_t s = 0; s < problem.steps.size(); ++s) {
     const JoinStep& step = problem.steps[s];
-    for (int t : step.inputs) steps_of[class_of[static_cast<std::size_t>(t)]].push_back(s);
-    if (step.output >= 0) steps_of[class_of[static_cast<std::size_t>(step.output)]].push_back(s);
+    for (std::size_t p = 0; p <= step.inputs.size(); ++p) {
+      const int t = p < step.inputs.size() ? step.inputs[p] : step.output;
+      if (t < 0) continue;
+      const std::size_t c = class_of[static_cast<std::size_t>(t)];
+      if (steps_of[c].empty() || steps_of[c].back() != s) steps_of[c].push_back(s);
+      for (const PmappingGroup& g : step.groups.vector())
+        for (std::size_t r = 0; r < kResidences.size(); ++r)
+          offered[c][r] = offered[c][r] || (g.compat[p].residence == kResidences[r] && g.compat[p].layout == Layout::Nhcwb16);
+    }
   }
-  // Identical layers share their list of groups: each list is checked, and cut, once per place of
-  // the class in it and residence.
-  using Site = std::tuple<const void*, std::vector<std::size_t>, Residence>;
+  // Identical layers share their list of groups: each list is checked, and cut, once per set of
+  // places of a class in it and residence.
+  using Site = std::tuple<const void*, Places, Residence>;
   std::map<Site, bool> checked;
   std::map<Site, SharedVector<PmappingGroup>> cut;
-  const auto site_of = [&](std::size_t s, std::size_t c, Residence r) {
-    return Site{problem.steps[s].groups.buffer(), positions_of(problem.steps[s], class_of, c), r};
-  };
   for (std::size_t c = 0; c < problem.tensors.size(); ++c) {
-    std::vector<std::size_t>& steps = steps_of[c];
-    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
-    if (problem.tensors[c].constant || steps.empty()) continue;
-    for (const Residence residence : {Residence::Arena, Residence::Sram}) {
-      bool offered = false, never_worse = true;
-      for (std::size_t s = 0; never_worse && s < steps.size(); ++s) {
-        const Site site = site_of(steps[s], c, residence);
-        const auto& [_, at, r] = site;
-        for (const PmappingGroup& g : problem.steps[steps[s]].groups.vector()) offered = offered || stores_nhcwb16(g.compat, at, r);
+    if (problem.tensors[c].constant) continue;
+    for (std::size_t r = 0; r < kResidences.size(); ++r) {
+      if (!offered[c][r]) continue;
+      const Residence residence = kResidences[r];
+      bool never_worse = true;
+      for (std::size_t i = 0; never_worse && i < steps_of[c].size(); ++i) {
+        const JoinStep& step = problem.steps[steps_of[c][i]];
+        const Site site{step.groups.buffer(), places_of(step, class_of, c), residence};
         auto it = checked.find(site);
-        if (it == checked.end()) it = checked.emplace(site, linear_never_worse(problem.steps[steps[s]], at, r)).first;
+        if (it == checked.end()) it = checked.emplace(site, linear_never_worse(step, std::get<1>(site), residence)).first;
         never_worse = it->second;
       }
-      if (!offered || !never_worse) continue;
-      for (std::size_t s : steps) {
-        const Site site = site_of(s, c, residence);
+      if (!never_worse) continue;
+      for (const std::size_t s : steps_of[c]) {
+        JoinStep& step = problem.steps[s];
+        const Site site{step.groups.buffer(), places_of(step, class_of, c), residence};
         auto it = cut.find(site);
         if (it == cut.end()) {
           std::vector<PmappingGroup> kept;
-          for (const PmappingGroup& g : problem.steps[s].groups.vector())
+          for (const PmappingGroup& g : step.groups.vector())
             if (!stores_nhcwb16(g.compat, std::get<1>(site), residence)) kept.push_back(g);
-          it = cut.emplace(site, SharedVector<PmappingGroup>(std::move(kept))).first;
+          // Nothing to drop (an earlier class's cut took it): the list stays shared as it is.
+          const bool same = kept.size() == step.groups.size();
+          it = cut.emplace(site, same ? step.groups : SharedVector<PmappingGroup>(std::move(kept))).first;
         }
-        problem.steps[s].groups = it->second;
+        step.groups = it->second;
       }
     }
   }

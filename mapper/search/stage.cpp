@@ -490,7 +490,7 @@ SharedStage run_shared_stage(const arch::Arch& arch, const std::vector<LayerRef>
 }
 
 JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& w, const StageResult& stage,
-                              bool allow_fusion) {
+                              bool allow_fusion, bool keep_all_layouts) {
   NPUMAP_ASSERT(stage.layers.size() == w.layers.size());
   JoinProblem p;
   p.arena_is_sram = arch.feature_map_storage == arch.fast_storage;
@@ -545,7 +545,7 @@ JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload&
     step.output = w.layers[static_cast<std::size_t>(layer)].output;
     p.steps.push_back(step);
   }
-  drop_dominated_layouts(p);
+  if (!keep_all_layouts) drop_dominated_layouts(p);
   return p;
 }
 

@@ -99,9 +99,11 @@ StageResult run_per_layer(const arch::Arch& arch, const workloads::Workload& wor
 
 /// The join problem of a workload: tensors with their sizes and lifetimes in topological order, and
 /// each layer's groups, shared with the stage (groups with a rolling buffer are left out unless
-/// `allow_fusion`: then a copy without them, shared by the layers that share the stage's list).
+/// `allow_fusion`: then a copy without them, shared by the layers that share the stage's list), less
+/// the layouts that never pay (layout_dominance.hpp) unless `keep_all_layouts` (Vela's problem, whose
+/// groups are made afresh).
 JoinProblem make_join_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
-                              bool allow_fusion);
+                              bool allow_fusion, bool keep_all_layouts = false);
 
 /// The pass of a row of a layer's group (for reports and `mapper eval`).
 model::Pass pass_of(const arch::Arch& arch, const StageResult& stage, int layer, const PmappingRow& row);

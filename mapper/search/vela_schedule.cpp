@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include <tbb/parallel_for.h>
+
 #include "mapper/search/point_memory.hpp"
 #include "mapper/search/vela_cascades.hpp"
 #include "mapper/search/vela_sram.hpp"
@@ -617,34 +619,43 @@ bool reads_concatenation(const workloads::Workload& w, int layer) {
 JoinProblem build_vela_problem(const arch::Arch& arch, const workloads::Workload& workload, const StageResult& stage,
                                int block_config_limit, bool vela_templates, bool vela_layouts, std::vector<bool>* fresh_steps,
                                MetricTable* table) {
-  JoinProblem problem = make_join_problem(arch, workload, stage, true);
+  JoinProblem problem = make_join_problem(arch, workload, stage, true, true);
   if (table != nullptr) table->reset(problem.steps.size());
   if (fresh_steps != nullptr) fresh_steps->assign(problem.steps.size(), false);
   // vela_groups reads the arch, the options, the step's groups and its layer's space (never its
   // layer index). Layers whose groups share one buffer are copies of one computed layer
-  // (stage_of_workload), equal in all of these: they share Vela's groups too, made once.
-  // Each buffer's Vela groups, whether they are fresh, and the step that made them (whose metrics in
-  // `table` the sharing steps read).
-  std::map<std::pair<const void*, bool>, std::tuple<SharedVector<PmappingGroup>, bool, std::size_t>> made;
-  for (std::size_t s = 0; s < problem.steps.size(); ++s) {
+  // (stage_of_workload), equal in all of these: they share Vela's groups too, made once, by the first
+  // such step (its metrics in `table` are the ones the sharing steps read).
+  const std::size_t n = problem.steps.size();
+  std::map<std::pair<const void*, bool>, std::size_t> maker_of;
+  std::vector<std::size_t> made_by(n), makers;
+  std::vector<char> concat_in(n, 0);
+  for (std::size_t s = 0; s < n; ++s) {
     const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
     const void* shared = lr.groups.buffer();
-    const bool concat_in = !arch.spilling_enabled && reads_concatenation(workload, workload.topological_order.at(s));
-    auto it = shared != nullptr ? made.find({shared, concat_in}) : made.end();
-    if (it != made.end()) {
-      const auto& [groups, fresh, first] = it->second;
-      problem.steps[s].groups = groups;
-      if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh;
-      if (table != nullptr) table->share(s, first);
-      continue;
-    }
-    bool fresh = false;
+    concat_in[s] = !arch.spilling_enabled && reads_concatenation(workload, workload.topological_order.at(s)) ? 1 : 0;
+    const auto [it, added] = maker_of.try_emplace({shared, concat_in[s] != 0}, s);
+    made_by[s] = shared != nullptr ? it->second : s;
+    if (made_by[s] != s) continue;
+    makers.push_back(s);
     if (table != nullptr && !lr.space.cpu) table->set_order(s, vela_config_order(lr.space, block_config_limit));
-    SharedVector<PmappingGroup> groups = vela_groups(arch, problem.steps[s].groups, lr, block_config_limit, vela_templates,
-                                                     vela_layouts, arch.spilling_enabled, fresh, table, s, concat_in);
-    if (shared != nullptr) made.try_emplace({shared, concat_in}, groups, fresh, s);
-    problem.steps[s].groups = std::move(groups);
-    if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh;
+  }
+  // Each distinct list in parallel: a maker reads its own layer and writes its own slot of `table`.
+  std::vector<SharedVector<PmappingGroup>> groups(n);
+  std::vector<char> fresh(n, 0);
+  tbb::parallel_for(std::size_t{0}, makers.size(), [&](std::size_t i) {
+    const std::size_t s = makers[i];
+    const LayerResult& lr = stage.layers.at(static_cast<std::size_t>(workload.topological_order.at(s)));
+    bool made_fresh = false;
+    groups[s] = vela_groups(arch, problem.steps[s].groups, lr, block_config_limit, vela_templates, vela_layouts,
+                            arch.spilling_enabled, made_fresh, table, s, concat_in[s] != 0);
+    fresh[s] = made_fresh ? 1 : 0;
+  });
+  for (std::size_t s = 0; s < n; ++s) {
+    const std::size_t m = made_by[s];
+    problem.steps[s].groups = groups[m];
+    if (fresh_steps != nullptr) (*fresh_steps)[s] = fresh[m] != 0;
+    if (table != nullptr && m != s) table->share(s, m);
   }
   if (table != nullptr) table->seal();
   return problem;
